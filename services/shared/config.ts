@@ -1,0 +1,78 @@
+/**
+ * Configuration, read and validated once at start. Every key is documented in the README's configuration
+ * table. In production a missing secret stops the process at start; in development a pepper is generated
+ * once under the data directory, with a loud warning.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export interface Config {
+  readonly production: boolean;
+  /** PostgreSQL connection string; unset means the embedded server the supervisor starts. */
+  readonly databaseUrl: string | undefined;
+  /** Where development state lives (embedded PostgreSQL, generated pepper). */
+  readonly dataDir: string;
+  /** Public address of the façade, used to build upload and save links. */
+  readonly publicBaseUrl: string;
+  readonly facadePort: number;
+  readonly corePort: number;
+  /** Address the façade uses to reach core (h2c). */
+  readonly coreUrl: string;
+  /** Host header values the façade accepts (DNS-rebinding protection). */
+  readonly allowedHosts: readonly string[];
+  /** Key of the HMAC that turns a scan token into what is stored. */
+  readonly tokenPepper: Buffer;
+  readonly warnings: readonly string[];
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const production = env.NODE_ENV === 'production';
+  const warnings: string[] = [];
+  const dataDir = resolve(env.DATA_DIR ?? '.data');
+  const facadePort = port(env.FACADE_PORT ?? env.PORT, 8080, 'FACADE_PORT');
+  const corePort = port(env.CORE_PORT, 8081, 'CORE_PORT');
+  const publicBaseUrl = (env.PUBLIC_BASE_URL ?? `http://localhost:${facadePort}`).replace(/\/+$/, '');
+  const baseHost = new URL(publicBaseUrl).host;
+  const allowedHosts = (env.ALLOWED_HOSTS ?? `${baseHost},localhost:${facadePort},127.0.0.1:${facadePort}`)
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+  return {
+    production,
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir,
+    publicBaseUrl,
+    facadePort,
+    corePort,
+    coreUrl: env.CORE_URL ?? `http://127.0.0.1:${corePort}`,
+    allowedHosts,
+    tokenPepper: pepper(env.TOKEN_PEPPER, production, dataDir, warnings),
+    warnings,
+  };
+}
+
+function port(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new Error(`${name} must be a port number, got "${value}"`);
+  return n;
+}
+
+function pepper(value: string | undefined, production: boolean, dataDir: string, warnings: string[]): Buffer {
+  if (value) {
+    if (!/^[a-f0-9]{64,}$/i.test(value)) throw new Error('TOKEN_PEPPER must be at least 32 bytes as hex');
+    return Buffer.from(value, 'hex');
+  }
+  if (production) throw new Error('TOKEN_PEPPER is required when NODE_ENV=production');
+  const file = join(dataDir, 'token-pepper');
+  if (!existsSync(file)) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
+  }
+  warnings.push(
+    `TOKEN_PEPPER is not set: using a development pepper from ${file}. Never do this in production.`,
+  );
+  return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+}

@@ -1,0 +1,67 @@
+/**
+ * Serves Connect routes on one HTTP/2 cleartext server, so Connect, gRPC and gRPC-Web clients all work.
+ * Every call is logged once with its procedure, outcome and duration; payloads are never logged.
+ */
+import http2 from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { Code, ConnectError, type ConnectRouter, type Interceptor } from '@connectrpc/connect';
+import { connectNodeAdapter } from '@connectrpc/connect-node';
+import type { Logger } from './logger.ts';
+
+export interface RunningServer {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+export interface ServerOptions {
+  readonly port: number;
+  readonly host?: string;
+  readonly logger: Logger;
+  readonly routes: (router: ConnectRouter) => void;
+  readonly interceptors?: Interceptor[];
+}
+
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const handler = connectNodeAdapter({
+    routes: options.routes,
+    interceptors: [logCalls(options.logger), ...(options.interceptors ?? [])],
+  });
+  const server = http2.createServer(handler);
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on('session', (session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '0.0.0.0', resolve);
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const session of sessions) session.close();
+      }),
+  };
+}
+
+function logCalls(logger: Logger): Interceptor {
+  return (next) => async (req) => {
+    const started = performance.now();
+    const log = (code: string) =>
+      logger.debug({ procedure: req.url, code, ms: Math.round(performance.now() - started) }, 'rpc');
+    try {
+      const res = await next(req);
+      log('ok');
+      return res;
+    } catch (err) {
+      const error = ConnectError.from(err);
+      if (error.code === Code.Internal || error.code === Code.Unknown) {
+        logger.error({ procedure: req.url, err: error.cause ?? error }, 'rpc failed');
+      }
+      log(Code[error.code]);
+      throw err;
+    }
+  };
+}
