@@ -1,6 +1,7 @@
 /**
  * Serves Connect routes on one HTTP/2 cleartext server, so Connect, gRPC and gRPC-Web clients all work.
- * Every call is logged once with its procedure, outcome and duration; payloads are never logged.
+ * Every call is logged once with its procedure, outcome and duration; payloads are never logged. An error
+ * that is not a ConnectError is logged and answered as "internal error", never with its own message.
  */
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
@@ -56,12 +57,14 @@ function logCalls(logger: Logger): Interceptor {
       log('ok');
       return res;
     } catch (err) {
-      const error = ConnectError.from(err);
-      if (error.code === Code.Internal || error.code === Code.Unknown) {
-        logger.error({ procedure: req.url, err: error.cause ?? error }, 'rpc failed');
+      if (err instanceof ConnectError) {
+        log(Code[err.code]);
+        throw err;
       }
-      log(Code[error.code]);
-      throw err;
+      // Unexpected failures are logged here and reach the client only as "internal error".
+      logger.error({ procedure: req.url, err }, 'rpc failed');
+      log('Internal');
+      throw new ConnectError('internal error', Code.Internal);
     }
   };
 }
