@@ -1,0 +1,61 @@
+/**
+ * Core: every business service on one HTTP/2 server (Connect, gRPC, gRPC-Web), with grpc.health.v1 and
+ * server reflection. Only core talks to PostgreSQL.
+ */
+
+import { Health } from '../../gen/grpc/health/v1/health_pb.ts';
+import { ServerReflection } from '../../gen/grpc/reflection/v1/reflection_pb.ts';
+import { ScanService } from '../../gen/skinmatch/v1/scan_pb.ts';
+import { StatusService } from '../../gen/skinmatch/v1/status_pb.ts';
+import { ScanChanges } from '../scan/scan-changes.ts';
+import { ScanServiceImpl } from '../scan/scan-service.ts';
+import { HealthService } from '../shared/health.ts';
+import type { Logger } from '../shared/logger.ts';
+import { ReflectionService } from '../shared/reflection.ts';
+import { type RunningServer, startServer } from '../shared/server.ts';
+import type { Orm } from './db/orm.ts';
+import { StatusServiceImpl } from './status-service.ts';
+
+export interface CoreOptions {
+  readonly orm: Orm;
+  readonly databaseUrl: string;
+  readonly pepper: Buffer;
+  readonly publicBaseUrl: string;
+  readonly port: number;
+  readonly host?: string;
+  readonly logger: Logger;
+  /** The clock, replaceable in tests (token expiry). */
+  readonly now?: () => Date;
+}
+
+export async function startCore(options: CoreOptions): Promise<RunningServer> {
+  const { orm, logger } = options;
+  const changes = new ScanChanges(options.databaseUrl, logger);
+  await changes.start();
+  const services = [ScanService, StatusService];
+  const databaseUp = () => orm.isConnected();
+  const server = await startServer({
+    port: options.port,
+    host: options.host,
+    logger,
+    routes: (router) => {
+      router.service(ScanService, new ScanServiceImpl({ ...options, changes }));
+      router.service(StatusService, new StatusServiceImpl(orm));
+      router.service(
+        Health,
+        new HealthService(
+          services.map((s) => s.typeName),
+          databaseUp,
+        ),
+      );
+      router.service(ServerReflection, new ReflectionService([...services, Health, ServerReflection]));
+    },
+  });
+  return {
+    port: server.port,
+    close: async () => {
+      await server.close();
+      await changes.close();
+    },
+  };
+}

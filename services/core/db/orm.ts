@@ -1,0 +1,32 @@
+/**
+ * The one place that opens the database: MikroORM on PostgreSQL with the committed migrations applied at
+ * start (never `schema.update()`).
+ */
+import { MikroORM } from '@mikro-orm/core';
+import { Migrator } from '@mikro-orm/migrations';
+import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { ScansMigration } from './migrations/0001-scans.ts';
+import { ScanSchema } from './scan-entity.ts';
+import { SettingSchema } from './setting-entity.ts';
+
+export type Orm = MikroORM<PostgreSqlDriver>;
+
+const MIGRATIONS = [{ name: '0001-scans', class: ScansMigration }];
+
+export async function openDatabase(databaseUrl: string): Promise<Orm> {
+  return MikroORM.init({
+    driver: PostgreSqlDriver,
+    clientUrl: databaseUrl,
+    entities: [ScanSchema, SettingSchema],
+    extensions: [Migrator],
+    migrations: { migrationsList: MIGRATIONS, tableName: 'schema_migrations', transactional: true },
+    debug: false,
+    pool: { min: 0, max: 10 },
+  }) as Promise<Orm>;
+}
+
+/** Applies pending migrations, each in its own transaction. Run by core at start (one replica per deploy:
+ * the Helm migration Job, or the local supervisor), never `schema.update()`. */
+export async function migrate(orm: Orm): Promise<void> {
+  await orm.migrator.up();
+}

@@ -1,0 +1,36 @@
+/**
+ * The core process: opens the database, applies migrations and serves the business services.
+ * Started by `npm start`'s supervisor, or on its own with DATABASE_URL set.
+ */
+import { loadConfig } from '../shared/config.ts';
+import { createLogger } from '../shared/logger.ts';
+import { startCore } from './core.ts';
+import { migrate, openDatabase } from './db/orm.ts';
+
+const logger = createLogger('core');
+const config = loadConfig();
+for (const warning of config.warnings) logger.warn(warning);
+if (!config.databaseUrl) {
+  logger.fatal('DATABASE_URL is required (npm start provides one on an embedded PostgreSQL)');
+  process.exit(1);
+}
+const orm = await openDatabase(config.databaseUrl);
+await migrate(orm);
+const core = await startCore({
+  orm,
+  databaseUrl: config.databaseUrl,
+  pepper: config.tokenPepper,
+  publicBaseUrl: config.publicBaseUrl,
+  port: config.corePort,
+  logger,
+});
+logger.info({ port: core.port }, 'core listening (Connect, gRPC, gRPC-Web on h2c)');
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, async () => {
+    logger.info({ signal }, 'core stopping');
+    await core.close();
+    await orm.close();
+    process.exit(0);
+  });
+}

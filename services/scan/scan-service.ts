@@ -1,0 +1,112 @@
+/**
+ * ScanService: starting, reading, watching and deleting scans. Every call on an existing scan proves the
+ * token first; a wrong token and an unknown, expired or deleted scan are one and the same `not_found`,
+ * with the same message and the same work done.
+ */
+import { randomUUID } from 'node:crypto';
+import { create } from '@bufbuild/protobuf';
+import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
+import type { EntityManager } from '@mikro-orm/core';
+import {
+  DeleteScanResponseSchema,
+  GetScanResponseSchema,
+  type ScanService,
+  StartScanResponseSchema,
+  type WatchScanResponse,
+  WatchScanResponseSchema,
+} from '../../gen/skinmatch/v1/scan_pb.ts';
+import type { Orm } from '../core/db/orm.ts';
+import { Scan } from '../core/db/scan-entity.ts';
+import { NOT_FOUND_MESSAGE, serviceError } from '../shared/errors.ts';
+import { admissionsEnabled } from './admissions.ts';
+import type { ScanChanges } from './scan-changes.ts';
+import { checkIdentity, checkSource, type ScanIdentity } from './scan-input.ts';
+import { isSettled, toScanMessage, uploadUrl } from './scan-view.ts';
+import { issueToken, tokenMatches } from './token.ts';
+
+export const GUEST_TOKEN_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
+/** How often a watcher looks again even without a change notification. */
+const WATCH_RECHECK_MS = 5000;
+
+export interface ScanServiceDeps {
+  readonly orm: Orm;
+  readonly pepper: Buffer;
+  readonly publicBaseUrl: string;
+  readonly changes: ScanChanges;
+  readonly now?: () => Date;
+}
+
+export class ScanServiceImpl implements ServiceImpl<typeof ScanService> {
+  readonly #deps: ScanServiceDeps;
+  readonly #now: () => Date;
+
+  constructor(deps: ScanServiceDeps) {
+    this.#deps = deps;
+    this.#now = deps.now ?? (() => new Date());
+  }
+
+  async startScan(req: { source: string }) {
+    const source = checkSource(req.source);
+    const em = this.#deps.orm.em.fork();
+    if (!(await admissionsEnabled(em))) {
+      throw serviceError('admissions_paused', 'New scans are paused for now; try again later.');
+    }
+    const { token, hash } = issueToken(this.#deps.pepper);
+    const now = this.#now();
+    const scan = em.create(Scan, {
+      id: randomUUID(),
+      tokenHash: hash,
+      source,
+      createdAt: now,
+      updatedAt: now,
+      expiresAt: new Date(now.getTime() + GUEST_TOKEN_LIFETIME_MS),
+    });
+    await em.flush();
+    return create(StartScanResponseSchema, {
+      runId: scan.id,
+      accessToken: token,
+      uploadUrl: uploadUrl(this.#deps.publicBaseUrl, scan.id),
+      scan: toScanMessage(scan, this.#deps.publicBaseUrl),
+    });
+  }
+
+  async getScan(req: ScanIdentity) {
+    const scan = await this.#authorize(this.#deps.orm.em.fork(), req);
+    return create(GetScanResponseSchema, { scan: toScanMessage(scan, this.#deps.publicBaseUrl) });
+  }
+
+  async deleteScan(req: ScanIdentity) {
+    const em = this.#deps.orm.em.fork();
+    const scan = await this.#authorize(em, req);
+    await em.remove(scan).flush();
+    return create(DeleteScanResponseSchema, { runId: scan.id, deleted: true });
+  }
+
+  async *watchScan(req: ScanIdentity, ctx: HandlerContext): AsyncGenerator<WatchScanResponse> {
+    let scan = await this.#authorize(this.#deps.orm.em.fork(), req);
+    yield create(WatchScanResponseSchema, { scan: toScanMessage(scan, this.#deps.publicBaseUrl) });
+    while (!isSettled(scan.status)) {
+      await this.#deps.changes.next(scan.id, WATCH_RECHECK_MS, ctx.signal);
+      if (ctx.signal.aborted) return;
+      const fresh = await this.#current(this.#deps.orm.em.fork(), scan.id);
+      if (!fresh) throw serviceError('not_found', NOT_FOUND_MESSAGE);
+      if (fresh.updatedAt.getTime() === scan.updatedAt.getTime()) continue;
+      scan = fresh;
+      yield create(WatchScanResponseSchema, { scan: toScanMessage(scan, this.#deps.publicBaseUrl) });
+    }
+  }
+
+  async #authorize(em: EntityManager, req: ScanIdentity): Promise<Scan> {
+    const { runId, accessToken } = checkIdentity(req);
+    const scan = await em.findOne(Scan, { id: runId });
+    const matches = tokenMatches(this.#deps.pepper, accessToken, scan?.tokenHash);
+    if (!scan || !matches || scan.expiresAt <= this.#now())
+      throw serviceError('not_found', NOT_FOUND_MESSAGE);
+    return scan;
+  }
+
+  async #current(em: EntityManager, runId: string): Promise<Scan | null> {
+    const scan = await em.findOne(Scan, { id: runId });
+    return scan && scan.expiresAt > this.#now() ? scan : null;
+  }
+}

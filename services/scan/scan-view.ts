@@ -1,0 +1,58 @@
+/**
+ * How a stored scan looks to its holder: status, what to do next and when to look again. The mapping is
+ * DESIGN.md's lifecycle table.
+ */
+import { create } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import {
+  NextAction,
+  type Scan as ScanMessage,
+  ScanSchema as ScanMessageSchema,
+  ScanStatus,
+} from '../../gen/skinmatch/v1/scan_types_pb.ts';
+import type { Scan, ScanStatusName } from '../core/db/scan-entity.ts';
+
+interface Step {
+  readonly status: ScanStatus;
+  readonly nextAction: NextAction;
+  readonly retryAfterSeconds: number;
+}
+
+const STEPS: Record<ScanStatusName, Step> = {
+  awaiting_upload: {
+    status: ScanStatus.AWAITING_UPLOAD,
+    nextAction: NextAction.SHARE_UPLOAD_URL,
+    retryAfterSeconds: 5,
+  },
+  queued: { status: ScanStatus.QUEUED, nextAction: NextAction.POLL, retryAfterSeconds: 2 },
+  analyzing: { status: ScanStatus.ANALYZING, nextAction: NextAction.POLL, retryAfterSeconds: 1 },
+  complete: { status: ScanStatus.COMPLETE, nextAction: NextAction.RECOMMEND_PRODUCTS, retryAfterSeconds: 0 },
+  failed: { status: ScanStatus.FAILED, nextAction: NextAction.ASK_PERSON_TO_RETAKE, retryAfterSeconds: 5 },
+};
+
+export function isSettled(status: string): boolean {
+  return status === 'complete' || status === 'failed';
+}
+
+export function toScanMessage(scan: Scan, publicBaseUrl: string): ScanMessage {
+  const step = STEPS[scan.status as ScanStatusName];
+  return create(ScanMessageSchema, {
+    runId: scan.id,
+    ...step,
+    progress: scan.progress,
+    stage: scan.stage,
+    failureReason: scan.failureReason ?? '',
+    uploadUrl: uploadUrl(publicBaseUrl, scan.id),
+    saveUrl: scan.status === 'complete' ? `${publicBaseUrl}/save/${scan.id}` : '',
+    scores: Object.entries(scan.scores ?? {}).map(([measure, score]) => ({ measure, score })),
+    concerns: scan.concerns ?? [],
+    createdAt: timestampFromDate(scan.createdAt),
+    updatedAt: timestampFromDate(scan.updatedAt),
+    expiresAt: timestampFromDate(scan.expiresAt),
+    completedAt: scan.completedAt ? timestampFromDate(scan.completedAt) : undefined,
+  });
+}
+
+export function uploadUrl(publicBaseUrl: string, runId: string): string {
+  return `${publicBaseUrl}/scan/${runId}`;
+}
