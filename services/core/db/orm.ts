@@ -19,7 +19,12 @@ export async function openDatabase(databaseUrl: string): Promise<Orm> {
     clientUrl: databaseUrl,
     entities: [ScanSchema, SettingSchema],
     extensions: [Migrator],
-    migrations: { migrationsList: MIGRATIONS, tableName: 'schema_migrations', transactional: true },
+    migrations: {
+      migrationsList: MIGRATIONS,
+      tableName: 'schema_migrations',
+      transactional: true,
+      silent: true,
+    },
     debug: false,
     pool: { min: 0, max: 10 },
   }) as Promise<Orm>;

@@ -1,0 +1,66 @@
+/**
+ * The façade: a Koa app that owns HTTP concerns only — MCP JSON-RPC, /health and (later) OAuth and the
+ * person's pages. Every tool call becomes Connect calls to core; no business rule lives only here.
+ */
+import { createClient, type Transport } from '@connectrpc/connect';
+import Koa from 'koa';
+import { ScanService } from '../gen/skinmatch/v1/scan_pb.ts';
+import { StatusService } from '../gen/skinmatch/v1/status_pb.ts';
+import type { Logger } from '../services/shared/logger.ts';
+import { healthEndpoint } from './health.ts';
+import { mcpEndpoint } from './mcp/endpoint.ts';
+import { buildServer } from './mcp/mcp-server.ts';
+import { RequestMultiplexer } from './mcp/multiplexer.ts';
+import { scanTools } from './mcp/scan-tools.ts';
+
+export interface FacadeOptions {
+  /** Connect transport to core. */
+  readonly core: Transport;
+  /** Host header values accepted (DNS-rebinding protection); lowercase `host[:port]`. */
+  readonly allowedHosts: readonly string[];
+  readonly logger: Logger;
+}
+
+export async function createFacade(options: FacadeOptions): Promise<Koa> {
+  const { logger } = options;
+  const guestMux = new RequestMultiplexer();
+  await buildServer(scanTools(createClient(ScanService, options.core)), logger).connect(guestMux);
+  const routes: Record<string, Koa.Middleware> = {
+    '/mcp': mcpEndpoint(guestMux),
+    '/health': healthEndpoint(createClient(StatusService, options.core)),
+  };
+
+  const app = new Koa();
+  app.proxy = false;
+  app.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      logger.error(
+        { path: ctx.path, err: err instanceof Error ? err.message : String(err) },
+        'request failed',
+      );
+      ctx.status = 500;
+      ctx.body = { error: 'internal_error', message: 'The request could not be served.' };
+    }
+  });
+  app.use(async (ctx, next) => {
+    if (!options.allowedHosts.includes(ctx.get('host').toLowerCase())) {
+      ctx.status = 403;
+      ctx.body = { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Host not allowed.' } };
+      return;
+    }
+    await next();
+  });
+  app.use(async (ctx, next) => {
+    const route = routes[ctx.path];
+    if (!route) return next();
+    if (ctx.path === '/health' && ctx.method !== 'GET') {
+      ctx.status = 405;
+      ctx.set('Allow', 'GET');
+      return;
+    }
+    await route(ctx, next);
+  });
+  return app;
+}

@@ -1,0 +1,73 @@
+/**
+ * POST /mcp (and /mcp/account later): the Streamable HTTP transport's rules for a stateless server that
+ * answers in JSON. No session, no initialize needed before tools/call. Bodies are bounded, malformed JSON
+ * gets JSON-RPC -32700, other methods get 405.
+ */
+import type { MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import {
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Context } from 'koa';
+import getRawBody from 'raw-body';
+import type { RequestMultiplexer } from './multiplexer.ts';
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export function mcpEndpoint(mux: RequestMultiplexer) {
+  return async (ctx: Context): Promise<void> => {
+    if (ctx.method !== 'POST') {
+      ctx.set('Allow', 'POST');
+      return reject(ctx, 405, -32000, 'Method not allowed: this stateless server takes POST only.');
+    }
+    if (!ctx.is('application/json'))
+      return reject(ctx, 415, -32000, 'Content-Type must be application/json.');
+    if (!acceptsBoth(ctx.get('accept'))) {
+      return reject(ctx, 406, -32000, 'Accept must include application/json and text/event-stream.');
+    }
+    const version = ctx.get('mcp-protocol-version');
+    if (version && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      return reject(ctx, 400, -32000, `Unsupported MCP-Protocol-Version: ${version}.`);
+    }
+    let text: string;
+    try {
+      text = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, encoding: 'utf8' });
+    } catch (err) {
+      const status = (err as { status?: number }).status === 413 ? 413 : 400;
+      return reject(
+        ctx,
+        status,
+        -32600,
+        status === 413 ? 'Request body too large.' : 'Unreadable request body.',
+      );
+    }
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return reject(ctx, 400, -32700, 'Parse error: the body is not valid JSON.');
+    }
+    const extra: MessageExtraInfo = { requestInfo: { headers: ctx.headers } };
+    if (isJSONRPCRequest(message)) {
+      ctx.body = await mux.request(message, extra);
+      return;
+    }
+    if (isJSONRPCNotification(message) || isJSONRPCResultResponse(message)) {
+      if (isJSONRPCNotification(message)) mux.notify(message, extra);
+      ctx.status = 202;
+      return;
+    }
+    return reject(ctx, 400, -32600, 'Invalid Request: expected one JSON-RPC 2.0 request object.');
+  };
+}
+
+function acceptsBoth(accept: string): boolean {
+  return accept.includes('application/json') && accept.includes('text/event-stream');
+}
+
+function reject(ctx: Context, status: number, code: number, message: string): void {
+  ctx.status = status;
+  ctx.body = { jsonrpc: '2.0', id: null, error: { code, message } };
+}

@@ -1,0 +1,69 @@
+/**
+ * The façade's MCP server: one SDK `Server` for the life of the process, listing the tools and serving
+ * calls. Arguments are checked here with the spec's codes before core is called; core's errors come back
+ * as tool errors with the same codes.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '../../services/shared/logger.ts';
+import type { ToolDefinition } from './tool-definition.ts';
+import { ERROR_OUTPUT_SCHEMA, errorResult, fromCoreError, ToolError, toolResult } from './tool-errors.ts';
+import { compileInput } from './validate.ts';
+
+export const INSTRUCTIONS = [
+  'skinmatch runs a cosmetic facial skin-analysis scan for a person and matches skincare products to it.',
+  '1. Call start_skin_scan. Give upload_url to the person; they take or upload the photo themselves in a',
+  '   browser. Never upload a photo yourself.',
+  '2. Poll get_skin_scan with run_id and access_token, waiting retry_after_seconds, and follow next_action.',
+  '3. When next_action is recommend_products, call recommend_products once per scan.',
+  'access_token is a secret: never log it and never show it to the person. Never infer a skin type from the',
+  'scan; pass skin_type only when the person stated it. Results are cosmetic estimates, not a diagnosis.',
+].join('\n');
+
+export function buildServer(tools: readonly ToolDefinition[], logger: Logger): Server {
+  const server = new Server(
+    { name: 'skinmatch', title: 'skinmatch', version: '0.1.0' },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+  );
+  const listing: Tool[] = tools.map((tool) => ({
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    outputSchema: { type: 'object', anyOf: [tool.outputSchema, ERROR_OUTPUT_SCHEMA] },
+    annotations: { title: tool.title, ...tool.annotations },
+  }));
+  const served = new Map(
+    tools.map((tool) => [tool.name, { tool, validate: compileInput(tool.inputSchema) }]),
+  );
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const entry = served.get(request.params.name);
+    if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    try {
+      return toolResult(await entry.tool.call(entry.validate(request.params.arguments)));
+    } catch (err) {
+      const toolError = err instanceof ToolError ? err : fromCoreError(err);
+      if (toolError) return errorResult(toolError);
+      logger.error({ tool: entry.tool.name, err: describe(err) }, 'tool call failed');
+      throw new McpError(
+        ErrorCode.InternalError,
+        'The service could not complete this call; try again later.',
+      );
+    }
+  });
+  return server;
+}
+
+/** Enough of an unexpected error to act on, without anything from the request. */
+function describe(err: unknown): Record<string, unknown> {
+  return err instanceof Error ? { name: err.name, message: err.message } : { value: String(err) };
+}

@@ -1,0 +1,90 @@
+/**
+ * Core's Scan message as the JSON a tool returns: snake_case fields and lowercase status and next_action
+ * values. Empty optional fields are left out rather than sent as "".
+ */
+import { timestampDate } from '@bufbuild/protobuf/wkt';
+import { NextAction, type Scan, ScanStatus } from '../../gen/skinmatch/v1/scan_types_pb.ts';
+
+const STATUS: Record<number, string> = {
+  [ScanStatus.AWAITING_UPLOAD]: 'awaiting_upload',
+  [ScanStatus.QUEUED]: 'queued',
+  [ScanStatus.ANALYZING]: 'analyzing',
+  [ScanStatus.COMPLETE]: 'complete',
+  [ScanStatus.FAILED]: 'failed',
+};
+
+const NEXT_ACTION: Record<number, string> = {
+  [NextAction.SHARE_UPLOAD_URL]: 'share_upload_url',
+  [NextAction.POLL]: 'poll',
+  [NextAction.RECOMMEND_PRODUCTS]: 'recommend_products',
+  [NextAction.ASK_PERSON_TO_RETAKE]: 'ask_person_to_retake',
+};
+
+export const STATUS_VALUES = Object.values(STATUS);
+export const NEXT_ACTION_VALUES = Object.values(NEXT_ACTION);
+
+export function scanJson(scan: Scan): Record<string, unknown> {
+  const json: Record<string, unknown> = {
+    run_id: scan.runId,
+    status: STATUS[scan.status] ?? 'awaiting_upload',
+    next_action: NEXT_ACTION[scan.nextAction] ?? 'poll',
+    retry_after_seconds: scan.retryAfterSeconds,
+    progress: scan.progress,
+    upload_url: scan.uploadUrl,
+  };
+  if (scan.stage) json.stage = scan.stage;
+  if (scan.failureReason) json.failure_reason = scan.failureReason;
+  if (scan.saveUrl) json.save_url = scan.saveUrl;
+  if (scan.scores.length > 0) json.scores = Object.fromEntries(scan.scores.map((s) => [s.measure, s.score]));
+  if (scan.concerns.length > 0) json.scan_concerns = scan.concerns;
+  if (scan.createdAt) json.created_at = timestampDate(scan.createdAt).toISOString();
+  if (scan.expiresAt) json.expires_at = timestampDate(scan.expiresAt).toISOString();
+  if (scan.completedAt) json.completed_at = timestampDate(scan.completedAt).toISOString();
+  return json;
+}
+
+/** JSON Schema of scanJson's output. */
+export const SCAN_JSON_PROPERTIES = {
+  run_id: { type: 'string', format: 'uuid', description: 'Identifies the scan.' },
+  status: { type: 'string', enum: STATUS_VALUES, description: 'Where the scan is in its lifecycle.' },
+  next_action: {
+    type: 'string',
+    enum: NEXT_ACTION_VALUES,
+    description:
+      'What to do next: share_upload_url (give upload_url to the person, then poll), poll (wait, read again), ' +
+      'recommend_products (the scan is complete), ask_person_to_retake (the photo was unusable; the same ' +
+      'upload_url takes a new one).',
+  },
+  retry_after_seconds: {
+    type: 'integer',
+    minimum: 0,
+    maximum: 60,
+    description: 'Seconds to wait before reading the scan again; 0 when nothing is pending.',
+  },
+  progress: { type: 'integer', minimum: 0, maximum: 100, description: 'Analysis progress in percent.' },
+  stage: { type: 'string', description: 'The analysis step under way, while analyzing.' },
+  failure_reason: {
+    type: 'string',
+    description: 'Why the photo could not be used (e.g. no_face, too_dark), when the scan failed.',
+  },
+  upload_url: { type: 'string', format: 'uri', description: 'The page the person opens to upload a photo.' },
+  save_url: {
+    type: 'string',
+    format: 'uri',
+    description: 'Lets the person save a completed scan to an account; for the person, not the agent.',
+  },
+  scores: {
+    type: 'object',
+    additionalProperties: { type: 'integer', minimum: 0, maximum: 100 },
+    description: 'Cosmetic skin measures 0–100, higher is healthier. Not a diagnosis.',
+  },
+  scan_concerns: {
+    type: 'array',
+    items: { type: 'string' },
+    maxItems: 6,
+    description: 'Concerns, worst first.',
+  },
+  created_at: { type: 'string', format: 'date-time' },
+  expires_at: { type: 'string', format: 'date-time', description: 'When the access token stops working.' },
+  completed_at: { type: 'string', format: 'date-time' },
+} as const;

@@ -1,0 +1,76 @@
+/**
+ * Tool errors as clients see them: `isError: true` with `{"error": {"code", "message", …}}` as
+ * `structuredContent` and the same JSON as text. Core's ErrorInfo reason becomes the code unchanged.
+ */
+import { ConnectError } from '@connectrpc/connect';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.ts';
+import { ERROR_DOMAIN, type ErrorReason, isErrorReason } from '../../services/shared/errors.ts';
+
+export class ToolError extends Error {
+  readonly code: ErrorReason;
+  readonly field: string | undefined;
+
+  constructor(code: ErrorReason, message: string, field?: string) {
+    super(message);
+    this.code = code;
+    this.field = field;
+  }
+}
+
+export function toolResult(structuredContent: Record<string, unknown>, isError = false): CallToolResult {
+  return {
+    content: [{ type: 'text', text: JSON.stringify(structuredContent) }],
+    structuredContent,
+    ...(isError ? { isError: true } : {}),
+  };
+}
+
+export function errorResult(error: ToolError): CallToolResult {
+  const body: Record<string, unknown> = { code: error.code, message: error.message };
+  if (error.field) body.field = error.field;
+  return toolResult({ error: body }, true);
+}
+
+/** A core error carrying one of the spec's codes, as a ToolError; anything else is not for the client. */
+export function fromCoreError(err: unknown): ToolError | undefined {
+  if (!(err instanceof ConnectError)) return undefined;
+  for (const info of err.findDetails(ErrorInfoSchema)) {
+    if (info.domain === ERROR_DOMAIN && isErrorReason(info.reason)) {
+      return new ToolError(info.reason, err.rawMessage, info.metadata.field);
+    }
+  }
+  return undefined;
+}
+
+/** The output schema branch every tool shares for its errors. */
+export const ERROR_OUTPUT_SCHEMA = {
+  type: 'object',
+  properties: {
+    error: {
+      type: 'object',
+      properties: {
+        code: {
+          type: 'string',
+          enum: [
+            'invalid_input',
+            'scan_required',
+            'scan_not_ready',
+            'scan_not_uploaded',
+            'not_found',
+            'catalog_unavailable',
+            'rate_limited',
+            'admissions_paused',
+          ],
+        },
+        message: { type: 'string' },
+        field: { type: 'string', description: 'The argument at fault, for invalid_input.' },
+        retry_after_seconds: { type: 'integer', minimum: 0 },
+      },
+      required: ['code', 'message'],
+      additionalProperties: false,
+    },
+  },
+  required: ['error'],
+  additionalProperties: false,
+} as const;

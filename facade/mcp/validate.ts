@@ -1,0 +1,47 @@
+/**
+ * The façade's own argument checks, with the spec's codes: a missing `run_id` is `scan_required`; an
+ * unknown key or any value outside the input schema is `invalid_input`, naming the field at fault.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { ToolError } from './tool-errors.ts';
+
+const ajv = new Ajv({ allErrors: false, strict: true });
+addFormats.default(ajv, ['uuid']);
+
+export type InputSchema = Record<string, unknown> & { type: 'object' };
+
+export function compileInput(schema: InputSchema): (args: unknown) => Record<string, unknown> {
+  const validate: ValidateFunction = ajv.compile(schema);
+  const needsRunId = Array.isArray(schema.required) && schema.required.includes('run_id');
+  return (args) => {
+    const input = args ?? {};
+    if (needsRunId && isObject(input) && !('run_id' in input)) {
+      throw new ToolError(
+        'scan_required',
+        'run_id is required: pass the run_id that start_skin_scan returned.',
+      );
+    }
+    if (!validate(input)) throw invalidInput(validate.errors?.[0]);
+    return input as Record<string, unknown>;
+  };
+}
+
+function invalidInput(error: ErrorObject | undefined): ToolError {
+  if (!error) return new ToolError('invalid_input', 'The arguments are not valid.');
+  if (error.keyword === 'additionalProperties') {
+    const field = String(error.params.additionalProperty);
+    return new ToolError('invalid_input', `Unknown argument "${field}".`, field);
+  }
+  if (error.keyword === 'required') {
+    const field = String(error.params.missingProperty);
+    return new ToolError('invalid_input', `Missing argument "${field}".`, field);
+  }
+  const field = error.instancePath.replace(/^\//, '').replaceAll('/', '.');
+  if (!field) return new ToolError('invalid_input', 'The arguments must be an object.');
+  return new ToolError('invalid_input', `Argument "${field}" ${error.message ?? 'is not valid'}.`, field);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

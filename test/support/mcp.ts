@@ -1,0 +1,44 @@
+/** MCP clients for tests: the real SDK client, and plain JSON-RPC over fetch without any handshake. */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+export async function connectSdkClient(baseUrl: string, path = '/mcp'): Promise<Client> {
+  const client = new Client({ name: 'skinmatch-tests', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(path, baseUrl)));
+  return client;
+}
+
+export const JSON_RPC_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+};
+
+/** One JSON-RPC request by plain fetch; returns the HTTP status and the parsed body (if any). */
+export async function rpc(baseUrl: string, method: string, params?: unknown, path = '/mcp') {
+  const res = await fetch(new URL(path, baseUrl), {
+    method: 'POST',
+    headers: JSON_RPC_HEADERS,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, ...(params === undefined ? {} : { params }) }),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+/** tools/call by plain fetch; returns the tool result. */
+export async function callTool(baseUrl: string, name: string, args: unknown, path = '/mcp') {
+  const { status, body } = await rpc(baseUrl, 'tools/call', { name, arguments: args }, path);
+  if (status !== 200 || !body.result)
+    throw new Error(`tools/call ${name}: HTTP ${status} ${JSON.stringify(body)}`);
+  return body.result as {
+    isError?: boolean;
+    structuredContent: Record<string, any>;
+    content: { text: string }[];
+  };
+}
+
+/** The error code of a failed tool result (and a check that text and structuredContent agree). */
+export function errorCode(result: Awaited<ReturnType<typeof callTool>>): string | undefined {
+  if (!result.isError) return undefined;
+  if (result.content[0]?.text !== JSON.stringify(result.structuredContent)) throw new Error('text differs');
+  return result.structuredContent.error?.code;
+}

@@ -1,0 +1,76 @@
+/**
+ * A whole running service for integration tests: a fresh PostgreSQL database, core on a real HTTP/2 port
+ * and the façade on a real HTTP port, with every log line of both written to one file that tests can
+ * search (no token may ever appear in it).
+ */
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { createConnectTransport } from '@connectrpc/connect-node';
+import { pino } from 'pino';
+import { createFacade } from '../../facade/app.ts';
+import { startCore } from '../../services/core/core.ts';
+import { migrate, type Orm, openDatabase } from '../../services/core/db/orm.ts';
+import { createTestDatabase } from './database.ts';
+
+export interface Stack {
+  readonly orm: Orm;
+  readonly databaseUrl: string;
+  readonly coreUrl: string;
+  readonly baseUrl: string;
+  readonly logFile: string;
+  /** The clock core runs on; tests move it forward. */
+  readonly clock: { offsetMs: number };
+  close(): Promise<void>;
+}
+
+export const TEST_PEPPER = Buffer.alloc(32, 7);
+
+export async function startStack(name: string): Promise<Stack> {
+  const db = await createTestDatabase();
+  const orm = await openDatabase(db.url);
+  await migrate(orm);
+  const logDir = resolve('.data/test-logs');
+  mkdirSync(logDir, { recursive: true });
+  const logFile = join(logDir, `${name}.log`);
+  const stream = createWriteStream(logFile);
+  const logger = pino({ level: 'debug', redact: ['access_token', '*.access_token'] }, stream);
+  const clock = { offsetMs: 0 };
+  // The façade's port is needed first: core builds upload links from the public base URL.
+  const server = createServer();
+  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+  const port = (server.address() as AddressInfo).port;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const core = await startCore({
+    orm,
+    databaseUrl: db.url,
+    pepper: TEST_PEPPER,
+    publicBaseUrl: baseUrl,
+    port: 0,
+    host: '127.0.0.1',
+    logger: logger.child({ name: 'core' }),
+    now: () => new Date(Date.now() + clock.offsetMs),
+  });
+  const coreUrl = `http://127.0.0.1:${core.port}`;
+  const transport = createConnectTransport({ baseUrl: coreUrl, httpVersion: '2', useBinaryFormat: true });
+  const allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`];
+  const app = await createFacade({ core: transport, allowedHosts, logger: logger.child({ name: 'facade' }) });
+  server.on('request', app.callback());
+  return {
+    orm,
+    databaseUrl: db.url,
+    coreUrl,
+    baseUrl,
+    logFile,
+    clock,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((done) => server.close(done));
+      await core.close();
+      await orm.close();
+      await db.drop();
+      await new Promise((done) => stream.end(done));
+    },
+  };
+}
