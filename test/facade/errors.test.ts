@@ -1,0 +1,220 @@
+import assert from 'node:assert/strict';
+import { setAdmissions } from '../../services/scan/admissions.ts';
+import { callTool, errorCode, JSON_RPC_HEADERS, rpc } from '../support/mcp.ts';
+import { type Stack, startStack } from '../support/stack.ts';
+
+const UNKNOWN_ID = '0b7c6f3e-2a51-4c1e-9d2f-6f1e2d3c4b5a';
+
+describe('tool errors and HTTP behaviour of /mcp', () => {
+  let stack: Stack;
+  let identity: { run_id: string; access_token: string };
+
+  before(async () => {
+    stack = await startStack('errors');
+    const started = await callTool(stack.baseUrl, 'start_skin_scan', { source: 'errors' });
+    identity = {
+      run_id: started.structuredContent.run_id,
+      access_token: started.structuredContent.access_token,
+    };
+  });
+  after(() => stack?.close());
+
+  it('answers tools/call by plain fetch without initialize', async () => {
+    const result = await callTool(stack.baseUrl, 'get_skin_scan', identity);
+    assert.equal(result.isError, undefined);
+    assert.equal(result.structuredContent.status, 'awaiting_upload');
+  });
+
+  describe('not_found, one answer for every way a scan is out of reach', () => {
+    const message = async (args: object) => {
+      const result = await callTool(stack.baseUrl, 'get_skin_scan', args);
+      assert.equal(errorCode(result), 'not_found');
+      return result.structuredContent.error.message;
+    };
+
+    it('wrong token and unknown id give the same code and message', async () => {
+      const wrongToken = await message({ ...identity, access_token: 'f'.repeat(64) });
+      const unknownId = await message({ ...identity, run_id: UNKNOWN_ID });
+      assert.equal(wrongToken, unknownId);
+    });
+
+    it('an expired token (seven days after issue) is not_found', async () => {
+      const fresh = await callTool(stack.baseUrl, 'start_skin_scan', { source: 'expiry' });
+      const args = {
+        run_id: fresh.structuredContent.run_id,
+        access_token: fresh.structuredContent.access_token,
+      };
+      stack.clock.offsetMs = 7 * 24 * 3600 * 1000 - 60_000;
+      assert.equal(errorCode(await callTool(stack.baseUrl, 'get_skin_scan', args)), undefined);
+      stack.clock.offsetMs = 7 * 24 * 3600 * 1000 + 1000;
+      try {
+        await message(args);
+      } finally {
+        stack.clock.offsetMs = 0;
+      }
+    });
+
+    it('a deleted scan is not_found, and so is deleting it again', async () => {
+      const fresh = await callTool(stack.baseUrl, 'start_skin_scan', { source: 'delete' });
+      const args = {
+        run_id: fresh.structuredContent.run_id,
+        access_token: fresh.structuredContent.access_token,
+      };
+      assert.equal(errorCode(await callTool(stack.baseUrl, 'delete_skin_scan', args)), undefined);
+      await message(args);
+      assert.equal(errorCode(await callTool(stack.baseUrl, 'delete_skin_scan', args)), 'not_found');
+    });
+  });
+
+  describe('invalid_input and scan_required', () => {
+    const cases: [string, string, object, string, string | undefined][] = [
+      ['unknown key', 'get_skin_scan', { extra: 1 }, 'invalid_input', 'extra'],
+      ['bad UUID', 'get_skin_scan', { run_id: 'not-a-uuid' }, 'invalid_input', 'run_id'],
+      ['uppercase token', 'get_skin_scan', { access_token: 'A'.repeat(64) }, 'invalid_input', 'access_token'],
+      ['short token', 'delete_skin_scan', { access_token: 'a'.repeat(63) }, 'invalid_input', 'access_token'],
+      ['token of wrong type', 'get_skin_scan', { access_token: 42 }, 'invalid_input', 'access_token'],
+      ['missing run_id', 'get_skin_scan', { run_id: undefined }, 'scan_required', undefined],
+      ['missing run_id on delete', 'delete_skin_scan', { run_id: undefined }, 'scan_required', undefined],
+    ];
+    for (const [title, tool, change, code, field] of cases) {
+      it(`${title} → ${code}`, async () => {
+        const result = await callTool(stack.baseUrl, tool, { ...identity, ...change });
+        assert.equal(errorCode(result), code);
+        assert.equal(result.structuredContent.error.field, field);
+        assert.doesNotMatch(result.content[0]!.text, new RegExp(identity.access_token));
+      });
+    }
+
+    const sources: [string, unknown][] = [
+      ['empty source', ''],
+      ['blank source', '   '],
+      ['source over 100 characters', 'x'.repeat(101)],
+      ['source of wrong type', 7],
+    ];
+    for (const [title, source] of sources) {
+      it(`${title} → invalid_input`, async () => {
+        const result = await callTool(stack.baseUrl, 'start_skin_scan', { source });
+        assert.equal(errorCode(result), 'invalid_input');
+        assert.equal(result.structuredContent.error.field, 'source');
+      });
+    }
+
+    it('missing source → invalid_input', async () => {
+      const result = await callTool(stack.baseUrl, 'start_skin_scan', {});
+      assert.equal(errorCode(result), 'invalid_input');
+      assert.equal(result.structuredContent.error.field, 'source');
+    });
+  });
+
+  it('admissions_paused refuses new scans while get and delete keep working', async () => {
+    const fresh = await callTool(stack.baseUrl, 'start_skin_scan', { source: 'paused' });
+    const args = {
+      run_id: fresh.structuredContent.run_id,
+      access_token: fresh.structuredContent.access_token,
+    };
+    await setAdmissions(stack.orm.em.fork(), false);
+    try {
+      assert.equal(
+        errorCode(await callTool(stack.baseUrl, 'start_skin_scan', { source: 'x' })),
+        'admissions_paused',
+      );
+      const health = (await (await fetch(`${stack.baseUrl}/health`)).json()) as any;
+      assert.equal(health.admissions_enabled, false);
+      assert.equal(errorCode(await callTool(stack.baseUrl, 'get_skin_scan', args)), undefined);
+      assert.equal(errorCode(await callTool(stack.baseUrl, 'delete_skin_scan', args)), undefined);
+    } finally {
+      await setAdmissions(stack.orm.em.fork(), true);
+    }
+    assert.equal(errorCode(await callTool(stack.baseUrl, 'start_skin_scan', { source: 'x' })), undefined);
+  });
+
+  describe('HTTP', () => {
+    const post = (body: string, headers: Record<string, string> = JSON_RPC_HEADERS) =>
+      fetch(`${stack.baseUrl}/mcp`, { method: 'POST', headers, body });
+
+    it('invalid JSON → JSON-RPC -32700 with no stack trace', async () => {
+      const res = await post('{"jsonrpc": "2.0", "id": 1, "method": ');
+      assert.equal(res.status, 400);
+      const body = (await res.json()) as any;
+      assert.equal(body.error.code, -32700);
+      assert.doesNotMatch(JSON.stringify(body), /at .*\.ts/);
+    });
+
+    it('not a JSON-RPC request → -32600', async () => {
+      const res = await post('{"hello": "world"}');
+      assert.equal(res.status, 400);
+      assert.equal(((await res.json()) as any).error.code, -32600);
+    });
+
+    it('unknown method → JSON-RPC -32601', async () => {
+      const { status, body } = await rpc(stack.baseUrl, 'resources/nope');
+      assert.equal(status, 200);
+      assert.equal(body.error.code, -32601);
+    });
+
+    for (const method of ['GET', 'DELETE']) {
+      it(`${method} /mcp → 405`, async () => {
+        const res = await fetch(`${stack.baseUrl}/mcp`, { method, headers: { accept: 'text/event-stream' } });
+        assert.equal(res.status, 405);
+        assert.equal(res.headers.get('allow'), 'POST');
+      });
+    }
+
+    it('a body over 64 KiB → 413', async () => {
+      const big = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/list',
+        params: { pad: 'x'.repeat(70_000) },
+      });
+      const res = await post(big);
+      assert.equal(res.status, 413);
+    });
+
+    it('a Host header not configured → 403 (DNS-rebinding protection)', async () => {
+      const { request } = await import('node:http');
+      const url = new URL(`${stack.baseUrl}/mcp`);
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: '/mcp',
+            method: 'POST',
+            headers: { ...JSON_RPC_HEADERS, host: 'evil.example:80' },
+          },
+          (res) => resolve(res.statusCode ?? 0),
+        );
+        req.on('error', reject);
+        req.end('{"jsonrpc":"2.0","id":1,"method":"tools/list"}');
+      });
+      assert.equal(status, 403);
+    });
+
+    it('wrong Content-Type → 415; Accept without event-stream → 406', async () => {
+      const body = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}';
+      assert.equal((await post(body, { ...JSON_RPC_HEADERS, 'content-type': 'text/plain' })).status, 415);
+      assert.equal((await post(body, { ...JSON_RPC_HEADERS, accept: 'application/json' })).status, 406);
+    });
+
+    it('two clients using the same JSON-RPC id each get their own answer', async () => {
+      const [a, b] = await Promise.all([
+        callTool(stack.baseUrl, 'get_skin_scan', identity),
+        callTool(stack.baseUrl, 'get_skin_scan', { ...identity, run_id: UNKNOWN_ID }),
+      ]);
+      assert.equal(a.structuredContent.run_id, identity.run_id);
+      assert.equal(errorCode(b), 'not_found');
+    });
+
+    it('/health reports ok, the switches and photo intake', async () => {
+      const res = await fetch(`${stack.baseUrl}/health`);
+      assert.equal(res.status, 200);
+      assert.deepEqual(await res.json(), {
+        ok: true,
+        admissions_enabled: true,
+        catalog_tools_enabled: false,
+        photo_intake: 'direct_or_link',
+      });
+    });
+  });
+});
