@@ -40,12 +40,24 @@ export async function startEmbeddedPostgres(
   };
 }
 
+/** The URL of the embedded server on `dir` if one is running now (e.g. under `npm start`). */
+export function runningEmbeddedUrl(dir: string, port: number): string | undefined {
+  return runningPid(dir) === undefined
+    ? undefined
+    : `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
+}
+
+function runningPid(dir: string): number | undefined {
+  const pidFile = join(dir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return undefined;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  return Number.isInteger(pid) && pid > 0 && alive(pid) ? pid : undefined;
+}
+
 /** A postmaster.pid whose process is alive means a previous run was killed before it could stop it. */
 async function stopStaleServer(dir: string): Promise<void> {
-  const pidFile = join(dir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return;
-  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return;
+  const pid = runningPid(dir);
+  if (pid === undefined) return;
   process.kill(pid, 'SIGINT'); // PostgreSQL's "fast" shutdown
   for (let waited = 0; alive(pid) && waited < 30_000; waited += 100) await sleep(100);
   if (alive(pid)) throw new Error(`a stale PostgreSQL (pid ${pid}) on ${dir} does not stop`);

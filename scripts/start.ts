@@ -1,0 +1,94 @@
+/**
+ * `npm start`: the whole service on one machine. Starts an embedded PostgreSQL under .data/ when
+ * DATABASE_URL is unset, then core (which migrates) and the façade as separate processes, prefixes their
+ * logs, prints the base URL, and on Ctrl-C (or when any process dies) stops everything, PostgreSQL last.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { type EmbeddedDatabase, startEmbeddedPostgres } from '../services/core/db/embedded.ts';
+import { loadConfig } from '../services/shared/config.ts';
+
+export const EMBEDDED_PG_PORT = Number(process.env.EMBEDDED_PG_PORT ?? 54320);
+
+const config = loadConfig();
+for (const warning of config.warnings) say('start', `WARNING: ${warning}`);
+
+let database: EmbeddedDatabase | undefined;
+let databaseUrl = config.databaseUrl;
+if (!databaseUrl) {
+  say('start', `DATABASE_URL is unset: starting embedded PostgreSQL in ${join(config.dataDir, 'pg')}`);
+  database = await startEmbeddedPostgres(join(config.dataDir, 'pg'), EMBEDDED_PG_PORT);
+  databaseUrl = database.url;
+}
+
+const env = { ...process.env, DATABASE_URL: databaseUrl };
+const children: ChildProcess[] = [];
+let stopping = false;
+
+function run(name: string, script: string): ChildProcess {
+  // Own process groups: a terminal's Ctrl-C reaches only this supervisor, which stops them in order.
+  const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream! }).on('line', (line) => say(name, line));
+  }
+  child.on('exit', (code, signal) => {
+    if (stopping) return;
+    say('start', `${name} exited (${signal ?? code}); stopping everything`);
+    void stop(1);
+  });
+  children.push(child);
+  return child;
+}
+
+async function stop(exitCode: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((done) => {
+          if (child.exitCode !== null || child.signalCode !== null) return done();
+          child.once('exit', () => done());
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
+  await database?.stop();
+  say('start', 'stopped');
+  process.exit(exitCode);
+}
+
+process.once('SIGINT', () => void stop(0));
+process.once('SIGTERM', () => void stop(0));
+
+run('core', 'services/core/main.ts');
+await waitForPort(config.corePort);
+run('facade', 'facade/main.ts');
+await waitForPort(config.facadePort);
+say('start', `skinmatch is up: MCP at ${config.publicBaseUrl}/mcp, health at ${config.publicBaseUrl}/health`);
+say('start', 'press Ctrl-C to stop');
+
+function say(name: string, line: string): void {
+  process.stdout.write(`${name.padEnd(7)}| ${line}\n`);
+}
+
+async function waitForPort(port: number, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!stopping) {
+    const open = await new Promise<boolean>((done) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.end();
+        done(true);
+      });
+      socket.on('error', () => done(false));
+    });
+    if (open) return;
+    if (Date.now() > deadline) {
+      say('start', `nothing listens on port ${port} after ${timeoutMs / 1000} s`);
+      return stop(1);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
