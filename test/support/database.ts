@@ -2,11 +2,10 @@
  * The tests' PostgreSQL: DATABASE_URL when set, otherwise the embedded server under .data/test-pg. Each run
  * gets a fresh database, dropped at the end, so runs never see each other's rows.
  */
+import { type AddressInfo, createServer } from 'node:net';
 import { resolve } from 'node:path';
 import pg from 'pg';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../services/core/db/embedded.ts';
-
-const EMBEDDED_PORT = 54329;
 
 let embedded: EmbeddedDatabase | undefined;
 let serverUrl: string | undefined;
@@ -26,7 +25,8 @@ export async function createTestDatabase(): Promise<{ url: string; drop: () => P
 
 async function serverUrlOnce(): Promise<string> {
   if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
-  embedded = await startEmbeddedPostgres(resolve('.data/test-pg'), EMBEDDED_PORT);
+  // A free port each run, so a second checkout testing on the same machine never collides with this one.
+  embedded = await startEmbeddedPostgres(resolve('.data/test-pg'), await freePort());
   return embedded.url;
 }
 
@@ -38,6 +38,17 @@ async function admin(url: string, sql: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolvePort(port));
+    });
+  });
 }
 
 export async function stopTestDatabaseServer(): Promise<void> {
