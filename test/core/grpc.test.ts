@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
+import { Code, ConnectError, createClient } from '@connectrpc/connect';
+import { createConnectTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import { ScanService } from '../../gen/skinmatch/v1/scan_pb.ts';
+import { errorReason } from '../../services/shared/errors.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
 const PROTO_DIRS = [resolve('proto'), resolve('third_party/proto')];
@@ -109,6 +113,20 @@ describe('core over gRPC (@grpc/grpc-js client)', () => {
     await waitFor(() => seen === 1);
     await unary(scans, 'deleteScan', identity);
     assert.equal((await ended)?.code, grpc.status.NOT_FOUND);
+  });
+
+  it('serves the Connect and gRPC-Web protocols on the same port', async () => {
+    for (const createTransport of [createConnectTransport, createGrpcWebTransport]) {
+      const client = createClient(ScanService, createTransport({ baseUrl: stack.coreUrl, httpVersion: '2' }));
+      const started = await client.startScan({ source: 'web' });
+      const got = await client.getScan({ runId: started.runId, accessToken: started.accessToken });
+      assert.equal(got.scan?.runId, started.runId);
+      await assert.rejects(client.getScan({ runId: started.runId, accessToken: '0'.repeat(64) }), (err) => {
+        assert.equal(ConnectError.from(err).code, Code.NotFound);
+        assert.equal(errorReason(err), 'not_found');
+        return true;
+      });
+    }
   });
 
   it('grpc.health.v1 answers SERVING for core and its services, NOT_FOUND for others', async () => {
