@@ -35,8 +35,13 @@ const NO_LIST = new Set([
 ]);
 
 /** Section headings, replaced by a separator (`Active Ingredients: Zinc Oxide 9%. Inactive Ingredients: …`). */
-const HEADING =
-  /(?:^|\b)(?:(?:in)?active|other|full|key)?\s*(?:ingredients?|ingrédients|inci|composition)(?:\s*list)?\s*(?:\([^)]*\))?\s*[:：]/gi;
+const HEADING = new RegExp(
+  [
+    String.raw`(?:\b(?:in)?active|\bother)(?:\s+ingredients?)?(?:\s*\([^)]*\))?\s*[:：]`,
+    String.raw`\b(?:full\s+|key\s+)?(?:ingredients?|ingrédients|inci|composition)(?:\s*list)?(?:\s*\([^)]*\))?\s*[:：]`,
+  ].join('|'),
+  'gi',
+);
 
 /** `May contain`, `+/-`, `±`, `Peut contenir`, with optional brackets around them. */
 const MAY_CONTAIN = /[[(]?\s*(?:\+\s*\/\s*[-−]|±|\bmay contain\b|\bpeut contenir\b)\s*[\])]?/i;
