@@ -1,0 +1,188 @@
+/**
+ * Raw catalog record → derived product.
+ *
+ * Everything the matching engine and `recommend_products` need beyond what the source states is derived
+ * here from the INCI list and the knowledge base: parsed ingredients, what the formula targets, its key
+ * actives, caution flags and the free-from attributes. Derivation is pure and deterministic; the result
+ * records the knowledge-base version it was derived with.
+ */
+import { MEASURES, type Measure } from '../shared/measures.ts';
+import { type Ingredient, parseInci } from './inci/parse.ts';
+import { ingredientFacts } from './knowledge/facts.ts';
+import { type Active, type CautionList, KB_VERSION, TARGET_EVIDENCE } from './knowledge/knowledge.ts';
+
+/** Skin types a person may state (the `skin_type` input of `recommend_products`). */
+export const SKIN_TYPES = ['dry', 'oily', 'combination', 'normal'] as const;
+export type SkinType = (typeof SKIN_TYPES)[number];
+/** Skin types a product may be declared suitable for. */
+export type ProductSkinType = SkinType | 'sensitive';
+
+/** A catalog record as a source provides it (docs/catalog-format.md). */
+export interface RawProduct {
+  readonly product_id: string;
+  readonly name: string;
+  readonly brand: string | null;
+  readonly product_type: string | null;
+  readonly country: string | null;
+  readonly image_url: string | null;
+  readonly product_url: string | null;
+  readonly buy_url: string | null;
+  /** The INCI list exactly as the source gives it. */
+  readonly ingredients: string | null;
+  /** Skin types the source declares the product suitable for, when it does. */
+  readonly skin_types: readonly string[] | null;
+  readonly vegan: boolean | null;
+  readonly cruelty_free: boolean | null;
+  /** Marks records written for demos and tests, never real products. */
+  readonly demo?: boolean;
+}
+
+/** The five attributes of a product match item; null when nothing can be said. */
+export interface Attributes {
+  readonly vegan: boolean | null;
+  readonly cruelty_free: boolean | null;
+  readonly fragrance_free: boolean | null;
+  readonly alcohol_free: boolean | null;
+  readonly fungal_acne_safe: boolean | null;
+}
+
+/** Formulation facts the engine weighs against a scan's concerns. */
+export const FORMULATION_FLAGS = [
+  'fragrance',
+  'drying_alcohol',
+  'fungal_acne_trigger',
+  'pore_clogging',
+  'rich_texture',
+] as const;
+export type FormulationFlag = (typeof FORMULATION_FLAGS)[number];
+
+export interface DerivedProduct extends Omit<RawProduct, 'skin_types'> {
+  readonly skin_types: readonly ProductSkinType[];
+  /** Whether skin_types came from the source, from the formula, or neither (no ingredient list). */
+  readonly skin_types_source: 'declared' | 'derived' | 'unknown';
+  readonly parsed_ingredients: readonly Ingredient[];
+  /** Summed evidence (1–3 per active) of the product's actives, per concern it addresses at all. */
+  readonly evidence: Readonly<Partial<Record<Measure, number>>>;
+  /** Concerns the formula addresses, strongest first, at most MAX_TARGETS. */
+  readonly targets: readonly Measure[];
+  /** The actives behind the targets, in list order, at most MAX_KEY_INGREDIENTS. */
+  readonly key_ingredients: readonly string[];
+  readonly flags: readonly FormulationFlag[];
+  readonly attributes: Attributes;
+  readonly kb_version: string;
+}
+
+export const MAX_TARGETS = 6;
+export const MAX_KEY_INGREDIENTS = 5;
+/** Occlusives and oils make a formula rich only when they are among its first ingredients. */
+const RICH_WITHIN_FIRST = 6;
+
+export function deriveProduct(raw: RawProduct): DerivedProduct {
+  const parsed = parseInci(raw.ingredients);
+  const certain = parsed.filter((ingredient) => !ingredient.mayContain);
+  const sunProtection = isSunProtection(raw);
+  const counts = (active: Active | null): active is Active =>
+    active !== null && (active.context === null || sunProtection);
+
+  const evidence = sumEvidence(
+    certain.map((ingredient) => ingredientFacts(ingredient.name).active).filter(counts),
+  );
+  const targets = targetsOf(evidence);
+  const keyIngredients = certain
+    .filter((ingredient) => {
+      const active = ingredientFacts(ingredient.name).active;
+      return counts(active) && targets.some((target) => active.concerns[target] !== undefined);
+    })
+    .map((ingredient) => displayLabel(ingredient.label))
+    .slice(0, MAX_KEY_INGREDIENTS);
+
+  const listed = (list: CautionList) =>
+    parsed.some((ingredient) => ingredientFacts(ingredient.name).cautions[list] !== null);
+  const hasList = parsed.length > 0;
+  const flagged: Record<FormulationFlag, boolean> = {
+    fragrance: listed('fragrance'),
+    drying_alcohol: listed('drying-alcohols'),
+    fungal_acne_trigger: listed('fungal-acne'),
+    pore_clogging: listed('pore-clogging'),
+    rich_texture: certain
+      .slice(0, RICH_WITHIN_FIRST)
+      .some((ingredient) => ingredientFacts(ingredient.name).cautions['rich-texture'] !== null),
+  };
+  const declared = declaredSkinTypes(raw.skin_types);
+  const { skin_types: _declared, ...rest } = raw;
+
+  return {
+    ...rest,
+    skin_types: declared.length > 0 ? declared : hasList ? formulaSkinTypes(flagged.rich_texture) : [],
+    skin_types_source: declared.length > 0 ? 'declared' : hasList ? 'derived' : 'unknown',
+    parsed_ingredients: parsed,
+    evidence,
+    targets,
+    key_ingredients: keyIngredients,
+    flags: FORMULATION_FLAGS.filter((flag) => flagged[flag]),
+    attributes: {
+      vegan: raw.vegan ?? (listed('animal-derived') ? false : null),
+      cruelty_free: raw.cruelty_free,
+      fragrance_free: hasList ? !flagged.fragrance : null,
+      alcohol_free: hasList ? !flagged.drying_alcohol : null,
+      fungal_acne_safe: hasList ? !flagged.fungal_acne_trigger : null,
+    },
+    kb_version: KB_VERSION,
+  };
+}
+
+/** UV filters only count as actives in products meant for sun protection. */
+function isSunProtection(raw: RawProduct): boolean {
+  const type = raw.product_type?.toLowerCase() ?? '';
+  return /\bsun/.test(type) || /\bspf\s*\d+/i.test(raw.name);
+}
+
+/** Each distinct active counts once, however many times or names it appears under. */
+function sumEvidence(actives: readonly Active[]): Partial<Record<Measure, number>> {
+  const evidence: Partial<Record<Measure, number>> = {};
+  for (const active of new Set(actives)) {
+    for (const measure of MEASURES) {
+      const weight = active.concerns[measure];
+      if (weight !== undefined) evidence[measure] = (evidence[measure] ?? 0) + weight;
+    }
+  }
+  return evidence;
+}
+
+function targetsOf(evidence: Partial<Record<Measure, number>>): Measure[] {
+  return MEASURES.filter((measure) => (evidence[measure] ?? 0) >= TARGET_EVIDENCE)
+    .sort((a, b) => (evidence[b] ?? 0) - (evidence[a] ?? 0) || MEASURES.indexOf(a) - MEASURES.indexOf(b))
+    .slice(0, MAX_TARGETS);
+}
+
+const DECLARED: Readonly<Record<string, readonly ProductSkinType[]>> = {
+  dry: ['dry'],
+  oily: ['oily'],
+  combination: ['combination'],
+  normal: ['normal'],
+  sensitive: ['sensitive'],
+  all: SKIN_TYPES,
+  'all skin types': SKIN_TYPES,
+};
+
+/** Known declared skin types in a fixed order; unknown words are ignored rather than guessed. */
+function declaredSkinTypes(declared: readonly string[] | null): ProductSkinType[] {
+  const found = new Set<ProductSkinType>();
+  for (const value of declared ?? []) {
+    for (const type of DECLARED[value.trim().toLowerCase()] ?? []) found.add(type);
+  }
+  return [...SKIN_TYPES, 'sensitive' as const].filter((type) => found.has(type));
+}
+
+/** Without a declaration: rich formulas suit dry and normal skin, anything lighter suits every type. */
+function formulaSkinTypes(rich: boolean): ProductSkinType[] {
+  return rich ? ['dry', 'normal'] : [...SKIN_TYPES];
+}
+
+/** Labels printed in capitals read better in title case (`SODIUM HYALURONATE` → `Sodium Hyaluronate`). */
+function displayLabel(label: string): string {
+  if (label !== label.toUpperCase()) return label;
+  return label.toLowerCase().replace(/(^|[\s(/-])(\p{L})/gu, (_, before: string, letter: string) => {
+    return before + letter.toUpperCase();
+  });
+}

@@ -1,0 +1,54 @@
+/**
+ * Splitting an INCI list into entries.
+ *
+ * Commas separate entries, except inside parentheses (`Iron Oxides (CI 77491, CI 77492)`) and between digits
+ * (`1,2-Hexanediol`). A label with unbalanced parentheses falls back to splitting on every separator, so one
+ * stray `(` cannot swallow the rest of the list into a single entry.
+ */
+
+const OPENERS = '([{';
+const CLOSERS = ')]}';
+
+/** Replaces every character inside brackets with a space; null when the brackets do not balance. */
+function maskBracketed(text: string): string | null {
+  let depth = 0;
+  let masked = '';
+  for (const char of text) {
+    if (OPENERS.includes(char)) {
+      depth += 1;
+      masked += ' ';
+    } else if (CLOSERS.includes(char)) {
+      if (depth === 0) return null;
+      depth -= 1;
+      masked += ' ';
+    } else {
+      masked += depth > 0 ? ' '.repeat(char.length) : char;
+    }
+  }
+  return depth === 0 ? masked : null;
+}
+
+/**
+ * Entry separators: a comma not between two digits, a semicolon, a bullet, a pipe, a `(and)` that joins
+ * the parts of a trade-name blend, and a stand-alone ` or ` naming alternatives (`Sodium Tallowate or Sodium
+ * Palmitate`), which are kept as two entries so that either alternative raises its flags.
+ */
+const SEPARATOR = /,(?!\d)|(?<!\d),|[;•·|]|\s+or\s+/gi;
+
+function splitAt(text: string, masked: string): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  for (const match of masked.matchAll(SEPARATOR)) {
+    parts.push(text.slice(start, match.index));
+    start = match.index + match[0].length;
+  }
+  parts.push(text.slice(start));
+  return parts;
+}
+
+/** Splits a list on separators outside brackets. */
+export function splitEntries(text: string): string[] {
+  const joined = text.replace(/\s*\(\s*and\s*\)\s*/gi, ', ');
+  const masked = maskBracketed(joined);
+  return splitAt(joined, masked ?? joined);
+}

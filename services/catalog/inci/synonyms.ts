@@ -1,0 +1,94 @@
+/**
+ * Canonical ingredient names.
+ *
+ * Labels spell one ingredient many ways (`Aqua`, `Water (Aqua)`, `Aqua/Water/Eau`, `Parfum`, `Vitamin E`).
+ * Everything downstream (knowledge lookups, flags, key ingredients) keys on one canonical lowercase name,
+ * so two labels of the same formula derive the same product.
+ */
+import data from './synonyms.json' with { type: 'json' };
+
+const ALIASES: ReadonlyMap<string, string> = buildAliases(data.synonyms);
+
+function buildAliases(table: Record<string, string[]>): Map<string, string> {
+  const aliases = new Map<string, string>();
+  for (const [canonical, spellings] of Object.entries(table)) {
+    for (const spelling of [canonical, ...spellings]) {
+      const key = normalizeSpelling(spelling);
+      const earlier = aliases.get(key);
+      // A spelling claimed by two canonical names would make derivation depend on file order.
+      if (earlier !== undefined && earlier !== canonical) {
+        throw new Error(`synonyms.json: "${spelling}" maps to both "${earlier}" and "${canonical}"`);
+      }
+      aliases.set(key, canonical);
+    }
+  }
+  return aliases;
+}
+
+/** Lowercase, no periods except decimal points, single spaces, no spaces around slashes. */
+export function normalizeSpelling(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/(?<!\d)\.|\.(?!\d)/g, ' ')
+    .replace(/\s*\/\s*/g, '/')
+    .replace(/\s*-\s*/g, '-')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** Removes every parenthesised or bracketed part: `butyrospermum parkii (shea) butter` → `butyrospermum parkii butter`. */
+function withoutParentheses(text: string): string {
+  let previous = '';
+  let current = text;
+  // Loop so nested groups such as `(a (b))` disappear too.
+  while (current !== previous) {
+    previous = current;
+    current = current.replace(/[([][^()[\]]*[)\]]/g, ' ');
+  }
+  return current.replace(/\s+/g, ' ').trim();
+}
+
+/** The contents of the first parenthesised group, if any. */
+function firstParenthesised(text: string): string | null {
+  const match = /[([]([^()[\]]+)[)\]]/.exec(text);
+  return match?.[1]?.trim() ?? null;
+}
+
+/** `aqua/water/eau` is one ingredient when every part names the same canonical ingredient. */
+function slashAlternatives(text: string): string | null {
+  if (!text.includes('/')) return null;
+  const parts = text.split('/').map((part) => ALIASES.get(part.trim()));
+  const first = parts[0];
+  if (first === undefined) return null;
+  return parts.every((part) => part === first) ? first : null;
+}
+
+/** Marketing words that some labels put in front of the INCI name. */
+const QUALIFIER = /^(?:certified |organic |bio |natural )+/;
+
+/** The canonical lowercase name for one cleaned label entry. */
+export function canonicalName(label: string): string {
+  const spelled = normalizeSpelling(label);
+  const direct = ALIASES.get(spelled);
+  if (direct !== undefined) return direct;
+
+  let base = withoutParentheses(spelled);
+  if (base === '') base = firstParenthesised(spelled) ?? spelled;
+  base = base.replace(QUALIFIER, '');
+  const known = ALIASES.get(base) ?? slashAlternatives(base);
+  if (known !== null && known !== undefined) return known;
+
+  // `CI 77891 (Titanium Dioxide)`-style labels: the base is a bare colour index the table may not list,
+  // while the parenthesised part is a known name.
+  const inner = firstParenthesised(spelled);
+  if (inner !== null && /^ci \d{5}$/.test(base)) {
+    const innerKnown = ALIASES.get(inner);
+    if (innerKnown !== undefined) return innerKnown;
+  }
+  return base;
+}
+
+/** Every canonical name the table knows, for tests and documentation. */
+export function canonicalNames(): string[] {
+  return Object.keys(data.synonyms).sort();
+}
