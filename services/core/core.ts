@@ -5,12 +5,15 @@
 
 import { Health } from '../../gen/grpc/health/v1/health_pb.ts';
 import { ServerReflection } from '../../gen/grpc/reflection/v1/reflection_pb.ts';
+import { MatchService } from '../../gen/skinmatch/v1/match_pb.ts';
 import { ScanService } from '../../gen/skinmatch/v1/scan_pb.ts';
 import { StatusService } from '../../gen/skinmatch/v1/status_pb.ts';
-import { ScanChanges } from '../scan/scan-changes.ts';
+import { LiveCatalog } from '../catalog/catalog-store.ts';
+import { MatchServiceImpl } from '../match/match-service.ts';
 import { ScanServiceImpl } from '../scan/scan-service.ts';
 import { HealthService } from '../shared/health.ts';
 import type { Logger } from '../shared/logger.ts';
+import { Notifications } from '../shared/notifications.ts';
 import { ReflectionService } from '../shared/reflection.ts';
 import { type RunningServer, startServer } from '../shared/server.ts';
 import type { Orm } from './db/orm.ts';
@@ -26,20 +29,25 @@ export interface CoreOptions {
   readonly logger: Logger;
   /** The clock, replaceable in tests (token expiry). */
   readonly now?: () => Date;
+  /** Runs after a match allowance is consumed, before the answer commits (tests simulate crashes). */
+  readonly afterConsume?: () => void | Promise<void>;
 }
 
 export async function startCore(options: CoreOptions): Promise<RunningServer> {
   const { orm, logger } = options;
-  const changes = new ScanChanges(options.databaseUrl, logger);
-  await changes.start();
-  const services = [ScanService, StatusService];
+  const notifications = new Notifications(options.databaseUrl, ['scan_changed', 'catalog_changed'], logger);
+  await notifications.start();
+  const catalog = new LiveCatalog(orm, logger);
+  await catalog.start(notifications);
+  const services = [ScanService, MatchService, StatusService];
   const databaseUp = () => orm.isConnected();
   const server = await startServer({
     port: options.port,
     host: options.host,
     logger,
     routes: (router) => {
-      router.service(ScanService, new ScanServiceImpl({ ...options, changes }));
+      router.service(ScanService, new ScanServiceImpl({ ...options, notifications }));
+      router.service(MatchService, new MatchServiceImpl({ ...options, catalog }));
       router.service(StatusService, new StatusServiceImpl(orm));
       router.service(
         Health,
@@ -55,7 +63,8 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
     port: server.port,
     close: async () => {
       await server.close();
-      await changes.close();
+      catalog.stop();
+      await notifications.close();
     },
   };
 }

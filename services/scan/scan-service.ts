@@ -1,7 +1,6 @@
 /**
  * ScanService: starting, reading, watching and deleting scans. Every call on an existing scan proves the
- * token first; a wrong token and an unknown, expired or deleted scan are one and the same `not_found`,
- * with the same message and the same work done.
+ * token first (scan-access.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { create } from '@bufbuild/protobuf';
@@ -18,11 +17,12 @@ import {
 import type { Orm } from '../core/db/orm.ts';
 import { Scan } from '../core/db/scan-entity.ts';
 import { NOT_FOUND_MESSAGE, serviceError } from '../shared/errors.ts';
+import type { Notifications } from '../shared/notifications.ts';
 import { admissionsEnabled } from './admissions.ts';
-import type { ScanChanges } from './scan-changes.ts';
-import { checkIdentity, checkSource, type ScanIdentity } from './scan-input.ts';
+import { authorizeScan } from './scan-access.ts';
+import { checkSource, type ScanIdentity } from './scan-input.ts';
 import { isSettled, toScanMessage, uploadUrl } from './scan-view.ts';
-import { issueToken, tokenMatches } from './token.ts';
+import { issueToken } from './token.ts';
 
 export const GUEST_TOKEN_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 /** How often a watcher looks again even without a change notification. */
@@ -32,7 +32,7 @@ export interface ScanServiceDeps {
   readonly orm: Orm;
   readonly pepper: Buffer;
   readonly publicBaseUrl: string;
-  readonly changes: ScanChanges;
+  readonly notifications: Notifications;
   readonly now?: () => Date;
 }
 
@@ -86,7 +86,7 @@ export class ScanServiceImpl implements ServiceImpl<typeof ScanService> {
     let scan = await this.#authorize(this.#deps.orm.em.fork(), req);
     yield create(WatchScanResponseSchema, { scan: toScanMessage(scan, this.#deps.publicBaseUrl) });
     while (!isSettled(scan.status)) {
-      await this.#deps.changes.next(scan.id, WATCH_RECHECK_MS, ctx.signal);
+      await this.#deps.notifications.next('scan_changed', scan.id, WATCH_RECHECK_MS, ctx.signal);
       if (ctx.signal.aborted) return;
       const fresh = await this.#current(this.#deps.orm.em.fork(), scan.id);
       if (!fresh) throw serviceError('not_found', NOT_FOUND_MESSAGE);
@@ -96,13 +96,8 @@ export class ScanServiceImpl implements ServiceImpl<typeof ScanService> {
     }
   }
 
-  async #authorize(em: EntityManager, req: ScanIdentity): Promise<Scan> {
-    const { runId, accessToken } = checkIdentity(req);
-    const scan = await em.findOne(Scan, { id: runId });
-    const matches = tokenMatches(this.#deps.pepper, accessToken, scan?.tokenHash);
-    if (!scan || !matches || scan.expiresAt <= this.#now())
-      throw serviceError('not_found', NOT_FOUND_MESSAGE);
-    return scan;
+  #authorize(em: EntityManager, req: ScanIdentity): Promise<Scan> {
+    return authorizeScan(em, { pepper: this.#deps.pepper, now: this.#now }, req);
   }
 
   async #current(em: EntityManager, runId: string): Promise<Scan | null> {

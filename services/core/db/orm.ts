@@ -5,19 +5,24 @@
 import { MikroORM } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { ProductSchema } from '../../catalog/product-entity.ts';
 import { ScansMigration } from './migrations/0001-scans.ts';
+import { CatalogMigration } from './migrations/0002-catalog.ts';
 import { ScanSchema } from './scan-entity.ts';
 import { SettingSchema } from './setting-entity.ts';
 
 export type Orm = MikroORM<PostgreSqlDriver>;
 
-const MIGRATIONS = [{ name: '0001-scans', class: ScansMigration }];
+const MIGRATIONS = [
+  { name: '0001-scans', class: ScansMigration },
+  { name: '0002-catalog', class: CatalogMigration },
+];
 
 export async function openDatabase(databaseUrl: string): Promise<Orm> {
   return MikroORM.init({
     driver: PostgreSqlDriver,
     clientUrl: databaseUrl,
-    entities: [ScanSchema, SettingSchema],
+    entities: [ScanSchema, SettingSchema, ProductSchema],
     extensions: [Migrator],
     migrations: {
       migrationsList: MIGRATIONS,

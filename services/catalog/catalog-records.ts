@@ -1,0 +1,129 @@
+/**
+ * Catalog source records (docs/catalog-format.md) from JSON Lines or CSV, checked field by field. A record
+ * that cannot be used is rejected with its line number and the reason; nothing is dropped silently.
+ */
+import { parse as parseCsv } from 'csv-parse/sync';
+import type { RawProduct } from './derive.ts';
+
+export type RecordResult = { line: number; product: RawProduct } | { line: number; rejected: string };
+
+const MAX_ID = 200;
+const MAX_TEXT = 500;
+
+export function readJsonLines(text: string): RecordResult[] {
+  const results: RecordResult[] = [];
+  text.split('\n').forEach((raw, index) => {
+    const line = index + 1;
+    if (raw.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      results.push({ line, rejected: 'not valid JSON' });
+      return;
+    }
+    results.push(checkRecord(line, value));
+  });
+  return results;
+}
+
+export function readCsv(text: string): RecordResult[] {
+  let rows: Record<string, string>[];
+  try {
+    rows = parseCsv(text, {
+      columns: true,
+      skip_empty_lines: true,
+      bom: true,
+      trim: true,
+      relax_column_count: false,
+    });
+  } catch (err) {
+    return [{ line: 0, rejected: `unreadable CSV: ${(err as Error).message}` }];
+  }
+  return rows.map((row, index) => {
+    const record: Record<string, unknown> = { ...row };
+    record.skin_types = row.skin_types ? row.skin_types.split(';').map((s) => s.trim()) : null;
+    for (const field of ['vegan', 'cruelty_free', 'demo']) record[field] = csvBoolean(row[field]);
+    return checkRecord(index + 2, record); // line 1 is the header
+  });
+}
+
+function csvBoolean(value: string | undefined): boolean | null | string {
+  const v = (value ?? '').trim().toLowerCase();
+  if (v === '') return null;
+  if (v === 'true' || v === 'yes' || v === '1') return true;
+  if (v === 'false' || v === 'no' || v === '0') return false;
+  return value as string;
+}
+
+export function checkRecord(line: number, value: unknown): RecordResult {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { line, rejected: 'a record must be a JSON object' };
+  }
+  const r = value as Record<string, unknown>;
+  const problem = (reason: string): RecordResult => ({ line, rejected: reason });
+  const productId = text(r.product_id);
+  if (!productId) return problem('product_id is required');
+  if (productId.length > MAX_ID) return problem(`product_id is over ${MAX_ID} characters`);
+  const name = text(r.name);
+  if (!name) return problem('name is required');
+  const fields: Partial<Record<keyof RawProduct, string | null>> = {};
+  for (const field of ['brand', 'product_type', 'country'] as const) {
+    const v = r[field];
+    if (v !== undefined && v !== null && typeof v !== 'string')
+      return problem(`${field} must be a string or null`);
+    const t = text(v);
+    if (t && t.length > MAX_TEXT) return problem(`${field} is over ${MAX_TEXT} characters`);
+    fields[field] = t;
+  }
+  for (const field of ['image_url', 'product_url', 'buy_url'] as const) {
+    const t = text(r[field]);
+    if (t && !isHttpUrl(t)) return problem(`${field} must be an http(s) URL`);
+    fields[field] = t;
+  }
+  const ingredients = r.ingredients ?? null;
+  if (ingredients !== null && typeof ingredients !== 'string')
+    return problem('ingredients must be one INCI string');
+  const skinTypes = r.skin_types ?? null;
+  if (skinTypes !== null && !(Array.isArray(skinTypes) && skinTypes.every((s) => typeof s === 'string'))) {
+    return problem('skin_types must be a list of strings');
+  }
+  for (const field of ['vegan', 'cruelty_free', 'demo'] as const) {
+    const v = r[field];
+    if (v !== undefined && v !== null && typeof v !== 'boolean')
+      return problem(`${field} must be true, false or null`);
+  }
+  return {
+    line,
+    product: {
+      product_id: productId,
+      name,
+      brand: fields.brand ?? null,
+      product_type: fields.product_type ?? null,
+      country: fields.country ?? null,
+      image_url: fields.image_url ?? null,
+      product_url: fields.product_url ?? null,
+      buy_url: fields.buy_url ?? null,
+      ingredients: ingredients as string | null,
+      skin_types: skinTypes as string[] | null,
+      vegan: (r.vegan as boolean | undefined) ?? null,
+      cruelty_free: (r.cruelty_free as boolean | undefined) ?? null,
+      demo: r.demo === true,
+    },
+  };
+}
+
+function text(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const t = value.trim();
+  return t === '' ? null : t;
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * MatchService: the five catalog products that best fit a completed scan's concerns. Scores come from the
+ * pure matching engine; filters only narrow the candidates. The first successful call consumes the scan's
+ * allowance; later calls succeed with no products and `upgrade_required`. A call that fails validation or
+ * finds no candidate at all consumes nothing, so a person whose filters were too narrow can try again.
+ */
+import { create } from '@bufbuild/protobuf';
+import type { ServiceImpl } from '@connectrpc/connect';
+import {
+  type MatchService,
+  ProductMatchSchema,
+  type RecommendProductsRequest,
+  type RecommendProductsResponse,
+  RecommendProductsResponseSchema,
+} from '../../gen/skinmatch/v1/match_pb.ts';
+import type { LiveCatalog } from '../catalog/catalog-store.ts';
+import { KB_VERSION } from '../catalog/knowledge/knowledge.ts';
+import type { Orm } from '../core/db/orm.ts';
+import { authorizeScan } from '../scan/scan-access.ts';
+import { serviceError } from '../shared/errors.ts';
+import { type Concern, concernsFromScores, type Measure } from '../shared/measures.ts';
+import { consumeAllowance, INCLUDED_MATCHES, matchesUsed } from './allowance.ts';
+import { ENGINE_VERSION, matchesConcerns } from './engine/index.ts';
+import { checkFilter } from './match-input.ts';
+import { toProductMessage } from './product-message.ts';
+
+export const MAX_PRODUCTS = 5;
+export const LIMITATIONS =
+  'match_score is a cosmetic fit estimate from 0 to 100: how well a product’s listed ingredients address ' +
+  'the concerns seen in this photo. It is not a diagnosis, not medical advice and not a promise of ' +
+  'results. Skin changes with light, season and care; patch-test new products.';
+export const MORE_IN_APP = 'The skinmatch app shows more matches for this scan and tracks changes over time.';
+
+export interface MatchServiceDeps {
+  readonly orm: Orm;
+  readonly pepper: Buffer;
+  readonly catalog: LiveCatalog;
+  readonly now?: () => Date;
+  /** Runs after the allowance is consumed and before the answer is committed (tests simulate crashes). */
+  readonly afterConsume?: () => void | Promise<void>;
+}
+
+export class MatchServiceImpl implements ServiceImpl<typeof MatchService> {
+  readonly #deps: MatchServiceDeps;
+  readonly #now: () => Date;
+
+  constructor(deps: MatchServiceDeps) {
+    this.#deps = deps;
+    this.#now = deps.now ?? (() => new Date());
+  }
+
+  async recommendProducts(req: RecommendProductsRequest): Promise<RecommendProductsResponse> {
+    const em = this.#deps.orm.em.fork();
+    const scan = await authorizeScan(em, { pepper: this.#deps.pepper, now: this.#now }, req);
+    const skinType = checkFilter(req.filter);
+    if (scan.status === 'awaiting_upload') {
+      throw serviceError(
+        'scan_not_uploaded',
+        'No photo has been uploaded yet: give upload_url to the person.',
+      );
+    }
+    if (scan.status !== 'complete') {
+      const why =
+        scan.status === 'failed'
+          ? 'the photo could not be analysed; ask for a new one'
+          : 'poll get_skin_scan';
+      throw serviceError('scan_not_ready', `The scan is not complete: ${why}.`);
+    }
+    const { catalog } = this.#deps;
+    if (!catalog.available || catalog.index.size === 0) {
+      throw serviceError(
+        'catalog_unavailable',
+        'The product catalog cannot be used at the moment; try again later.',
+      );
+    }
+    const concerns = concernsFromScores(scan.scores ?? {});
+    const { best, candidates } = catalog.index.recommend(concerns, skinType, req.filter, MAX_PRODUCTS);
+    const answer = (
+      products: RecommendProductsResponse['products'],
+      used: number,
+      upgradeRequired: boolean,
+    ) =>
+      create(RecommendProductsResponseSchema, {
+        products,
+        scanConcerns: concerns.map((c) => c.name),
+        matchBasis: matchBasis(concerns),
+        limitations: LIMITATIONS,
+        entitlement: {
+          tier: 'free_guest',
+          used: BigInt(used),
+          included: BigInt(INCLUDED_MATCHES),
+          remaining: BigInt(Math.max(0, INCLUDED_MATCHES - used)),
+          upgradeRequired,
+          moreInApp: MORE_IN_APP,
+        },
+      });
+    if (candidates === 0) return answer([], await matchesUsed(em, scan.id), false);
+
+    const consumed = await consumeAllowance(
+      em,
+      {
+        runId: scan.id,
+        productIds: best.map((b) => b.entry.product.product_id),
+        engineVersion: ENGINE_VERSION,
+      },
+      this.#deps.afterConsume,
+    );
+    if (!consumed) return answer([], INCLUDED_MATCHES, true);
+    const products = best.map(({ entry, score }) =>
+      create(ProductMatchSchema, {
+        product: toProductMessage(entry.product),
+        matchScore: score ?? undefined,
+        matchesConcerns: matchesConcerns(concerns, entry.engine),
+      }),
+    );
+    return answer(products, INCLUDED_MATCHES, false);
+  }
+}
+
+function matchBasis(concerns: readonly Concern[]): string {
+  const engine = `skinmatch matching engine ${ENGINE_VERSION}, ingredient knowledge ${KB_VERSION}`;
+  if (concerns.length === 0) {
+    return `The scan shows no concern below its threshold, so products cannot be scored against it (${engine}).`;
+  }
+  const list = concerns.map((c) => `${label(c.name)} (severity ${c.severity.toFixed(2)})`).join(', ');
+  return `Scored against the scan's concerns, weighted by severity: ${list}; by the ${engine}.`;
+}
+
+const label = (measure: Measure) => measure.replaceAll('_', ' ');

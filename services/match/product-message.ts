@@ -1,0 +1,34 @@
+/** A derived catalog product as the Product message that CatalogService and MatchService return. */
+import { create } from '@bufbuild/protobuf';
+import { type Product, ProductSchema } from '../../gen/skinmatch/v1/catalog_types_pb.ts';
+import type { DerivedProduct } from '../catalog/derive.ts';
+
+export function toProductMessage(product: DerivedProduct): Product {
+  const optional = (value: string | null) => value ?? undefined;
+  const flag = (value: boolean | null) => value ?? undefined;
+  return create(ProductSchema, {
+    productId: product.product_id,
+    name: product.name,
+    brand: optional(product.brand),
+    productType: optional(product.product_type),
+    country: optional(product.country),
+    imageUrl: optional(product.image_url),
+    productUrl: optional(product.product_url),
+    buyUrl: optional(product.buy_url),
+    ingredientsText: product.ingredients ?? '',
+    ingredients: product.parsed_ingredients.map((ingredient) => ingredient.name),
+    skinTypes: [...product.skin_types],
+    targets: [...product.targets],
+    keyIngredients: [...product.key_ingredients],
+    attributes: {
+      vegan: flag(product.attributes.vegan),
+      crueltyFree: flag(product.attributes.cruelty_free),
+      fragranceFree: flag(product.attributes.fragrance_free),
+      alcoholFree: flag(product.attributes.alcohol_free),
+      fungalAcneSafe: flag(product.attributes.fungal_acne_safe),
+    },
+    flags: [...product.flags],
+    knowledgeVersion: product.kb_version,
+    demo: product.demo === true,
+  });
+}
