@@ -4,11 +4,13 @@
  */
 import { createClient, type Transport } from '@connectrpc/connect';
 import Koa from 'koa';
+import { MatchService } from '../gen/skinmatch/v1/match_pb.ts';
 import { ScanService } from '../gen/skinmatch/v1/scan_pb.ts';
 import { StatusService } from '../gen/skinmatch/v1/status_pb.ts';
 import type { Logger } from '../services/shared/logger.ts';
 import { healthEndpoint } from './health.ts';
 import { mcpEndpoint } from './mcp/endpoint.ts';
+import { matchTools } from './mcp/match-tools.ts';
 import { buildServer } from './mcp/mcp-server.ts';
 import { RequestMultiplexer } from './mcp/multiplexer.ts';
 import { scanTools } from './mcp/scan-tools.ts';
@@ -24,7 +26,11 @@ export interface FacadeOptions {
 export async function createFacade(options: FacadeOptions): Promise<Koa> {
   const { logger } = options;
   const guestMux = new RequestMultiplexer();
-  await buildServer(scanTools(createClient(ScanService, options.core)), logger).connect(guestMux);
+  const guestTools = [
+    ...scanTools(createClient(ScanService, options.core)),
+    ...matchTools(createClient(MatchService, options.core)),
+  ];
+  await buildServer(guestTools, logger).connect(guestMux);
   const routes: Record<string, Koa.Middleware> = {
     '/mcp': mcpEndpoint(guestMux),
     '/health': healthEndpoint(createClient(StatusService, options.core)),

@@ -19,7 +19,12 @@ describe('guest scan tools through the real MCP SDK client', () => {
   it('lists the guest tools with schemas, titles and honest annotations', async () => {
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
-    assert.deepEqual([...byName.keys()].sort(), ['delete_skin_scan', 'get_skin_scan', 'start_skin_scan']);
+    assert.deepEqual([...byName.keys()].sort(), [
+      'delete_skin_scan',
+      'get_skin_scan',
+      'recommend_products',
+      'start_skin_scan',
+    ]);
     for (const tool of tools) {
       assert.ok(tool.title && tool.description && tool.outputSchema, tool.name);
       assert.equal(tool.inputSchema.additionalProperties, false, tool.name);

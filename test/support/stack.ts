@@ -10,6 +10,8 @@ import { join, resolve } from 'node:path';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { pino } from 'pino';
 import { createFacade } from '../../facade/app.ts';
+import { upsertProducts } from '../../services/catalog/catalog-store.ts';
+import type { RawProduct } from '../../services/catalog/derive.ts';
 import { startCore } from '../../services/core/core.ts';
 import { migrate, type Orm, openDatabase } from '../../services/core/db/orm.ts';
 import { createTestDatabase } from './database.ts';
@@ -27,10 +29,18 @@ export interface Stack {
 
 export const TEST_PEPPER = Buffer.alloc(32, 7);
 
-export async function startStack(name: string): Promise<Stack> {
+export interface StackOptions {
+  /** Catalog products loaded before core starts. */
+  readonly products?: readonly RawProduct[];
+  /** Runs after a match allowance is consumed, before the answer commits. */
+  readonly afterConsume?: () => void | Promise<void>;
+}
+
+export async function startStack(name: string, options: StackOptions = {}): Promise<Stack> {
   const db = await createTestDatabase();
   const orm = await openDatabase(db.url);
   await migrate(orm);
+  if (options.products) await upsertProducts(orm.em.fork(), options.products);
   const logDir = resolve('.data/test-logs');
   mkdirSync(logDir, { recursive: true });
   const logFile = join(logDir, `${name}.log`);
@@ -51,6 +61,7 @@ export async function startStack(name: string): Promise<Stack> {
     host: '127.0.0.1',
     logger: logger.child({ name: 'core' }),
     now: () => new Date(Date.now() + clock.offsetMs),
+    afterConsume: options.afterConsume,
   });
   const coreUrl = `http://127.0.0.1:${core.port}`;
   const transport = createConnectTransport({ baseUrl: coreUrl, httpVersion: '2', useBinaryFormat: true });

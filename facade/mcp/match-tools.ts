@@ -1,0 +1,222 @@
+/**
+ * recommend_products: the spec's input and output schemas to the letter, served by core's MatchService.
+ */
+import type { Client } from '@connectrpc/connect';
+import type { MatchService, ProductMatch } from '../../gen/skinmatch/v1/match_pb.ts';
+import {
+  FREE_FROM,
+  MAX_BRAND,
+  MAX_COUNTRY,
+  MAX_FREE_FROM,
+  PRODUCT_TYPES,
+} from '../../services/match/match-input.ts';
+import type { ToolDefinition } from './tool-definition.ts';
+
+const MAX_INTEGER = Number.MAX_SAFE_INTEGER;
+const nullable = (type: string, extra: object = {}) => ({ type: [type, 'null'], ...extra });
+const strings = (maxItems: number, description: string) => ({
+  type: 'array',
+  items: { type: 'string' },
+  maxItems,
+  description,
+});
+const count = (description: string) => ({ type: 'integer', minimum: 0, maximum: MAX_INTEGER, description });
+
+const PRODUCT_MATCH = {
+  type: 'object',
+  properties: {
+    product_id: { type: 'string', description: 'Catalog identifier of the product.' },
+    name: { type: 'string' },
+    brand: nullable('string'),
+    product_type: nullable('string', { description: 'As the catalog holds it.' }),
+    match_score: nullable('integer', {
+      minimum: 0,
+      maximum: 100,
+      description: 'Cosmetic fit estimate 0–100.',
+    }),
+    targets: strings(6, 'What the formulation is designed to address.'),
+    matches_concerns: strings(6, 'Scan concerns this product matches.'),
+    key_ingredients: strings(5, 'The actives behind its targets; may be empty.'),
+    attributes: {
+      type: 'object',
+      properties: {
+        vegan: nullable('boolean'),
+        cruelty_free: nullable('boolean'),
+        fragrance_free: nullable('boolean'),
+        alcohol_free: nullable('boolean'),
+        fungal_acne_safe: nullable('boolean'),
+      },
+      required: ['vegan', 'cruelty_free', 'fragrance_free', 'alcohol_free', 'fungal_acne_safe'],
+      additionalProperties: false,
+    },
+    country: nullable('string'),
+    image_url: nullable('string', { format: 'uri' }),
+    product_url: nullable('string', { format: 'uri' }),
+    buy_url: nullable('string', { format: 'uri' }),
+  },
+  required: [
+    'product_id',
+    'name',
+    'brand',
+    'product_type',
+    'match_score',
+    'targets',
+    'matches_concerns',
+    'key_ingredients',
+    'attributes',
+    'country',
+    'image_url',
+    'product_url',
+    'buy_url',
+  ],
+  additionalProperties: false,
+} as const;
+
+export function matchTools(matches: Client<typeof MatchService>): ToolDefinition[] {
+  return [
+    {
+      name: 'recommend_products',
+      title: 'Recommend products for a scan',
+      description:
+        'Matches catalog skincare products to a completed scan (next_action recommend_products) and returns ' +
+        'up to 5, best first, with a cosmetic fit estimate 0–100. Call it once per scan: the free allowance ' +
+        'is one match; after it the call succeeds with no products and entitlement.upgrade_required true — ' +
+        'do not start another scan to get more. Pass skin_type only when the person stated it; never infer ' +
+        'it from the scan. Filters narrow the candidates and never change a score. Share match_basis and ' +
+        'limitations with the person: the score is not a diagnosis or a promise of results.',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          run_id: {
+            type: 'string',
+            format: 'uuid',
+            description: 'The run_id that start_skin_scan returned.',
+          },
+          access_token: {
+            type: 'string',
+            pattern: '^[a-f0-9]{64}$',
+            description: 'The scan’s access_token. A secret: never show it to the person.',
+          },
+          product_type: {
+            type: 'string',
+            enum: [...PRODUCT_TYPES],
+            description: 'Only products of this type.',
+          },
+          skin_type: {
+            type: 'string',
+            enum: ['dry', 'oily', 'combination', 'normal'],
+            description: 'The skin type the person stated. Never infer it from the scan.',
+          },
+          free_from: {
+            type: 'array',
+            items: { type: 'string', enum: [...FREE_FROM] },
+            maxItems: MAX_FREE_FROM,
+            description: 'Only products free of each of these.',
+          },
+          vegan: { type: 'boolean', description: 'Only products whose vegan attribute is this.' },
+          cruelty_free: {
+            type: 'boolean',
+            description: 'Only products whose cruelty_free attribute is this.',
+          },
+          brand: { type: 'string', maxLength: MAX_BRAND, description: 'Only this brand (case-insensitive).' },
+          country: {
+            type: 'string',
+            maxLength: MAX_COUNTRY,
+            description: 'Only this country (case-insensitive).',
+          },
+        },
+        required: ['run_id', 'access_token'],
+        additionalProperties: false,
+      },
+      outputSchema: {
+        type: 'object',
+        properties: {
+          products: { type: 'array', items: PRODUCT_MATCH, maxItems: 5 },
+          scan_concerns: strings(6, 'Concerns derived from the scan, worst first.'),
+          match_basis: { type: 'string', description: 'What the scores were computed against.' },
+          entitlement: {
+            type: 'object',
+            properties: {
+              tier: { type: 'string', const: 'free_guest' },
+              used: count('Matches consumed for this scan.'),
+              included: count('Matches allowed for this scan.'),
+              remaining: count('Matches left for this scan.'),
+              upgrade_required: {
+                type: 'boolean',
+                description: 'True when the allowance is exhausted and no products are returned.',
+              },
+              more_in_app: { type: 'string' },
+            },
+            required: ['tier', 'used', 'included', 'remaining', 'upgrade_required', 'more_in_app'],
+            additionalProperties: false,
+          },
+          limitations: { type: 'string', description: 'Caveats on interpreting the percentage.' },
+        },
+        required: ['products', 'scan_concerns', 'match_basis', 'entitlement', 'limitations'],
+        additionalProperties: false,
+      },
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+      call: async (args) => {
+        const res = await matches.recommendProducts({
+          runId: String(args.run_id),
+          accessToken: String(args.access_token),
+          filter: {
+            productType: (args.product_type as string) ?? '',
+            skinType: (args.skin_type as string) ?? '',
+            freeFrom: (args.free_from as string[]) ?? [],
+            vegan: args.vegan as boolean | undefined,
+            crueltyFree: args.cruelty_free as boolean | undefined,
+            brand: (args.brand as string) ?? '',
+            country: (args.country as string) ?? '',
+          },
+        });
+        const e = res.entitlement!;
+        return {
+          products: res.products.map(productJson),
+          scan_concerns: res.scanConcerns,
+          match_basis: res.matchBasis,
+          entitlement: {
+            tier: e.tier,
+            used: Number(e.used),
+            included: Number(e.included),
+            remaining: Number(e.remaining),
+            upgrade_required: e.upgradeRequired,
+            more_in_app: e.moreInApp,
+          },
+          limitations: res.limitations,
+        };
+      },
+    },
+  ];
+}
+
+function productJson(match: ProductMatch): Record<string, unknown> {
+  const p = match.product!;
+  const a = p.attributes;
+  return {
+    product_id: p.productId,
+    name: p.name,
+    brand: p.brand ?? null,
+    product_type: p.productType ?? null,
+    match_score: match.matchScore ?? null,
+    targets: p.targets.slice(0, 6),
+    matches_concerns: match.matchesConcerns.slice(0, 6),
+    key_ingredients: p.keyIngredients.slice(0, 5),
+    attributes: {
+      vegan: a?.vegan ?? null,
+      cruelty_free: a?.crueltyFree ?? null,
+      fragrance_free: a?.fragranceFree ?? null,
+      alcohol_free: a?.alcoholFree ?? null,
+      fungal_acne_safe: a?.fungalAcneSafe ?? null,
+    },
+    country: p.country ?? null,
+    image_url: p.imageUrl ?? null,
+    product_url: p.productUrl ?? null,
+    buy_url: p.buyUrl ?? null,
+  };
+}

@@ -1,0 +1,258 @@
+import assert from 'node:assert/strict';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { completeScan, RED_ACNE_SCORES, setScanStatus, TEST_CATALOG } from '../support/fixtures.ts';
+import { callTool, connectSdkClient, errorCode, rpc } from '../support/mcp.ts';
+import { type Stack, startStack } from '../support/stack.ts';
+
+type Identity = { run_id: string; access_token: string };
+
+async function newScan(stack: Stack, complete = true): Promise<Identity> {
+  const started = await callTool(stack.baseUrl, 'start_skin_scan', { source: 'recommend' });
+  const identity = {
+    run_id: started.structuredContent.run_id,
+    access_token: started.structuredContent.access_token,
+  };
+  if (complete) await completeScan(stack.orm, identity.run_id, RED_ACNE_SCORES);
+  return identity;
+}
+
+describe('recommend_products', () => {
+  let stack: Stack;
+  let client: Client;
+
+  before(async () => {
+    stack = await startStack('recommend', { products: TEST_CATALOG });
+    client = await connectSdkClient(stack.baseUrl);
+  });
+  after(async () => {
+    await client?.close();
+    await stack?.close();
+  });
+
+  it('is listed with the spec annotations and input fields', async () => {
+    const tool = (await client.listTools()).tools.find((t) => t.name === 'recommend_products')!;
+    assert.deepEqual(
+      { ...tool.annotations, title: undefined },
+      {
+        title: undefined,
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+    );
+    assert.deepEqual(Object.keys(tool.inputSchema.properties ?? {}).sort(), [
+      'access_token',
+      'brand',
+      'country',
+      'cruelty_free',
+      'free_from',
+      'product_type',
+      'run_id',
+      'skin_type',
+      'vegan',
+    ]);
+  });
+
+  it('returns the best products once, then an empty list with upgrade_required', async () => {
+    const scan = await newScan(stack);
+    const first = await client.callTool({ name: 'recommend_products', arguments: scan });
+    assert.equal(first.isError, undefined);
+    const result = first.structuredContent as any;
+    assert.deepEqual(result.scan_concerns, ['redness', 'acne', 'dark_spots']);
+    assert.equal(result.products.length, 5);
+    const scores = result.products.map((p: any) => p.match_score);
+    assert.deepEqual(
+      [...scores].sort((a, b) => b - a),
+      scores,
+      'best first',
+    );
+    assert.equal(result.products[0].product_id, 't-azelaic');
+    assert.deepEqual(result.products[0].matches_concerns.slice().sort(), ['acne', 'dark_spots', 'redness']);
+    assert.deepEqual(result.products[0].attributes, {
+      vegan: true,
+      cruelty_free: true,
+      fragrance_free: true,
+      alcohol_free: true,
+      fungal_acne_safe: true,
+    });
+    assert.ok(!result.products.some((p: any) => p.product_id === 't-nolist' && p.match_score !== null));
+    assert.match(result.match_basis, /redness/);
+    assert.match(result.match_basis, /engine \d+\.\d+\.\d+/);
+    assert.match(result.limitations, /not a diagnosis/);
+    assert.deepEqual(result.entitlement, {
+      tier: 'free_guest',
+      used: 1,
+      included: 1,
+      remaining: 0,
+      upgrade_required: false,
+      more_in_app: result.entitlement.more_in_app,
+    });
+
+    const second = await client.callTool({ name: 'recommend_products', arguments: scan });
+    const again = second.structuredContent as any;
+    assert.deepEqual(again.products, []);
+    assert.equal(again.entitlement.upgrade_required, true);
+    assert.equal(again.entitlement.remaining, 0);
+  });
+
+  it('filters narrow the candidates and never change a score', async () => {
+    const all = (await callTool(stack.baseUrl, 'recommend_products', await newScan(stack))).structuredContent;
+    const filtered = (
+      await callTool(stack.baseUrl, 'recommend_products', {
+        ...(await newScan(stack)),
+        product_type: 'serum',
+        free_from: ['fragrance'],
+        brand: 'TESTBRAND',
+      })
+    ).structuredContent;
+    assert.ok(filtered.products.length > 0);
+    for (const p of filtered.products) {
+      assert.equal(p.product_type, 'serum');
+      assert.equal(p.brand, 'Testbrand');
+      assert.equal(p.attributes.fragrance_free, true);
+      const unfiltered = all.products.find((q: any) => q.product_id === p.product_id);
+      if (unfiltered) assert.equal(p.match_score, unfiltered.match_score);
+    }
+    assert.ok(!filtered.products.some((p: any) => p.product_id === 't-fragrant'));
+  });
+
+  it('vegan, cruelty_free and country filters', async () => {
+    const res = await callTool(stack.baseUrl, 'recommend_products', {
+      ...(await newScan(stack)),
+      vegan: true,
+      cruelty_free: true,
+    });
+    assert.deepEqual(
+      res.structuredContent.products.map((p: any) => p.product_id),
+      ['t-azelaic'],
+    );
+    const korea = await callTool(stack.baseUrl, 'recommend_products', {
+      ...(await newScan(stack)),
+      country: 'korea',
+    });
+    assert.deepEqual(
+      korea.structuredContent.products.map((p: any) => p.product_id),
+      ['t-vitc'],
+    );
+  });
+
+  it('no candidate: success with no products, and the allowance is kept', async () => {
+    const scan = await newScan(stack);
+    const none = await callTool(stack.baseUrl, 'recommend_products', { ...scan, brand: 'No Such Brand' });
+    assert.equal(none.isError, undefined);
+    assert.deepEqual(none.structuredContent.products, []);
+    assert.equal(none.structuredContent.entitlement.used, 0);
+    assert.equal(none.structuredContent.entitlement.upgrade_required, false);
+    const then = await callTool(stack.baseUrl, 'recommend_products', scan);
+    assert.equal(then.structuredContent.products.length, 5);
+  });
+
+  it('exactly one of 20 simultaneous first calls gets products', async () => {
+    const scan = await newScan(stack);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => callTool(stack.baseUrl, 'recommend_products', scan)),
+    );
+    const withProducts = results.filter((r) => r.structuredContent.products.length > 0);
+    assert.equal(withProducts.length, 1);
+    assert.equal(results.filter((r) => r.structuredContent.entitlement.upgrade_required).length, 19);
+  });
+
+  describe('errors', () => {
+    const cases: [string, object, string, string | undefined][] = [
+      ['unknown key', { colour: 'red' }, 'invalid_input', 'colour'],
+      ['product_type outside the enum', { product_type: 'shampoo' }, 'invalid_input', 'product_type'],
+      ['skin_type outside the enum', { skin_type: 'sensitive' }, 'invalid_input', 'skin_type'],
+      [
+        'free_from over 3 items',
+        { free_from: ['fragrance', 'alcohol', 'fragrance', 'alcohol'] },
+        'invalid_input',
+        'free_from',
+      ],
+      ['free_from item outside the enum', { free_from: ['parabens'] }, 'invalid_input', 'free_from.0'],
+      ['brand over 60 characters', { brand: 'b'.repeat(61) }, 'invalid_input', 'brand'],
+      ['country over 40 characters', { country: 'c'.repeat(41) }, 'invalid_input', 'country'],
+      ['vegan not boolean', { vegan: 'yes' }, 'invalid_input', 'vegan'],
+      ['missing run_id', { run_id: undefined }, 'scan_required', undefined],
+    ];
+    for (const [title, change, code, field] of cases) {
+      it(`${title} → ${code}`, async () => {
+        const result = await callTool(stack.baseUrl, 'recommend_products', {
+          ...(await newScan(stack)),
+          ...change,
+        });
+        assert.equal(errorCode(result), code);
+        assert.equal(result.structuredContent.error.field, field);
+      });
+    }
+
+    it('wrong token and unknown scan → not_found', async () => {
+      const scan = await newScan(stack);
+      const wrong = await callTool(stack.baseUrl, 'recommend_products', {
+        ...scan,
+        access_token: 'e'.repeat(64),
+      });
+      assert.equal(errorCode(wrong), 'not_found');
+      const unknown = await callTool(stack.baseUrl, 'recommend_products', {
+        ...scan,
+        run_id: '5d0c0b6e-8f3a-4b4f-9a51-1f3f7e1c2d3b',
+      });
+      assert.equal(errorCode(unknown), 'not_found');
+    });
+
+    it('no photo yet → scan_not_uploaded; uploaded but not complete → scan_not_ready', async () => {
+      const scan = await newScan(stack, false);
+      assert.equal(errorCode(await callTool(stack.baseUrl, 'recommend_products', scan)), 'scan_not_uploaded');
+      for (const status of ['queued', 'analyzing', 'failed'] as const) {
+        await setScanStatus(stack.orm, scan.run_id, status);
+        assert.equal(
+          errorCode(await callTool(stack.baseUrl, 'recommend_products', scan)),
+          'scan_not_ready',
+          status,
+        );
+      }
+    });
+
+    it('validation failures do not consume the allowance', async () => {
+      const scan = await newScan(stack);
+      await callTool(stack.baseUrl, 'recommend_products', { ...scan, product_type: 'shampoo' });
+      const ok = await callTool(stack.baseUrl, 'recommend_products', scan);
+      assert.equal(ok.structuredContent.products.length, 5);
+    });
+  });
+});
+
+describe('recommend_products when things go wrong', () => {
+  it('an empty catalog → catalog_unavailable', async () => {
+    const stack = await startStack('recommend-empty');
+    try {
+      const scan = await newScan(stack);
+      assert.equal(
+        errorCode(await callTool(stack.baseUrl, 'recommend_products', scan)),
+        'catalog_unavailable',
+      );
+    } finally {
+      await stack.close();
+    }
+  });
+
+  it('a failure after consuming, before answering, does not use the allowance up', async () => {
+    let failures = 1;
+    const stack = await startStack('recommend-crash', {
+      products: TEST_CATALOG,
+      afterConsume: () => {
+        if (failures-- > 0) throw new Error('simulated crash after consuming');
+      },
+    });
+    try {
+      const scan = await newScan(stack);
+      const crashed = await rpc(stack.baseUrl, 'tools/call', { name: 'recommend_products', arguments: scan });
+      assert.equal(crashed.body.error.code, -32603);
+      const retry = await callTool(stack.baseUrl, 'recommend_products', scan);
+      assert.equal(retry.structuredContent.products.length, 5);
+      assert.equal(retry.structuredContent.entitlement.upgrade_required, false);
+    } finally {
+      await stack.close();
+    }
+  });
+});
