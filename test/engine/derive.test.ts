@@ -59,8 +59,16 @@ describe('product derivation', () => {
     const rich = deriveProduct(raw({ ingredients: 'Water, Petrolatum, Glycerin' }));
     assert.deepEqual(rich.skin_types, ['dry', 'normal']);
     assert.equal(rich.skin_types_source, 'derived');
-    const richLate = deriveProduct(raw({ ingredients: 'Water, Glycerin, A, B, C, D, Petrolatum' }));
-    assert.deepEqual(richLate.skin_types, ['dry', 'oily', 'combination', 'normal']);
+    const occlusiveLast = deriveProduct(
+      raw({ ingredients: 'Water, Glycerin, Niacinamide, Xanthan Gum, Petrolatum' }),
+    );
+    assert.deepEqual(occlusiveLast.skin_types, ['dry', 'normal']);
+    const facialOil = deriveProduct(raw({ ingredients: 'Squalane, Rosa Canina Fruit Oil, Tocopherol' }));
+    assert.deepEqual(facialOil.skin_types, ['dry', 'normal']);
+    const dropOfOil = deriveProduct(
+      raw({ ingredients: 'Water, Glycerin, Niacinamide, Rosa Canina Fruit Oil' }),
+    );
+    assert.deepEqual(dropOfOil.skin_types, ['dry', 'oily', 'combination', 'normal']);
   });
 
   it('derives vegan=false from animal-derived ingredients only when the source is silent', () => {
