@@ -74,8 +74,12 @@ export interface DerivedProduct extends Omit<RawProduct, 'skin_types'> {
 
 export const MAX_TARGETS = 6;
 export const MAX_KEY_INGREDIENTS = 5;
-/** Occlusives and oils make a formula rich only when they are among its first ingredients. */
-const RICH_WITHIN_FIRST = 6;
+/**
+ * Fixed plant oils make a formula rich when at least this share of its ingredients are oils. Richness
+ * deliberately ignores list position: below 1 % label order is free, so markets and scrapers list the same
+ * product in different orders, and its score must not change with them.
+ */
+const RICH_OIL_SHARE = 1 / 3;
 
 export function deriveProduct(raw: RawProduct): DerivedProduct {
   const parsed = parseInci(raw.ingredients);
@@ -104,9 +108,7 @@ export function deriveProduct(raw: RawProduct): DerivedProduct {
     drying_alcohol: listed('drying-alcohols'),
     fungal_acne_trigger: listed('fungal-acne'),
     pore_clogging: listed('pore-clogging'),
-    rich_texture: certain
-      .slice(0, RICH_WITHIN_FIRST)
-      .some((ingredient) => ingredientFacts(ingredient.name).cautions['rich-texture'] !== null),
+    rich_texture: isRich(certain),
   };
   const declared = declaredSkinTypes(raw.skin_types);
   const { skin_types: _declared, ...rest } = raw;
@@ -135,6 +137,17 @@ export function deriveProduct(raw: RawProduct): DerivedProduct {
 function isSunProtection(raw: RawProduct): boolean {
   const type = raw.product_type?.toLowerCase() ?? '';
   return /\bsun/.test(type) || /\bspf\s*\d+/i.test(raw.name);
+}
+
+/** Any occlusive makes a formula rich; fixed oils do when they are a large share of it. */
+function isRich(ingredients: readonly Ingredient[]): boolean {
+  let oils = 0;
+  for (const ingredient of ingredients) {
+    const rich = ingredientFacts(ingredient.name).cautions['rich-texture'];
+    if (rich?.kind === 'occlusive') return true;
+    if (rich?.kind === 'oil') oils += 1;
+  }
+  return oils > 0 && oils >= ingredients.length * RICH_OIL_SHARE;
 }
 
 /** Each distinct active counts once, however many times or names it appears under. */

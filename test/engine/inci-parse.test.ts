@@ -26,6 +26,7 @@ describe('INCI parser', () => {
       'AQUA / WATER',
       'Purified Water',
       'Eau',
+      'Water\\Aqua\\Eau',
     ]) {
       assert.deepEqual(names(`${spelling}, Glycerin`), ['water', 'glycerin'], spelling);
     }

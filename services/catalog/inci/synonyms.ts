@@ -25,12 +25,12 @@ function buildAliases(table: Record<string, string[]>): Map<string, string> {
   return aliases;
 }
 
-/** Lowercase, no periods except decimal points, single spaces, no spaces around slashes. */
+/** Lowercase, no periods except decimal points, single spaces, backslash read as `/`, no spaces around slashes. */
 export function normalizeSpelling(text: string): string {
   return text
     .toLowerCase()
     .replace(/(?<!\d)\.|\.(?!\d)/g, ' ')
-    .replace(/\s*\/\s*/g, '/')
+    .replace(/\s*[/\\]\s*/g, '/')
     .replace(/\s*-\s*/g, '-')
     .replace(/\s+/g, ' ')
     .trim();

@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { deriveProduct, type RawProduct } from '../../services/catalog/derive.ts';
+import { KB_VERSION } from '../../services/catalog/knowledge/knowledge.ts';
+
+const raw = (fields: Partial<RawProduct>): RawProduct => ({
+  product_id: 'p-1',
+  name: 'Test Product',
+  brand: 'Test Brand',
+  product_type: 'serum',
+  country: 'FR',
+  image_url: null,
+  product_url: null,
+  buy_url: null,
+  ingredients: 'Water, Glycerin',
+  skin_types: null,
+  vegan: null,
+  cruelty_free: null,
+  ...fields,
+});
+
+describe('product derivation', () => {
+  it('says nothing about flags or targets without an ingredient list', () => {
+    const derived = deriveProduct(raw({ ingredients: '#NAME?', vegan: true, cruelty_free: false }));
+    assert.deepEqual(derived.attributes, {
+      vegan: true,
+      cruelty_free: false,
+      fragrance_free: null,
+      alcohol_free: null,
+      fungal_acne_safe: null,
+    });
+    assert.deepEqual(derived.targets, []);
+    assert.deepEqual(derived.key_ingredients, []);
+    assert.deepEqual(derived.skin_types, []);
+    assert.equal(derived.skin_types_source, 'unknown');
+  });
+
+  it('keeps the source fields and records the knowledge-base version', () => {
+    const derived = deriveProduct(raw({ demo: true }));
+    assert.equal(derived.product_id, 'p-1');
+    assert.equal(derived.brand, 'Test Brand');
+    assert.equal(derived.ingredients, 'Water, Glycerin');
+    assert.equal(derived.demo, true);
+    assert.equal(derived.kb_version, KB_VERSION);
+  });
+
+  it('reads declared skin types, expanding "all" and ignoring unknown words', () => {
+    const derived = deriveProduct(raw({ skin_types: ['Oily', ' combination ', 'Sensitive', 'teen'] }));
+    assert.deepEqual(derived.skin_types, ['oily', 'combination', 'sensitive']);
+    assert.equal(derived.skin_types_source, 'declared');
+    assert.deepEqual(deriveProduct(raw({ skin_types: ['All'] })).skin_types, [
+      'dry',
+      'oily',
+      'combination',
+      'normal',
+    ]);
+  });
+
+  it('derives skin types from the formula when the source declares none', () => {
+    const rich = deriveProduct(raw({ ingredients: 'Water, Petrolatum, Glycerin' }));
+    assert.deepEqual(rich.skin_types, ['dry', 'normal']);
+    assert.equal(rich.skin_types_source, 'derived');
+    const occlusiveLast = deriveProduct(
+      raw({ ingredients: 'Water, Glycerin, Niacinamide, Xanthan Gum, Petrolatum' }),
+    );
+    assert.deepEqual(occlusiveLast.skin_types, ['dry', 'normal']);
+    const facialOil = deriveProduct(raw({ ingredients: 'Squalane, Rosa Canina Fruit Oil, Tocopherol' }));
+    assert.deepEqual(facialOil.skin_types, ['dry', 'normal']);
+    const dropOfOil = deriveProduct(
+      raw({ ingredients: 'Water, Glycerin, Niacinamide, Rosa Canina Fruit Oil' }),
+    );
+    assert.deepEqual(dropOfOil.skin_types, ['dry', 'oily', 'combination', 'normal']);
+  });
+
+  it('derives vegan=false from animal-derived ingredients only when the source is silent', () => {
+    assert.equal(deriveProduct(raw({ ingredients: 'Water, Cera Alba' })).attributes.vegan, false);
+    assert.equal(deriveProduct(raw({ ingredients: 'Water, Cera Alba', vegan: true })).attributes.vegan, true);
+    assert.equal(deriveProduct(raw({ ingredients: 'Water, Glycerin' })).attributes.vegan, null);
+    assert.equal(
+      deriveProduct(raw({ ingredients: 'Talc, Mica. May contain: Carmine' })).attributes.vegan,
+      false,
+    );
+  });
+
+  it('counts UV filters only in sun-protection products', () => {
+    const ingredients = 'Water, Zinc Oxide, Glycerin';
+    assert.deepEqual(deriveProduct(raw({ ingredients, product_type: 'moisturizer' })).targets, []);
+    assert.deepEqual(deriveProduct(raw({ ingredients, product_type: 'sunscreen' })).targets, [
+      'dark_spots',
+      'wrinkles',
+    ]);
+    assert.deepEqual(deriveProduct(raw({ ingredients, name: 'Day Fluid SPF 30' })).key_ingredients, [
+      'Zinc Oxide',
+    ]);
+  });
+
+  it('ignores may-contain ingredients for targets', () => {
+    assert.deepEqual(deriveProduct(raw({ ingredients: 'Water. May contain: Salicylic Acid' })).targets, []);
+  });
+
+  it('counts an active once however it is spelled', () => {
+    const derived = deriveProduct(raw({ ingredients: 'Water, Niacinamide, Nicotinamide, Vitamin B3' }));
+    assert.equal(derived.evidence.acne, 2);
+  });
+
+  it('lists at most five key ingredients, in list order, in title case when printed in capitals', () => {
+    const derived = deriveProduct(
+      raw({
+        ingredients: 'AQUA, SALICYLIC ACID, NIACINAMIDE, ZINC PCA, KAOLIN, BENTONITE, GLYCOLIC ACID, RETINOL',
+      }),
+    );
+    assert.deepEqual(derived.key_ingredients, [
+      'Salicylic Acid',
+      'Niacinamide',
+      'Zinc Pca',
+      'Kaolin',
+      'Bentonite',
+    ]);
+    assert.equal(derived.targets.length, 6);
+    // Evidence: pores 11, oiliness 11, acne 9, texture 8, uneven_tone 6, dark_spots 5 (ties with wrinkles, earlier measure).
+    assert.deepEqual(derived.targets, ['pores', 'oiliness', 'acne', 'texture', 'uneven_tone', 'dark_spots']);
+  });
+
+  it('sets the caution flags in a fixed order', () => {
+    const derived = deriveProduct(
+      raw({ ingredients: 'Mineral Oil, Alcohol Denat., Isopropyl Myristate, Polysorbate 20, Parfum' }),
+    );
+    assert.deepEqual(derived.flags, [
+      'fragrance',
+      'drying_alcohol',
+      'fungal_acne_trigger',
+      'pore_clogging',
+      'rich_texture',
+    ]);
+  });
+});

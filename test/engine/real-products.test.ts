@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { type DerivedProduct, deriveProduct } from '../../services/catalog/derive.ts';
+import fixtures from '../fixtures/real-products.json' with { type: 'json' };
+
+interface Expected {
+  readonly fragrance_free: boolean;
+  readonly alcohol_free: boolean;
+  readonly fungal_acne_safe: boolean;
+  readonly vegan?: boolean;
+  readonly targets_include: readonly string[];
+  readonly targets_exclude?: readonly string[];
+  readonly key_ingredients?: readonly string[];
+  readonly skin_types?: readonly string[];
+}
+
+function derive(product: (typeof fixtures.products)[number]): DerivedProduct {
+  return deriveProduct({
+    product_id: product.name,
+    name: product.name,
+    brand: null,
+    product_type: product.product_type,
+    country: null,
+    image_url: null,
+    product_url: null,
+    buy_url: null,
+    ingredients: product.ingredients,
+    skin_types: null,
+    vegan: null,
+    cruelty_free: null,
+  });
+}
+
+describe('real product labels', () => {
+  it('has at least 30 hand-checked products', () => {
+    assert.ok(fixtures.products.length >= 30);
+  });
+
+  for (const product of fixtures.products) {
+    const expected: Expected = product.expected;
+    it(product.name, () => {
+      const derived = derive(product);
+      assert.ok(derived.parsed_ingredients.length > 0);
+      assert.deepEqual(
+        {
+          fragrance_free: derived.attributes.fragrance_free,
+          alcohol_free: derived.attributes.alcohol_free,
+          fungal_acne_safe: derived.attributes.fungal_acne_safe,
+        },
+        {
+          fragrance_free: expected.fragrance_free,
+          alcohol_free: expected.alcohol_free,
+          fungal_acne_safe: expected.fungal_acne_safe,
+        },
+      );
+      if (expected.vegan !== undefined) assert.equal(derived.attributes.vegan, expected.vegan);
+      for (const target of expected.targets_include)
+        assert.ok(derived.targets.includes(target as never), target);
+      for (const target of expected.targets_exclude ?? [])
+        assert.ok(!derived.targets.includes(target as never), target);
+      if (expected.targets_include.length === 0 && expected.targets_exclude === undefined) {
+        assert.ok(derived.targets.length <= 1, `unexpected targets ${derived.targets.join(', ')}`);
+      }
+      if (expected.key_ingredients !== undefined)
+        assert.deepEqual(derived.key_ingredients, expected.key_ingredients);
+      if (expected.skin_types !== undefined) assert.deepEqual(derived.skin_types, expected.skin_types);
+    });
+  }
+});
