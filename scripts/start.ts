@@ -9,8 +9,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../services/core/db/embedded.ts';
 import { loadConfig } from '../services/shared/config.ts';
-
-export const EMBEDDED_PG_PORT = Number(process.env.EMBEDDED_PG_PORT ?? 54320);
+import { EMBEDDED_PG_PORT } from './cli-database.ts';
 
 const config = loadConfig();
 for (const warning of config.warnings) say('start', `WARNING: ${warning}`);

@@ -2,10 +2,14 @@
  * The core process: opens the database, applies migrations and serves the business services.
  * Started by `npm start`'s supervisor, or on its own with DATABASE_URL set.
  */
+import { importRecords, readCatalogFile } from '../catalog/catalog-import.ts';
+import { countProducts } from '../catalog/catalog-store.ts';
 import { loadConfig } from '../shared/config.ts';
 import { createLogger } from '../shared/logger.ts';
 import { startCore } from './core.ts';
 import { migrate, openDatabase } from './db/orm.ts';
+
+const SAMPLE_CATALOG = new URL('../../data/sample-catalog.jsonl', import.meta.url).pathname;
 
 const logger = createLogger('core');
 const config = loadConfig();
@@ -16,6 +20,13 @@ if (!config.databaseUrl) {
 }
 const orm = await openDatabase(config.databaseUrl);
 await migrate(orm);
+if (config.loadSampleCatalog && (await countProducts(orm.em.fork())) === 0) {
+  const report = await importRecords(orm.em.fork(), readCatalogFile(SAMPLE_CATALOG));
+  logger.info(
+    { imported: report.imported, rejected: report.rejected.length },
+    'catalog was empty: loaded the demo catalog',
+  );
+}
 const core = await startCore({
   orm,
   databaseUrl: config.databaseUrl,

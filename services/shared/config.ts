@@ -21,6 +21,8 @@ export interface Config {
   readonly coreUrl: string;
   /** Host header values the façade accepts (DNS-rebinding protection). */
   readonly allowedHosts: readonly string[];
+  /** Load the bundled demo catalog into an empty catalog at start (default: outside production). */
+  readonly loadSampleCatalog: boolean;
   /** Key of the HMAC that turns a scan token into what is stored. */
   readonly tokenPepper: Buffer;
   readonly warnings: readonly string[];
@@ -47,6 +49,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corePort,
     coreUrl: env.CORE_URL ?? `http://127.0.0.1:${corePort}`,
     allowedHosts,
+    loadSampleCatalog: (env.LOAD_SAMPLE_CATALOG ?? (production ? 'false' : 'true')) === 'true',
     tokenPepper: pepper(env.TOKEN_PEPPER, production, dataDir, warnings),
     warnings,
   };
