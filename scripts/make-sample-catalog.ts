@@ -42,30 +42,26 @@ const BRANDS = [
   ['Quillon & Co', 'US'],
 ] as const;
 
-const WATER = ['Water', 'Aqua (Water)', 'Water (Aqua)', 'Aqua/Water/Eau', 'Purified Water'];
+/** Formula fragments are written as INCI lists, the way labels print them. */
+const inci = (list: string): string[] => list.split(', ');
+
+const WATER = inci('Water, Aqua (Water), Water (Aqua), Aqua/Water/Eau, Purified Water');
 const PRESERVATIVES = [
-  ['Phenoxyethanol', 'Ethylhexylglycerin'],
-  ['Phenoxyethanol', 'Chlorphenesin'],
-  ['1,2-Hexanediol', 'Caprylyl Glycol'],
-  ['Sodium Benzoate', 'Potassium Sorbate'],
-  ['Benzyl Alcohol', 'Dehydroacetic Acid'],
+  inci('Phenoxyethanol, Ethylhexylglycerin'),
+  inci('Phenoxyethanol, Chlorphenesin'),
+  inci('1,2-Hexanediol, Caprylyl Glycol'),
+  inci('Sodium Benzoate, Potassium Sorbate'),
+  inci('Benzyl Alcohol, Dehydroacetic Acid'),
 ];
 const FRAGRANCE = [
-  ['Parfum'],
-  ['Fragrance', 'Linalool', 'Limonene'],
-  ['Lavandula Angustifolia (Lavender) Oil', 'Linalool'],
-  ['Citrus Aurantium Dulcis (Orange) Peel Oil', 'Limonene', 'Citral'],
+  inci('Parfum'),
+  inci('Fragrance, Linalool, Limonene'),
+  inci('Lavandula Angustifolia (Lavender) Oil, Linalool'),
+  inci('Citrus Aurantium Dulcis (Orange) Peel Oil, Limonene, Citral'),
 ];
-const BOTANICALS = [
-  'Camellia Sinensis Leaf Extract',
-  'Centella Asiatica Extract',
-  'Aloe Barbadensis Leaf Juice',
-  'Glycyrrhiza Glabra (Licorice) Root Extract',
-  'Chamomilla Recutita (Matricaria) Flower Extract',
-  'Cucumis Sativus (Cucumber) Fruit Extract',
-  'Rosmarinus Officinalis (Rosemary) Leaf Extract',
-  'Avena Sativa (Oat) Kernel Extract',
-];
+const BOTANICALS = inci(
+  'Camellia Sinensis Leaf Extract, Centella Asiatica Extract, Aloe Barbadensis Leaf Juice, Glycyrrhiza Glabra (Licorice) Root Extract, Chamomilla Recutita (Matricaria) Flower Extract, Cucumis Sativus (Cucumber) Fruit Extract, Rosmarinus Officinalis (Rosemary) Leaf Extract, Avena Sativa (Oat) Kernel Extract',
+);
 
 interface Skeleton {
   readonly type: string;
@@ -77,241 +73,47 @@ interface Skeleton {
   readonly alcohol: number;
 }
 
-const EMULSION_LIGHT = [
-  'Glycerin',
-  'Caprylic/Capric Triglyceride',
-  'Cetearyl Alcohol',
-  'Cetearyl Olivate',
-  'Sorbitan Olivate',
-  'Squalane',
-  'Dimethicone',
-  'Carbomer',
-  'Sodium Hydroxide',
-];
-const EMULSION_RICH = [
-  'Glycerin',
-  'Butyrospermum Parkii (Shea) Butter',
-  'Cetearyl Alcohol',
-  'Glyceryl Stearate',
-  'PEG-100 Stearate',
-  'Petrolatum',
-  'Simmondsia Chinensis (Jojoba) Seed Oil',
-  'Tocopherol',
-];
-const EMULSION_GEL = [
-  'Butylene Glycol',
-  'Glycerin',
-  'Propanediol',
-  'Sodium Hyaluronate',
-  'Xanthan Gum',
-  'Hydroxyethylcellulose',
-  'Disodium EDTA',
-];
-const SURFACTANTS = [
-  'Cocamidopropyl Betaine',
-  'Sodium Cocoyl Isethionate',
-  'Glycerin',
-  'Decyl Glucoside',
-  'Sodium Chloride',
-  'Citric Acid',
-];
-const SUN_BASE = [
-  'Dibutyl Adipate',
-  'Isododecane',
-  'Glycerin',
-  'Polymethylsilsesquioxane',
-  'Caprylyl Methicone',
-  'Butylene Glycol',
-  'Tocopheryl Acetate',
-];
+const EMULSION_LIGHT = inci(
+  'Glycerin, Caprylic/Capric Triglyceride, Cetearyl Alcohol, Cetearyl Olivate, Sorbitan Olivate, Squalane, Dimethicone, Carbomer, Sodium Hydroxide',
+);
+const EMULSION_RICH = inci(
+  'Glycerin, Butyrospermum Parkii (Shea) Butter, Cetearyl Alcohol, Glyceryl Stearate, PEG-100 Stearate, Petrolatum, Simmondsia Chinensis (Jojoba) Seed Oil, Tocopherol',
+);
+const EMULSION_GEL = inci(
+  'Butylene Glycol, Glycerin, Propanediol, Sodium Hyaluronate, Xanthan Gum, Hydroxyethylcellulose, Disodium EDTA',
+);
+const SURFACTANTS = inci(
+  'Cocamidopropyl Betaine, Sodium Cocoyl Isethionate, Glycerin, Decyl Glucoside, Sodium Chloride, Citric Acid',
+);
+const SUN_BASE = inci(
+  'Dibutyl Adipate, Isododecane, Glycerin, Polymethylsilsesquioxane, Caprylyl Methicone, Butylene Glycol, Tocopheryl Acetate',
+);
 
+function skeleton(
+  type: string,
+  nouns: string,
+  base: readonly string[][],
+  actives: string,
+  maxActives: number,
+  alcohol: number,
+): Skeleton {
+  return { type, nouns: nouns.split('; '), base, actives: inci(actives), maxActives, alcohol };
+}
+
+// biome-ignore format: one product type per line reads as a table
 const SKELETONS: readonly Skeleton[] = [
-  {
-    type: 'cleanser',
-    nouns: ['Gel Cleanser', 'Foaming Wash', 'Cream Cleanser'],
-    base: [
-      SURFACTANTS,
-      ['Glycerin', 'Coco-Glucoside', 'Sodium Lauroyl Methyl Isethionate', 'Polysorbate 20', 'Xanthan Gum'],
-    ],
-    actives: ['Salicylic Acid', 'Niacinamide', 'Panthenol', 'Allantoin', 'Gluconolactone', 'Ceramide NP'],
-    maxActives: 2,
-    alcohol: 0,
-  },
-  {
-    type: 'toner',
-    nouns: ['Toner', 'Balancing Tonic', 'Prep Water'],
-    base: [
-      ['Butylene Glycol', 'Glycerin', 'Sodium PCA', 'Betaine'],
-      ['Hamamelis Virginiana (Witch Hazel) Water', 'Glycerin', 'Propanediol'],
-    ],
-    actives: [
-      'Glycolic Acid',
-      'Lactic Acid',
-      'Niacinamide',
-      'Panthenol',
-      'Betaine Salicylate',
-      'Sodium Hyaluronate',
-    ],
-    maxActives: 2,
-    alcohol: 0.25,
-  },
-  {
-    type: 'serum',
-    nouns: ['Serum', 'Concentrate', 'Booster'],
-    base: [
-      EMULSION_GEL,
-      [
-        'Propanediol',
-        'Pentylene Glycol',
-        'Glycerin',
-        'Sodium Hyaluronate Crosspolymer',
-        'Acacia Senegal Gum',
-      ],
-    ],
-    actives: [
-      'Niacinamide 10%',
-      'Ascorbic Acid',
-      'Ethyl Ascorbic Acid',
-      'Alpha-Arbutin',
-      'Tranexamic Acid',
-      'Retinol',
-      'Hydroxypinacolone Retinoate',
-      'Azelaic Acid',
-      'Zinc PCA',
-      'Palmitoyl Tripeptide-1',
-      'Acetyl Hexapeptide-8',
-      'Ferulic Acid',
-    ],
-    maxActives: 3,
-    alcohol: 0.05,
-  },
-  {
-    type: 'moisturizer',
-    nouns: ['Moisturizer', 'Day Cream', 'Gel Cream', 'Barrier Cream'],
-    base: [EMULSION_LIGHT, EMULSION_RICH, EMULSION_GEL],
-    actives: [
-      'Niacinamide',
-      'Ceramide NP',
-      'Ceramide AP',
-      'Panthenol',
-      'Urea',
-      'Allantoin',
-      'Bisabolol',
-      'Squalane',
-      'Colloidal Oatmeal',
-      'Adenosine',
-    ],
-    maxActives: 3,
-    alcohol: 0,
-  },
-  {
-    type: 'sunscreen',
-    nouns: ['Daily Shield SPF 50', 'Sun Fluid SPF 30', 'Mineral Veil SPF 50+'],
-    base: [SUN_BASE, ['Caprylic/Capric Triglyceride', 'Alcohol Denat.', 'Silica', 'Glycerin']],
-    actives: [
-      'Zinc Oxide',
-      'Titanium Dioxide (CI 77891)',
-      'Bis-Ethylhexyloxyphenol Methoxyphenyl Triazine',
-      'Ethylhexyl Triazone',
-      'Diethylamino Hydroxybenzoyl Hexyl Benzoate',
-      'Niacinamide',
-    ],
-    maxActives: 3,
-    alcohol: 0.3,
-  },
-  {
-    type: 'eye_care',
-    nouns: ['Eye Cream', 'Eye Gel', 'Under-Eye Serum'],
-    base: [EMULSION_LIGHT, EMULSION_GEL],
-    actives: [
-      'Caffeine',
-      'Palmitoyl Tetrapeptide-7',
-      'Dipeptide-2',
-      'Hesperidin Methyl Chalcone',
-      'Retinal',
-      'Phytonadione',
-      'Niacinamide',
-    ],
-    maxActives: 3,
-    alcohol: 0,
-  },
-  {
-    type: 'exfoliator',
-    nouns: ['Exfoliating Liquid', 'Resurfacing Peel', 'Polishing Powder'],
-    base: [
-      ['Butylene Glycol', 'Glycerin', 'Sodium Hydroxide', 'Xanthan Gum'],
-      ['Propanediol', 'Polysorbate 20', 'Glycerin'],
-    ],
-    actives: [
-      'Glycolic Acid',
-      'Salicylic Acid 2%',
-      'Lactic Acid',
-      'Mandelic Acid',
-      'Papain',
-      'Gluconolactone',
-    ],
-    maxActives: 2,
-    alcohol: 0.15,
-  },
-  {
-    type: 'mask',
-    nouns: ['Clay Mask', 'Sleeping Mask', 'Sheet Mask'],
-    base: [
-      ['Kaolin', 'Bentonite', 'Glycerin', 'Butylene Glycol'],
-      EMULSION_GEL,
-      ['Galactomyces Ferment Filtrate', 'Glycerin', 'Butylene Glycol'],
-    ],
-    actives: [
-      'Charcoal Powder',
-      'Salicylic Acid',
-      'Niacinamide',
-      'Centella Asiatica Extract',
-      'Honey',
-      'Sodium Hyaluronate',
-    ],
-    maxActives: 2,
-    alcohol: 0,
-  },
-  {
-    type: 'treatment',
-    nouns: ['Spot Treatment', 'Night Treatment', 'Clarifying Gel'],
-    base: [['Alcohol Denat.', 'Glycerin', 'Hydroxyethylcellulose'], EMULSION_GEL, EMULSION_RICH],
-    actives: [
-      'Benzoyl Peroxide',
-      'Salicylic Acid',
-      'Sulfur',
-      'Azelaic Acid',
-      'Adapalene',
-      'Retinol',
-      'Tea Tree Oil',
-    ],
-    maxActives: 2,
-    alcohol: 0.2,
-  },
-  {
-    type: 'essence',
-    nouns: ['Essence', 'First Essence'],
-    base: [['Galactomyces Ferment Filtrate', 'Butylene Glycol', 'Glycerin'], EMULSION_GEL],
-    actives: ['Niacinamide', 'Snail Secretion Filtrate', 'Sodium Hyaluronate', 'Beta-Glucan', 'Allantoin'],
-    maxActives: 2,
-    alcohol: 0,
-  },
-  {
-    type: 'face oil',
-    nouns: ['Face Oil', 'Nourishing Oil'],
-    base: [['Rosa Canina Fruit Oil', 'Squalane', 'Simmondsia Chinensis (Jojoba) Seed Oil', 'Tocopherol']],
-    actives: ['Bakuchiol', 'Tetrahexyldecyl Ascorbate', 'Retinol'],
-    maxActives: 1,
-    alcohol: 0,
-  },
-  {
-    type: 'mist',
-    nouns: ['Face Mist', 'Hydrating Mist'],
-    base: [['Glycerin', 'Butylene Glycol', 'Rosa Damascena Flower Water']],
-    actives: ['Panthenol', 'Sodium Hyaluronate', 'Centella Asiatica Extract'],
-    maxActives: 1,
-    alcohol: 0.2,
-  },
+  skeleton('cleanser', 'Gel Cleanser; Foaming Wash; Cream Cleanser', [SURFACTANTS, inci('Glycerin, Coco-Glucoside, Sodium Lauroyl Methyl Isethionate, Polysorbate 20, Xanthan Gum')], 'Salicylic Acid, Niacinamide, Panthenol, Allantoin, Gluconolactone, Ceramide NP', 2, 0),
+  skeleton('toner', 'Toner; Balancing Tonic; Prep Water', [inci('Butylene Glycol, Glycerin, Sodium PCA, Betaine'), inci('Hamamelis Virginiana (Witch Hazel) Water, Glycerin, Propanediol')], 'Glycolic Acid, Lactic Acid, Niacinamide, Panthenol, Betaine Salicylate, Sodium Hyaluronate', 2, 0.25),
+  skeleton('serum', 'Serum; Concentrate; Booster', [EMULSION_GEL, inci('Propanediol, Pentylene Glycol, Glycerin, Sodium Hyaluronate Crosspolymer, Acacia Senegal Gum')], 'Niacinamide 10%, Ascorbic Acid, Ethyl Ascorbic Acid, Alpha-Arbutin, Tranexamic Acid, Retinol, Hydroxypinacolone Retinoate, Azelaic Acid, Zinc PCA, Palmitoyl Tripeptide-1, Acetyl Hexapeptide-8, Ferulic Acid', 3, 0.05),
+  skeleton('moisturizer', 'Moisturizer; Day Cream; Gel Cream; Barrier Cream', [EMULSION_LIGHT, EMULSION_RICH, EMULSION_GEL], 'Niacinamide, Ceramide NP, Ceramide AP, Panthenol, Urea, Allantoin, Bisabolol, Squalane, Colloidal Oatmeal, Adenosine', 3, 0),
+  skeleton('sunscreen', 'Daily Shield SPF 50; Sun Fluid SPF 30; Mineral Veil SPF 50+', [SUN_BASE, inci('Caprylic/Capric Triglyceride, Alcohol Denat., Silica, Glycerin')], 'Zinc Oxide, Titanium Dioxide (CI 77891), Bis-Ethylhexyloxyphenol Methoxyphenyl Triazine, Ethylhexyl Triazone, Diethylamino Hydroxybenzoyl Hexyl Benzoate, Niacinamide', 3, 0.3),
+  skeleton('eye_care', 'Eye Cream; Eye Gel; Under-Eye Serum', [EMULSION_LIGHT, EMULSION_GEL], 'Caffeine, Palmitoyl Tetrapeptide-7, Dipeptide-2, Hesperidin Methyl Chalcone, Retinal, Phytonadione, Niacinamide', 3, 0),
+  skeleton('exfoliator', 'Exfoliating Liquid; Resurfacing Peel; Polishing Powder', [inci('Butylene Glycol, Glycerin, Sodium Hydroxide, Xanthan Gum'), inci('Propanediol, Polysorbate 20, Glycerin')], 'Glycolic Acid, Salicylic Acid 2%, Lactic Acid, Mandelic Acid, Papain, Gluconolactone', 2, 0.15),
+  skeleton('mask', 'Clay Mask; Sleeping Mask; Sheet Mask', [inci('Kaolin, Bentonite, Glycerin, Butylene Glycol'), EMULSION_GEL, inci('Galactomyces Ferment Filtrate, Glycerin, Butylene Glycol')], 'Charcoal Powder, Salicylic Acid, Niacinamide, Centella Asiatica Extract, Honey, Sodium Hyaluronate', 2, 0),
+  skeleton('treatment', 'Spot Treatment; Night Treatment; Clarifying Gel', [inci('Alcohol Denat., Glycerin, Hydroxyethylcellulose'), EMULSION_GEL, EMULSION_RICH], 'Benzoyl Peroxide, Salicylic Acid, Sulfur, Azelaic Acid, Adapalene, Retinol, Tea Tree Oil', 2, 0.2),
+  skeleton('essence', 'Essence; First Essence', [inci('Galactomyces Ferment Filtrate, Butylene Glycol, Glycerin'), EMULSION_GEL], 'Niacinamide, Snail Secretion Filtrate, Sodium Hyaluronate, Beta-Glucan, Allantoin', 2, 0),
+  skeleton('face oil', 'Face Oil; Nourishing Oil', [inci('Rosa Canina Fruit Oil, Squalane, Simmondsia Chinensis (Jojoba) Seed Oil, Tocopherol')], 'Bakuchiol, Tetrahexyldecyl Ascorbate, Retinol', 1, 0),
+  skeleton('mist', 'Face Mist; Hydrating Mist', [inci('Glycerin, Butylene Glycol, Rosa Damascena Flower Water')], 'Panthenol, Sodium Hyaluronate, Centella Asiatica Extract', 1, 0.2),
 ];
 const ADJECTIVES = [
   'Calm',

@@ -111,10 +111,21 @@ export function deriveProduct(raw: RawProduct): DerivedProduct {
     rich_texture: isRich(certain),
   };
   const declared = declaredSkinTypes(raw.skin_types);
-  const { skin_types: _declared, ...rest } = raw;
 
   return {
-    ...rest,
+    // Only the documented fields are carried over, so a feed's extra columns never reach a response.
+    product_id: raw.product_id,
+    name: raw.name,
+    brand: raw.brand,
+    product_type: raw.product_type,
+    country: raw.country,
+    image_url: raw.image_url,
+    product_url: raw.product_url,
+    buy_url: raw.buy_url,
+    ingredients: raw.ingredients,
+    vegan: raw.vegan,
+    cruelty_free: raw.cruelty_free,
+    ...(raw.demo === undefined ? {} : { demo: raw.demo }),
     skin_types: declared.length > 0 ? declared : hasList ? formulaSkinTypes(flagged.rich_texture) : [],
     skin_types_source: declared.length > 0 ? 'declared' : hasList ? 'derived' : 'unknown',
     parsed_ingredients: parsed,

@@ -41,6 +41,9 @@ describe('product derivation', () => {
     assert.equal(derived.ingredients, 'Water, Glycerin');
     assert.equal(derived.demo, true);
     assert.equal(derived.kb_version, KB_VERSION);
+    const withExtra = { ...raw({}), internal_cost: 3 } as RawProduct;
+    assert.equal('internal_cost' in deriveProduct(withExtra), false);
+    assert.equal('demo' in deriveProduct(raw({})), false);
   });
 
   it('reads declared skin types, expanding "all" and ignoring unknown words', () => {
