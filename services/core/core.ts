@@ -5,9 +5,11 @@
 
 import { Health } from '../../gen/grpc/health/v1/health_pb.ts';
 import { ServerReflection } from '../../gen/grpc/reflection/v1/reflection_pb.ts';
+import { CatalogService } from '../../gen/skinmatch/v1/catalog_pb.ts';
 import { MatchService } from '../../gen/skinmatch/v1/match_pb.ts';
 import { ScanService } from '../../gen/skinmatch/v1/scan_pb.ts';
 import { StatusService } from '../../gen/skinmatch/v1/status_pb.ts';
+import { CatalogServiceImpl } from '../catalog/catalog-service.ts';
 import { LiveCatalog } from '../catalog/catalog-store.ts';
 import { MatchServiceImpl } from '../match/match-service.ts';
 import { ScanServiceImpl } from '../scan/scan-service.ts';
@@ -39,7 +41,7 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
   await notifications.start();
   const catalog = new LiveCatalog(orm, logger);
   await catalog.start(notifications);
-  const services = [ScanService, MatchService, StatusService];
+  const services = [ScanService, MatchService, CatalogService, StatusService];
   const databaseUp = () => orm.isConnected();
   const server = await startServer({
     port: options.port,
@@ -48,6 +50,7 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
     routes: (router) => {
       router.service(ScanService, new ScanServiceImpl({ ...options, notifications }));
       router.service(MatchService, new MatchServiceImpl({ ...options, catalog }));
+      router.service(CatalogService, new CatalogServiceImpl(catalog));
       router.service(StatusService, new StatusServiceImpl(orm));
       router.service(
         Health,

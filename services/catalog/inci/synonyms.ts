@@ -92,3 +92,8 @@ export function canonicalName(label: string): string {
 export function canonicalNames(): string[] {
   return Object.keys(data.synonyms).sort();
 }
+
+/** Other spellings the table knows for a canonical name (empty for names it does not list). */
+export function synonymsOf(canonical: string): readonly string[] {
+  return (data.synonyms as Record<string, string[]>)[canonical] ?? [];
+}

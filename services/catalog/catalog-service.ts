@@ -1,0 +1,86 @@
+/**
+ * CatalogService: products and ingredients, read from the live in-memory catalog (the same index
+ * recommendations use), a page at a time. Page tokens are opaque offsets into a stable order.
+ */
+import { create } from '@bufbuild/protobuf';
+import type { ServiceImpl } from '@connectrpc/connect';
+import {
+  type CatalogService,
+  type GetIngredientRequest,
+  GetIngredientResponseSchema,
+  type GetProductRequest,
+  GetProductResponseSchema,
+  type SearchIngredientsRequest,
+  SearchIngredientsResponseSchema,
+  type SearchProductsRequest,
+  SearchProductsResponseSchema,
+} from '../../gen/skinmatch/v1/catalog_pb.ts';
+import { checkFilter } from '../match/match-input.ts';
+import { toProductMessage } from '../match/product-message.ts';
+import { serviceError } from '../shared/errors.ts';
+import type { LiveCatalog } from './catalog-store.ts';
+import { describeIngredient, ingredientNames, resolveIngredient } from './ingredient-book.ts';
+
+const DEFAULT_PAGE = 20;
+const MAX_PAGE = 100;
+
+export class CatalogServiceImpl implements ServiceImpl<typeof CatalogService> {
+  readonly #catalog: LiveCatalog;
+
+  constructor(catalog: LiveCatalog) {
+    this.#catalog = catalog;
+  }
+
+  async searchProducts(req: SearchProductsRequest) {
+    checkFilter(req.filter);
+    const found = this.#index().search(req.query, req.filter);
+    const { start, end, next } = page(req.pageSize, req.pageToken, found.length);
+    return create(SearchProductsResponseSchema, {
+      products: found.slice(start, end).map((entry) => toProductMessage(entry.product)),
+      nextPageToken: next,
+    });
+  }
+
+  async getProduct(req: GetProductRequest) {
+    const entry = this.#index().get(req.productId);
+    if (!entry) throw serviceError('not_found', `No product "${req.productId}" in the catalog.`);
+    return create(GetProductResponseSchema, { product: toProductMessage(entry.product) });
+  }
+
+  async searchIngredients(req: SearchIngredientsRequest) {
+    const query = req.query.trim().toLowerCase();
+    const names = ingredientNames(this.#index()).filter((name) => name.includes(query));
+    const { start, end, next } = page(req.pageSize, req.pageToken, names.length);
+    return create(SearchIngredientsResponseSchema, {
+      ingredients: names.slice(start, end).map(describeIngredient),
+      nextPageToken: next,
+    });
+  }
+
+  async getIngredient(req: GetIngredientRequest) {
+    const name = resolveIngredient(this.#index(), req.name);
+    if (!name) throw serviceError('not_found', `No ingredient "${req.name}" is known.`);
+    return create(GetIngredientResponseSchema, { ingredient: describeIngredient(name) });
+  }
+
+  #index() {
+    if (!this.#catalog.available) {
+      throw serviceError('catalog_unavailable', 'The product catalog cannot be used at the moment.');
+    }
+    return this.#catalog.index;
+  }
+}
+
+function page(pageSize: number, pageToken: string, total: number) {
+  if (pageSize < 0)
+    throw serviceError('invalid_input', 'page_size must not be negative.', { field: 'page_size' });
+  const size = Math.min(pageSize || DEFAULT_PAGE, MAX_PAGE);
+  const start = pageToken === '' ? 0 : Number.parseInt(pageToken, 10);
+  if (!Number.isInteger(start) || start < 0 || String(start) !== pageToken.replace(/^$/, '0')) {
+    throw serviceError('invalid_input', 'page_token is not one this service issued.', {
+      field: 'page_token',
+    });
+  }
+  const end = Math.min(start + size, total);
+  return { start, end, next: end < total ? String(end) : '' };
+}

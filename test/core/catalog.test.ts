@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Code, ConnectError, createClient } from '@connectrpc/connect';
+import { createGrpcTransport } from '@connectrpc/connect-node';
+import { CatalogService } from '../../gen/skinmatch/v1/catalog_pb.ts';
+import { errorReason } from '../../services/shared/errors.ts';
+import { TEST_CATALOG } from '../support/fixtures.ts';
+import { type Stack, startStack } from '../support/stack.ts';
+
+const run = promisify(execFile);
+
+describe('CatalogService over gRPC', () => {
+  let stack: Stack;
+  let catalog: ReturnType<typeof createClient<typeof CatalogService>>;
+
+  before(async () => {
+    stack = await startStack('catalog', { products: TEST_CATALOG });
+    catalog = createClient(CatalogService, createGrpcTransport({ baseUrl: stack.coreUrl }));
+  });
+  after(() => stack?.close());
+
+  it('searches by text and filters, a page at a time', async () => {
+    const serums = await catalog.searchProducts({ filter: { productType: 'serum' }, pageSize: 2 });
+    assert.deepEqual(
+      serums.products.map((p) => p.productId),
+      ['t-azelaic', 't-fragrant'],
+    );
+    assert.equal(serums.nextPageToken, '2');
+    const rest = await catalog.searchProducts({ filter: { productType: 'serum' }, pageToken: '2' });
+    assert.deepEqual(
+      rest.products.map((p) => p.productId),
+      ['t-vitc'],
+    );
+    assert.equal(rest.nextPageToken, '');
+    const text = await catalog.searchProducts({ query: 'salicylic ZINC' });
+    assert.deepEqual(
+      text.products.map((p) => p.productId),
+      ['t-salicylic'],
+    );
+  });
+
+  it('gets a product with its derived fields', async () => {
+    const { product } = await catalog.getProduct({ productId: 't-fragrant' });
+    assert.equal(product?.attributes?.fragranceFree, false);
+    assert.equal(product?.attributes?.alcoholFree, false);
+    assert.ok(product?.flags.includes('fragrance'));
+    assert.ok(product?.ingredients.includes('niacinamide'));
+  });
+
+  it('describes ingredients: what they address, what they raise, and why', async () => {
+    const { ingredient } = await catalog.getIngredient({ name: 'Parfum' });
+    assert.equal(ingredient?.name, 'fragrance');
+    assert.ok(ingredient?.flags.includes('fragrance'));
+    assert.ok((ingredient?.reasons.length ?? 0) > 0);
+    const { ingredient: azelaic } = await catalog.getIngredient({ name: 'Azelaic Acid' });
+    assert.ok(azelaic?.addresses.some((a) => a.concern === 'redness' && a.evidence >= 2));
+    const found = await catalog.searchIngredients({ query: 'alcohol', pageSize: 100 });
+    assert.ok(
+      found.ingredients.some((i) => i.name === 'alcohol denat' || i.flags.includes('drying-alcohols')),
+    );
+  });
+
+  it('unknown product or ingredient → not_found; bad page token or filter → invalid_input', async () => {
+    const expect = async (call: Promise<unknown>, code: Code, reason: string) =>
+      assert.rejects(call, (err) => {
+        assert.equal(ConnectError.from(err).code, code);
+        assert.equal(errorReason(err), reason);
+        return true;
+      });
+    await expect(catalog.getProduct({ productId: 'nope' }), Code.NotFound, 'not_found');
+    await expect(catalog.getIngredient({ name: 'unobtainium' }), Code.NotFound, 'not_found');
+    await expect(catalog.searchProducts({ pageToken: 'x' }), Code.InvalidArgument, 'invalid_input');
+    await expect(
+      catalog.searchProducts({ filter: { skinType: 'purple' } }),
+      Code.InvalidArgument,
+      'invalid_input',
+    );
+  });
+});
+
+describe('npm run catalog:import', () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startStack('catalog-import');
+  });
+  after(() => stack?.close());
+
+  const importFile = (file: string) =>
+    run(process.execPath, ['scripts/catalog-import.ts', file], {
+      env: { ...process.env, DATABASE_URL: stack.databaseUrl, LOG_LEVEL: 'warn' },
+    }).then(
+      (r) => ({ code: 0, ...r }),
+      (e) => ({ code: e.code as number, stdout: e.stdout as string, stderr: e.stderr as string }),
+    );
+  const count = async () =>
+    Number((await stack.orm.em.getConnection().execute('select count(*) as n from products'))[0]!.n);
+
+  it('imports JSON Lines idempotently and reports every rejected line with its reason', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'catalog-'));
+    const file = join(dir, 'catalog.jsonl');
+    const lines = [
+      JSON.stringify(TEST_CATALOG[0]),
+      JSON.stringify(TEST_CATALOG[1]),
+      '{not json',
+      JSON.stringify({ ...TEST_CATALOG[2], name: '' }),
+      JSON.stringify({ ...TEST_CATALOG[3], product_url: 'ftp://x' }),
+      JSON.stringify(TEST_CATALOG[0]),
+    ];
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const first = await importFile(file);
+    assert.equal(first.code, 1);
+    assert.match(first.stdout, /2 products imported/);
+    assert.match(first.stderr, /rejected line 3: not valid JSON/);
+    assert.match(first.stderr, /rejected line 4: name is required/);
+    assert.match(first.stderr, /rejected line 5: product_url must be an http\(s\) URL/);
+    assert.match(first.stderr, /rejected line 6: duplicate product_id \(first on line 1\)/);
+    assert.equal(await count(), 2);
+    await importFile(file);
+    assert.equal(await count(), 2);
+  });
+
+  it('imports CSV with quoted INCI lists and ;-separated skin types', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'catalog-'));
+    const file = join(dir, 'catalog.csv');
+    writeFileSync(
+      file,
+      [
+        'product_id,name,brand,product_type,country,image_url,product_url,buy_url,ingredients,skin_types,vegan,cruelty_free,demo',
+        'csv-1,Csv Serum,Csvbrand,serum,FR,,,,"Aqua, Niacinamide, Zinc PCA (and) Glycerin",oily;combination,true,,true',
+        'csv-2,Csv Toner,Csvbrand,toner,FR,,,,"Water, Alcohol Denat., Parfum",,maybe,,true',
+      ].join('\n'),
+    );
+    const result = await importFile(file);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /rejected line 3: vegan must be true, false or null/);
+    const rows = await stack.orm.em
+      .getConnection()
+      .execute(`select derived->'skin_types' as s, vegan from products where product_id = 'csv-1'`);
+    assert.deepEqual(rows[0]!.s, ['oily', 'combination']);
+    assert.equal(rows[0]!.vegan, true);
+  });
+
+  it('an unreadable file → exit code 2', async () => {
+    const result = await importFile('/nonexistent/catalog.xml');
+    assert.equal(result.code, 2);
+  });
+});
