@@ -4,13 +4,7 @@
  * best few — with no I/O and no allocation per product. 100 000 products take a few milliseconds.
  */
 import type { ProductFilter } from '../../gen/skinmatch/v1/catalog_types_pb.ts';
-import {
-  compareMatches,
-  compileProduct,
-  createScorer,
-  type EngineProduct,
-  type SkinType,
-} from '../match/engine/index.ts';
+import { compileProduct, createScorer, type EngineProduct, type SkinType } from '../match/engine/index.ts';
 import type { Concern } from '../shared/measures.ts';
 import type { DerivedProduct } from './derive.ts';
 
@@ -61,17 +55,22 @@ export class CatalogIndex {
     const keep = matcher(filter);
     const best: RankedEntry[] = [];
     let candidates = 0;
+    // Entries are in product_id order, so a later entry never wins a tie: only a strictly higher score
+    // enters the list, and most products are passed over without building anything.
+    let floor = Number.NEGATIVE_INFINITY;
     for (const entry of this.entries) {
-      if (!keep(entry)) continue;
+      if (keep !== undefined && !keep(entry)) continue;
       candidates++;
-      const ranked = { entry, score: scorer(entry.engine) };
-      if (best.length === limit && compare(ranked, best[limit - 1]!) >= 0) continue;
-      let at = best.length === limit ? limit - 1 : best.length;
-      while (at > 0 && compare(ranked, best[at - 1]!) < 0) {
+      const score = scorer(entry.engine);
+      const rank = score ?? -1;
+      if (best.length === limit && rank <= floor) continue;
+      let at = Math.min(best.length, limit - 1);
+      while (at > 0 && rank > (best[at - 1]!.score ?? -1)) {
         best[at] = best[at - 1]!;
         at--;
       }
-      best[at] = ranked;
+      best[at] = { entry, score };
+      if (best.length === limit) floor = best[limit - 1]!.score ?? -1;
     }
     return { best, candidates };
   }
@@ -79,18 +78,11 @@ export class CatalogIndex {
   /** Products whose name, brand or ingredients contain every word of `query`, that pass `filter`. */
   search(query: string, filter: ProductFilter | undefined): CatalogEntry[] {
     const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-    const keep = matcher(filter);
+    const keep = matcher(filter) ?? (() => true);
     return this.entries.filter(
       (entry) => keep(entry) && words.every((word) => entry.searchText.includes(word)),
     );
   }
-}
-
-function compare(a: RankedEntry, b: RankedEntry): number {
-  return compareMatches(
-    { product_id: a.entry.product.product_id, match_score: a.score },
-    { product_id: b.entry.product.product_id, match_score: b.score },
-  );
 }
 
 function toEntry(product: DerivedProduct): CatalogEntry {
@@ -113,8 +105,8 @@ const FREE_FROM: Readonly<Record<string, keyof DerivedProduct['attributes']>> = 
 };
 
 /** Filters narrow the candidates and never touch a score; unknown (null) attributes never pass. */
-function matcher(filter: ProductFilter | undefined): (entry: CatalogEntry) => boolean {
-  if (!filter) return () => true;
+function matcher(filter: ProductFilter | undefined): ((entry: CatalogEntry) => boolean) | undefined {
+  if (!filter) return undefined;
   const type = key(filter.productType);
   const brand = key(filter.brand);
   const country = key(filter.country);

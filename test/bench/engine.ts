@@ -1,5 +1,5 @@
 /**
- * Scoring 100 000 products for one scan: `node test/engine/score.bench.ts`.
+ * Scoring 100 000 products for one scan: `npm run bench:engine`.
  *
  * Prints the median time of createScorer + scoring a 100 000-product catalog, against a baseline measured
  * in the same run (a bare loop reading the same fields), as the style guide asks of performance claims.
