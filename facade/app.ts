@@ -14,6 +14,7 @@ import { matchTools } from './mcp/match-tools.ts';
 import { buildServer } from './mcp/mcp-server.ts';
 import { RequestMultiplexer } from './mcp/multiplexer.ts';
 import { scanTools } from './mcp/scan-tools.ts';
+import { GuestLimits, type GuestLimitsConfig } from './rate-limits.ts';
 
 export interface FacadeOptions {
   /** Connect transport to core. */
@@ -21,6 +22,10 @@ export interface FacadeOptions {
   /** Host header values accepted (DNS-rebinding protection); lowercase `host[:port]`. */
   readonly allowedHosts: readonly string[];
   readonly logger: Logger;
+  /** Guest rate limits per network. */
+  readonly limits?: GuestLimitsConfig;
+  /** Trust X-Forwarded-For from the proxy in front (set when behind an ingress). */
+  readonly trustProxy?: boolean;
 }
 
 export async function createFacade(options: FacadeOptions): Promise<Koa> {
@@ -32,12 +37,12 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
   ];
   await buildServer(guestTools, logger).connect(guestMux);
   const routes: Record<string, Koa.Middleware> = {
-    '/mcp': mcpEndpoint(guestMux),
+    '/mcp': mcpEndpoint(guestMux, new GuestLimits(options.limits)),
     '/health': healthEndpoint(createClient(StatusService, options.core)),
   };
 
   const app = new Koa();
-  app.proxy = false;
+  app.proxy = options.trustProxy === true;
   app.use(async (ctx, next) => {
     try {
       await next();

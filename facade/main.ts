@@ -9,7 +9,13 @@ import { createFacade } from './app.ts';
 const logger = createLogger('facade');
 const config = loadConfig();
 const core = createConnectTransport({ baseUrl: config.coreUrl, httpVersion: '2', useBinaryFormat: true });
-const app = await createFacade({ core, allowedHosts: config.allowedHosts, logger });
+const app = await createFacade({
+  core,
+  allowedHosts: config.allowedHosts,
+  logger,
+  limits: { callsPerMinute: config.guestCallsPerMinute, scansPerHour: config.guestScansPerHour },
+  trustProxy: config.trustProxy,
+});
 const server = app.listen(config.facadePort, () => {
   logger.info({ port: config.facadePort, base_url: config.publicBaseUrl }, 'facade listening');
 });

@@ -1,7 +1,8 @@
 /**
  * POST /mcp (and /mcp/account later): the Streamable HTTP transport's rules for a stateless server that
  * answers in JSON. No session, no initialize needed before tools/call. Bodies are bounded, malformed JSON
- * gets JSON-RPC -32700, other methods get 405.
+ * gets JSON-RPC -32700, other methods get 405. Tool calls over the network's rate limit are answered here
+ * with a `rate_limited` tool error, before any work is done.
  */
 import type { MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import {
@@ -12,11 +13,13 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
+import type { GuestLimits } from '../rate-limits.ts';
 import type { RequestMultiplexer } from './multiplexer.ts';
+import { errorResult } from './tool-errors.ts';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
-export function mcpEndpoint(mux: RequestMultiplexer) {
+export function mcpEndpoint(mux: RequestMultiplexer, limits: GuestLimits) {
   return async (ctx: Context): Promise<void> => {
     if (ctx.method !== 'POST') {
       ctx.set('Allow', 'POST');
@@ -51,6 +54,13 @@ export function mcpEndpoint(mux: RequestMultiplexer) {
     }
     const extra: MessageExtraInfo = { requestInfo: { headers: ctx.headers } };
     if (isJSONRPCRequest(message)) {
+      if (message.method === 'tools/call') {
+        const refusal = await limits.check(String(message.params?.name), ctx.ip);
+        if (refusal) {
+          ctx.body = { jsonrpc: '2.0', id: message.id, result: errorResult(refusal) };
+          return;
+        }
+      }
       ctx.body = await mux.request(message, extra);
       return;
     }

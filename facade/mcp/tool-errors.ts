@@ -10,11 +10,13 @@ import { ERROR_DOMAIN, type ErrorReason, isErrorReason } from '../../services/sh
 export class ToolError extends Error {
   readonly code: ErrorReason;
   readonly field: string | undefined;
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: ErrorReason, message: string, field?: string) {
+  constructor(code: ErrorReason, message: string, field?: string, retryAfterSeconds?: number) {
     super(message);
     this.code = code;
     this.field = field;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 
@@ -29,6 +31,7 @@ export function toolResult(structuredContent: Record<string, unknown>, isError =
 export function errorResult(error: ToolError): CallToolResult {
   const body: Record<string, unknown> = { code: error.code, message: error.message };
   if (error.field) body.field = error.field;
+  if (error.retryAfterSeconds !== undefined) body.retry_after_seconds = error.retryAfterSeconds;
   return toolResult({ error: body }, true);
 }
 

@@ -21,6 +21,11 @@ export interface Config {
   readonly coreUrl: string;
   /** Host header values the façade accepts (DNS-rebinding protection). */
   readonly allowedHosts: readonly string[];
+  /** Guest tool calls per network per minute, and scans started per network per hour. */
+  readonly guestCallsPerMinute: number;
+  readonly guestScansPerHour: number;
+  /** Take the client address from X-Forwarded-For (only behind a proxy that sets it). */
+  readonly trustProxy: boolean;
   /** Load the bundled demo catalog into an empty catalog at start (default: outside production). */
   readonly loadSampleCatalog: boolean;
   /** Key of the HMAC that turns a scan token into what is stored. */
@@ -49,6 +54,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corePort,
     coreUrl: env.CORE_URL ?? `http://127.0.0.1:${corePort}`,
     allowedHosts,
+    guestCallsPerMinute: positive(env.RATE_LIMIT_CALLS_PER_MINUTE, 120, 'RATE_LIMIT_CALLS_PER_MINUTE'),
+    guestScansPerHour: positive(env.RATE_LIMIT_SCANS_PER_HOUR, 30, 'RATE_LIMIT_SCANS_PER_HOUR'),
+    trustProxy: env.TRUST_PROXY === 'true',
     loadSampleCatalog: (env.LOAD_SAMPLE_CATALOG ?? (production ? 'false' : 'true')) === 'true',
     tokenPepper: pepper(env.TOKEN_PEPPER, production, dataDir, warnings),
     warnings,
@@ -60,6 +68,13 @@ function port(value: string | undefined, fallback: number, name: string): number
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535)
     throw new Error(`${name} must be a port number, got "${value}"`);
+  return n;
+}
+
+function positive(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got "${value}"`);
   return n;
 }
 

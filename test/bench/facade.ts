@@ -26,6 +26,7 @@ const env = {
   CORE_PORT: String(CORE_PORT),
   FACADE_PORT: String(FACADE_PORT),
   LOG_LEVEL: 'warn',
+  RATE_LIMIT_CALLS_PER_MINUTE: '100000000',
 };
 const children: ChildProcess[] = [];
 // BENCH_PROFILE=1 writes a CPU profile of the façade to .data/profiles/ for `node --cpu-prof` readers.

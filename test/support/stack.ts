@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { pino } from 'pino';
 import { createFacade } from '../../facade/app.ts';
+import type { GuestLimitsConfig } from '../../facade/rate-limits.ts';
 import { upsertProducts } from '../../services/catalog/catalog-store.ts';
 import type { RawProduct } from '../../services/catalog/derive.ts';
 import { startCore } from '../../services/core/core.ts';
@@ -34,6 +35,8 @@ export interface StackOptions {
   readonly products?: readonly RawProduct[];
   /** Runs after a match allowance is consumed, before the answer commits. */
   readonly afterConsume?: () => void | Promise<void>;
+  /** Guest rate limits; by default high enough never to get in a test's way. */
+  readonly limits?: GuestLimitsConfig;
 }
 
 export async function startStack(name: string, options: StackOptions = {}): Promise<Stack> {
@@ -66,7 +69,12 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
   const coreUrl = `http://127.0.0.1:${core.port}`;
   const transport = createConnectTransport({ baseUrl: coreUrl, httpVersion: '2', useBinaryFormat: true });
   const allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`];
-  const app = await createFacade({ core: transport, allowedHosts, logger: logger.child({ name: 'facade' }) });
+  const app = await createFacade({
+    core: transport,
+    allowedHosts,
+    logger: logger.child({ name: 'facade' }),
+    limits: options.limits ?? { callsPerMinute: 1_000_000, scansPerHour: 1_000_000 },
+  });
   server.on('request', app.callback());
   return {
     orm,
