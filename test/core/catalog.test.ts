@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
 import { CatalogService } from '../../gen/skinmatch/v1/catalog_pb.ts';
 import { errorReason } from '../../services/shared/errors.ts';
 import { TEST_CATALOG } from '../support/fixtures.ts';
@@ -40,6 +42,28 @@ describe('CatalogService over gRPC', () => {
     assert.deepEqual(
       text.products.map((p) => p.productId),
       ['t-salicylic'],
+    );
+  });
+
+  it('answers a @grpc/grpc-js client', async () => {
+    const definition = protoLoader.loadSync('skinmatch/v1/catalog.proto', {
+      includeDirs: [resolve('proto')],
+      defaults: true,
+    });
+    const pkg = grpc.loadPackageDefinition(definition) as any;
+    const client = new pkg.skinmatch.v1.CatalogService(
+      new URL(stack.coreUrl).host,
+      grpc.credentials.createInsecure(),
+    );
+    const res: any = await new Promise((done, fail) =>
+      client.searchProducts({ query: 'centella' }, (err: Error | null, r: unknown) =>
+        err ? fail(err) : done(r),
+      ),
+    );
+    client.close();
+    assert.deepEqual(
+      res.products.map((p: any) => [p.productId, p.attributes.vegan]),
+      [['t-centella', true]],
     );
   });
 
