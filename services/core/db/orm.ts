@@ -29,6 +29,8 @@ export async function openDatabase(databaseUrl: string): Promise<Orm> {
       tableName: 'schema_migrations',
       transactional: true,
       silent: true,
+      // Schema changes are hand-written migrations; no snapshot files are written next to the code.
+      snapshot: false,
     },
     debug: false,
     pool: { min: 0, max: 10 },
