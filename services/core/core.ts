@@ -12,7 +12,9 @@ import { StatusService } from '../../gen/skinmatch/v1/status_pb.ts';
 import { CatalogServiceImpl } from '../catalog/catalog-service.ts';
 import { LiveCatalog } from '../catalog/catalog-store.ts';
 import { MatchServiceImpl } from '../match/match-service.ts';
+import type { Analyzer } from '../scan/analyzer.ts';
 import { ScanServiceImpl } from '../scan/scan-service.ts';
+import { prepareQueue, startScanWorker } from '../scan/scan-worker.ts';
 import { HealthService } from '../shared/health.ts';
 import type { Logger } from '../shared/logger.ts';
 import { Notifications } from '../shared/notifications.ts';
@@ -31,6 +33,8 @@ export interface CoreOptions {
   readonly logger: Logger;
   /** The clock, replaceable in tests (token expiry). */
   readonly now?: () => Date;
+  /** Face analysis for uploaded photos; without it photos queue up until a core with one runs. */
+  readonly analyzer?: Analyzer;
   /** Runs after a match allowance is consumed, before the answer commits (tests simulate crashes). */
   readonly afterConsume?: () => void | Promise<void>;
 }
@@ -39,6 +43,10 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
   const { orm, logger } = options;
   const notifications = new Notifications(options.databaseUrl, ['scan_changed', 'catalog_changed'], logger);
   await notifications.start();
+  await prepareQueue(options.databaseUrl, logger);
+  const worker = options.analyzer
+    ? await startScanWorker({ orm, databaseUrl: options.databaseUrl, analyzer: options.analyzer, logger })
+    : undefined;
   const catalog = new LiveCatalog(orm, logger);
   await catalog.start(notifications);
   const services = [ScanService, MatchService, CatalogService, StatusService];
@@ -66,6 +74,7 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
     port: server.port,
     close: async () => {
       await server.close();
+      await worker?.stop();
       catalog.stop();
       await notifications.close();
     },

@@ -4,12 +4,18 @@
  */
 import type { RawProduct } from '../../services/catalog/derive.ts';
 import type { Orm } from '../../services/core/db/orm.ts';
+import { storePhoto } from '../../services/scan/photo-intake.ts';
 import { concernsFromScores, type Measure } from '../../services/shared/measures.ts';
 
 export async function setScanStatus(orm: Orm, runId: string, status: 'queued' | 'analyzing' | 'failed') {
   await orm.em
     .getConnection()
     .execute('update scans set status = ?, updated_at = now() where id = ?', [status, runId]);
+}
+
+/** Stores a photo for a scan as the upload page will: photo, `queued` and the analysis job at once. */
+export async function uploadPhoto(orm: Orm, runId: string, image: Uint8Array, maxAttempts?: number) {
+  await storePhoto(orm.em.fork(), runId, image, 'image/jpeg', maxAttempts);
 }
 
 /** Completes a scan with known scores, and the concerns inference would derive from them. */

@@ -15,6 +15,7 @@ import { upsertProducts } from '../../services/catalog/catalog-store.ts';
 import type { RawProduct } from '../../services/catalog/derive.ts';
 import { startCore } from '../../services/core/core.ts';
 import { migrate, type Orm, openDatabase } from '../../services/core/db/orm.ts';
+import type { Analyzer } from '../../services/scan/analyzer.ts';
 import { createTestDatabase } from './database.ts';
 
 export interface Stack {
@@ -35,6 +36,8 @@ export interface StackOptions {
   readonly products?: readonly RawProduct[];
   /** Runs after a match allowance is consumed, before the answer commits. */
   readonly afterConsume?: () => void | Promise<void>;
+  /** Face analysis for the scan worker; without one, uploaded photos stay queued. */
+  readonly analyzer?: Analyzer;
   /** Guest rate limits; by default high enough never to get in a test's way. */
   readonly limits?: GuestLimitsConfig;
 }
@@ -65,6 +68,7 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
     logger: logger.child({ name: 'core' }),
     now: () => new Date(Date.now() + clock.offsetMs),
     afterConsume: options.afterConsume,
+    analyzer: options.analyzer,
   });
   const coreUrl = `http://127.0.0.1:${core.port}`;
   const transport = createConnectTransport({ baseUrl: coreUrl, httpVersion: '2', useBinaryFormat: true });

@@ -8,6 +8,7 @@ import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { ProductSchema } from '../../catalog/product-entity.ts';
 import { ScansMigration } from './migrations/0001-scans.ts';
 import { CatalogMigration } from './migrations/0002-catalog.ts';
+import { PhotosMigration } from './migrations/0003-photos.ts';
 import { ScanSchema } from './scan-entity.ts';
 import { SettingSchema } from './setting-entity.ts';
 
@@ -16,6 +17,7 @@ export type Orm = MikroORM<PostgreSqlDriver>;
 const MIGRATIONS = [
   { name: '0001-scans', class: ScansMigration },
   { name: '0002-catalog', class: CatalogMigration },
+  { name: '0003-photos', class: PhotosMigration },
 ];
 
 export async function openDatabase(databaseUrl: string): Promise<Orm> {

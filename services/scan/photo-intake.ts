@@ -1,0 +1,39 @@
+/**
+ * Taking in a photo: in one transaction the photo is stored (replacing an earlier one), the scan goes back
+ * to `queued` with its previous outcome cleared, and an analysis job is enqueued. Either all three happen
+ * or none: a photo is never stored without a job, nor a job queued without its photo.
+ */
+import type { EntityManager } from '@mikro-orm/core';
+import type { SqlEntityManager } from '@mikro-orm/postgresql';
+
+export const ANALYZE_TASK = 'analyze_scan';
+/** Attempts before a scan fails with `analysis_unavailable` (graphile-worker backs off between them). */
+export const MAX_ANALYSIS_ATTEMPTS = 5;
+
+export async function storePhoto(
+  em: EntityManager,
+  runId: string,
+  image: Uint8Array,
+  contentType: string,
+  maxAttempts = MAX_ANALYSIS_ATTEMPTS,
+) {
+  await em.transactional(async (tx) => {
+    const sql = tx as SqlEntityManager;
+    await sql.execute(
+      `insert into scan_photos (run_id, image, content_type, uploaded_at) values (?, ?, ?, now())
+       on conflict (run_id) do update set image = excluded.image, content_type = excluded.content_type,
+         uploaded_at = excluded.uploaded_at`,
+      [runId, Buffer.from(image), contentType],
+    );
+    await sql.execute(
+      `update scans set status = 'queued', stage = '', progress = 0, failure_reason = null, scores = null,
+         concerns = null, completed_at = null, updated_at = now() where id = ?`,
+      [runId],
+    );
+    // job_key: a new photo replaces a job still waiting for the old one.
+    await sql.execute(
+      `select graphile_worker.add_job(?, json_build_object('run_id', ?::text), job_key := ?, max_attempts := ?)`,
+      [ANALYZE_TASK, runId, runId, maxAttempts],
+    );
+  });
+}

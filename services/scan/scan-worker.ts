@@ -1,0 +1,148 @@
+/**
+ * The scan worker: graphile-worker jobs on the same PostgreSQL, one per uploaded photo. Each job streams
+ * the photo through the analyzer and records every step on the scan, so get_skin_scan shows live progress
+ * and WatchScan streams it. The final state and the photo's deletion commit together. When analysis cannot
+ * run, the job throws and graphile-worker retries it with exponential backoff; after the last attempt the
+ * scan fails with `analysis_unavailable` — a scan is never left in `analyzing`.
+ */
+import type { EntityManager } from '@mikro-orm/core';
+import type { SqlEntityManager } from '@mikro-orm/postgresql';
+import { type JobHelpers, Logger as QueueLogger, type Runner, run, runMigrations } from 'graphile-worker';
+import type { Orm } from '../core/db/orm.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { Analyzer } from './analyzer.ts';
+import { ANALYZE_TASK } from './photo-intake.ts';
+
+export const ANALYSIS_UNAVAILABLE = 'analysis_unavailable';
+
+export interface ScanWorkerOptions {
+  readonly orm: Orm;
+  readonly databaseUrl: string;
+  readonly analyzer: Analyzer;
+  readonly logger: Logger;
+  readonly concurrency?: number;
+}
+
+/** Creates graphile-worker's own tables, so photos can be enqueued before any worker runs. */
+export async function prepareQueue(databaseUrl: string, logger: Logger): Promise<void> {
+  await runMigrations({ connectionString: databaseUrl, logger: queueLogger(logger) });
+}
+
+/** graphile-worker's log lines into our logger (its payloads are job ids and task names, never tokens). */
+function queueLogger(logger: Logger): QueueLogger {
+  return new QueueLogger((scope) => (level, message) => {
+    const log = logger.child({ queue: scope.label ?? 'worker' });
+    if (level === 'error') log.error(message);
+    else if (level === 'warning') log.warn(message);
+    else log.debug(message);
+  });
+}
+
+export async function startScanWorker(options: ScanWorkerOptions): Promise<Runner> {
+  const { orm, analyzer, logger } = options;
+  return run({
+    connectionString: options.databaseUrl,
+    concurrency: options.concurrency ?? 2,
+    noHandleSignals: true,
+    logger: queueLogger(logger),
+    parsedCronItems: [],
+    preset: { worker: { pollInterval: 500 } },
+    taskList: {
+      [ANALYZE_TASK]: async (payload, helpers) => {
+        const runId = (payload as { run_id: string }).run_id;
+        await analyzeScan(orm.em.fork(), analyzer, runId, helpers, logger);
+      },
+    },
+  });
+}
+
+async function analyzeScan(
+  em: EntityManager,
+  analyzer: Analyzer,
+  runId: string,
+  helpers: JobHelpers,
+  logger: Logger,
+) {
+  const sql = em as SqlEntityManager;
+  const photos = await sql.execute<{ image: Buffer; uploaded_at: Date }[]>(
+    'select image, uploaded_at from scan_photos where run_id = ?',
+    [runId],
+  );
+  const photo = photos[0];
+  if (!photo) return; // deleted, or already analysed by an earlier attempt
+  const { image } = photo;
+  const finish = (outcome: Outcome) => finishAnalysis(sql, runId, photo.uploaded_at, outcome);
+  const lastAttempt = helpers.job.attempts >= helpers.job.max_attempts;
+  try {
+    await setProgress(sql, runId, 'decoding', 0);
+    let lastPercent = -1;
+    for await (const event of analyzer.analyze(image, helpers.abortSignal ?? new AbortController().signal)) {
+      if (event.kind === 'progress') {
+        if (event.percent === lastPercent) continue;
+        lastPercent = event.percent;
+        await setProgress(sql, runId, event.stage, event.percent);
+      } else if (event.kind === 'result') {
+        await finish({
+          status: 'complete',
+          scores: JSON.stringify(event.scores),
+          concerns: JSON.stringify(event.concerns),
+        });
+        return;
+      } else {
+        await finish({ status: 'failed', failureReason: event.reason });
+        return;
+      }
+    }
+    throw new Error('the analysis stream ended without an outcome');
+  } catch (err) {
+    logger.warn(
+      { run_id: runId, attempt: helpers.job.attempts, err: (err as Error).message },
+      'analysis failed',
+    );
+    if (!lastAttempt) throw err; // graphile-worker retries with backoff
+    await finish({ status: 'failed', failureReason: ANALYSIS_UNAVAILABLE });
+  }
+}
+
+function setProgress(sql: SqlEntityManager, runId: string, stage: string, percent: number) {
+  return sql.execute(
+    `update scans set status = 'analyzing', stage = ?, progress = ?, updated_at = now()
+     where id = ? and status in ('queued', 'analyzing')`,
+    [stage, Math.max(0, Math.min(100, Math.round(percent))), runId],
+  );
+}
+
+interface Outcome {
+  readonly status: 'complete' | 'failed';
+  readonly scores?: string;
+  readonly concerns?: string;
+  readonly failureReason?: string;
+}
+
+/**
+ * The final state and the photo's deletion, in one transaction. If the person uploaded a newer photo
+ * meanwhile, this outcome belongs to a photo that no longer counts: nothing is written, the newer photo's
+ * own job decides.
+ */
+async function finishAnalysis(sql: SqlEntityManager, runId: string, uploadedAt: Date, outcome: Outcome) {
+  await sql.transactional(async (tx) => {
+    const t = tx as SqlEntityManager;
+    const deleted = await t.execute<{ run_id: string }[]>(
+      'delete from scan_photos where run_id = ? and uploaded_at = ? returning run_id',
+      [runId, uploadedAt],
+    );
+    if (deleted.length === 0) return;
+    await t.execute(
+      `update scans set status = ?, stage = '', progress = ?, scores = ?, concerns = ?, failure_reason = ?,
+         completed_at = now(), updated_at = now() where id = ?`,
+      [
+        outcome.status,
+        outcome.status === 'complete' ? 100 : 0,
+        outcome.scores ?? null,
+        outcome.concerns ?? null,
+        outcome.failureReason ?? null,
+        runId,
+      ],
+    );
+  });
+}

@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import type { AnalysisEvent, Analyzer } from '../../services/scan/analyzer.ts';
+import { uploadPhoto } from '../support/fixtures.ts';
+import { callTool } from '../support/mcp.ts';
+import { type Stack, startStack } from '../support/stack.ts';
+
+/**
+ * A stand-in for the inference service whose stream the test drives: each analysis waits for `release`
+ * before its final event, so the test can look at the scan mid-analysis; `failNext` makes the next
+ * analyses die mid-stream as a crashed inference process would.
+ */
+class ScriptedAnalyzer implements Analyzer {
+  failNext = 0;
+  calls = 0;
+  #releases: (() => void)[] = [];
+  outcome: AnalysisEvent = { kind: 'result', scores: { redness: 40, acne: 80 }, concerns: ['redness'] };
+
+  release() {
+    for (const release of this.#releases.splice(0)) release();
+  }
+
+  async *analyze(): AsyncIterable<AnalysisEvent> {
+    this.calls++;
+    yield { kind: 'progress', stage: 'detecting_face', percent: 20 };
+    yield { kind: 'progress', stage: 'measuring', percent: 60 };
+    if (this.failNext > 0) {
+      this.failNext--;
+      throw new Error('inference connection reset');
+    }
+    await new Promise<void>((resolve) => this.#releases.push(resolve));
+    yield this.outcome;
+  }
+}
+
+const PHOTO = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
+
+describe('the scan worker', () => {
+  let stack: Stack;
+  const analyzer = new ScriptedAnalyzer();
+
+  before(async () => {
+    stack = await startStack('scan-worker', { analyzer });
+  });
+  after(async () => {
+    analyzer.release();
+    await stack?.close();
+  });
+
+  const newScan = async () => {
+    const started = await callTool(stack.baseUrl, 'start_skin_scan', { source: 'worker' });
+    return { run_id: started.structuredContent.run_id, access_token: started.structuredContent.access_token };
+  };
+  const read = async (scan: object) =>
+    (await callTool(stack.baseUrl, 'get_skin_scan', scan)).structuredContent;
+  const until = async (scan: object, check: (s: any) => boolean, timeoutMs = 15_000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const state = await read(scan);
+      if (check(state)) return state;
+      if (Date.now() > deadline) throw new Error(`scan stuck at ${JSON.stringify(state)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  const photoCount = async (runId: string) =>
+    Number(
+      (
+        await stack.orm.em
+          .getConnection()
+          .execute('select count(*) as n from scan_photos where run_id = ?', [runId])
+      )[0]!.n,
+    );
+
+  it('shows live progress through get_skin_scan, then completes and deletes the photo', async () => {
+    const scan = await newScan();
+    await uploadPhoto(stack.orm, scan.run_id, PHOTO);
+    const mid = await until(scan, (s) => s.progress === 60);
+    assert.deepEqual(
+      { status: mid.status, stage: mid.stage, next_action: mid.next_action, retry: mid.retry_after_seconds },
+      { status: 'analyzing', stage: 'measuring', next_action: 'poll', retry: 1 },
+    );
+    assert.equal(await photoCount(scan.run_id), 1);
+    analyzer.release();
+    const done = await until(scan, (s) => s.status === 'complete');
+    assert.deepEqual(done.scores, { redness: 40, acne: 80 });
+    assert.deepEqual(done.scan_concerns, ['redness']);
+    assert.equal(done.next_action, 'recommend_products');
+    assert.equal(done.progress, 100);
+    assert.equal(await photoCount(scan.run_id), 0, 'the photo is gone once analysis ends');
+  });
+
+  it('an unusable photo fails with its reason and asks for a retake', async () => {
+    analyzer.outcome = { kind: 'failure', reason: 'too_dark' };
+    try {
+      const scan = await newScan();
+      await uploadPhoto(stack.orm, scan.run_id, PHOTO);
+      await until(scan, (s) => s.stage === 'measuring');
+      analyzer.release();
+      const failed = await until(scan, (s) => s.status === 'failed');
+      assert.equal(failed.failure_reason, 'too_dark');
+      assert.equal(failed.next_action, 'ask_person_to_retake');
+      assert.equal(await photoCount(scan.run_id), 0);
+    } finally {
+      analyzer.outcome = { kind: 'result', scores: { redness: 40, acne: 80 }, concerns: ['redness'] };
+    }
+  });
+
+  it('analysis dying mid-stream is retried, and the scan still completes', async function () {
+    this.timeout(30_000);
+    analyzer.failNext = 1;
+    const calls = analyzer.calls;
+    const scan = await newScan();
+    await uploadPhoto(stack.orm, scan.run_id, PHOTO);
+    await until(scan, () => analyzer.calls === calls + 2, 20_000); // graphile-worker backs off ~3 s
+    analyzer.release();
+    const done = await until(scan, (s) => s.status === 'complete');
+    assert.deepEqual(done.scores, { redness: 40, acne: 80 });
+  });
+
+  it('after the last attempt the scan fails with analysis_unavailable, never stuck in analyzing', async function () {
+    this.timeout(30_000);
+    analyzer.failNext = 2;
+    const scan = await newScan();
+    await uploadPhoto(stack.orm, scan.run_id, PHOTO, 2);
+    const failed = await until(scan, (s) => s.status === 'failed', 20_000);
+    assert.equal(failed.failure_reason, 'analysis_unavailable');
+    assert.equal(await photoCount(scan.run_id), 0);
+  });
+
+  it('a scan deleted while queued is dropped by the worker without a trace', async () => {
+    const scan = await newScan();
+    await callTool(stack.baseUrl, 'delete_skin_scan', scan);
+    await assert.rejects(uploadPhoto(stack.orm, scan.run_id, PHOTO));
+  });
+});
