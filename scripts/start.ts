@@ -4,12 +4,12 @@
  * logs, prints the base URL, and on Ctrl-C (or when any process dies) stops everything, PostgreSQL last.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../services/core/db/embedded.ts';
 import { loadConfig } from '../services/shared/config.ts';
 import { EMBEDDED_PG_PORT } from './cli-database.ts';
+import { waitForPort } from './port.ts';
 
 const config = loadConfig();
 for (const warning of config.warnings) say('start', `WARNING: ${warning}`);
@@ -62,32 +62,19 @@ async function stop(exitCode: number): Promise<void> {
 process.once('SIGINT', () => void stop(0));
 process.once('SIGTERM', () => void stop(0));
 
-run('core', 'services/core/main.ts');
-await waitForPort(config.corePort);
-run('facade', 'facade/main.ts');
-await waitForPort(config.facadePort);
+await started('core', 'services/core/main.ts', config.corePort);
+await started('facade', 'facade/main.ts', config.facadePort);
 say('start', `skinmatch is up: MCP at ${config.publicBaseUrl}/mcp, health at ${config.publicBaseUrl}/health`);
 say('start', 'press Ctrl-C to stop');
 
-function say(name: string, line: string): void {
-  process.stdout.write(`${name.padEnd(7)}| ${line}\n`);
+async function started(name: string, script: string, port: number): Promise<void> {
+  run(name, script);
+  if (!(await waitForPort(port, 60_000, () => stopping)) && !stopping) {
+    say('start', `${name}: nothing listens on port ${port} after 60 s`);
+    await stop(1);
+  }
 }
 
-async function waitForPort(port: number, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!stopping) {
-    const open = await new Promise<boolean>((done) => {
-      const socket = connect(port, '127.0.0.1', () => {
-        socket.end();
-        done(true);
-      });
-      socket.on('error', () => done(false));
-    });
-    if (open) return;
-    if (Date.now() > deadline) {
-      say('start', `nothing listens on port ${port} after ${timeoutMs / 1000} s`);
-      return stop(1);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+function say(name: string, line: string): void {
+  process.stdout.write(`${name.padEnd(7)}| ${line}\n`);
 }

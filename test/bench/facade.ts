@@ -6,10 +6,10 @@
  *   tools/list through the façade     vs  a bare Koa JSON-RPC handler          (target ≥ 0.5×)
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { connect } from 'node:net';
 import { createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { ScanService } from '../../gen/skinmatch/v1/scan_pb.ts';
+import { waitForPort } from '../../scripts/port.ts';
 import { createTestDatabase, stopTestDatabaseServer } from '../support/database.ts';
 import { JSON_RPC_HEADERS } from '../support/mcp.ts';
 import { load, row } from './load.ts';
@@ -39,9 +39,9 @@ const start = (script: string, profile = false) => {
 
 try {
   start('services/core/main.ts');
-  await waitForPort(CORE_PORT);
+  if (!(await waitForPort(CORE_PORT))) throw new Error('core did not start');
   start('facade/main.ts', process.env.BENCH_PROFILE === '1');
-  await waitForPort(FACADE_PORT);
+  if (!(await waitForPort(FACADE_PORT))) throw new Error('the façade did not start');
   const bare = start('test/bench/bare-koa.ts');
   const barePort = await new Promise<number>((resolve) => bare.once('message', (m: any) => resolve(m.port)));
 
@@ -99,19 +99,4 @@ try {
   await new Promise((r) => setTimeout(r, 500));
   await db.drop();
   await stopTestDatabaseServer();
-}
-
-async function waitForPort(port: number): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    const open = await new Promise<boolean>((done) => {
-      const socket = connect(port, '127.0.0.1', () => {
-        socket.end();
-        done(true);
-      });
-      socket.on('error', () => done(false));
-    });
-    if (open) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`nothing listens on ${port}`);
 }

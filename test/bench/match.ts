@@ -20,6 +20,7 @@ import type { DerivedProduct, RawProduct } from '../../services/catalog/derive.t
 import { startCore } from '../../services/core/core.ts';
 import { migrate, openDatabase } from '../../services/core/db/orm.ts';
 import { compareMatches, compileProduct, createScorer } from '../../services/match/engine/index.ts';
+import { PRODUCT_TYPES } from '../../services/match/match-input.ts';
 import { concernsFromScores } from '../../services/shared/measures.ts';
 import { createTestDatabase, stopTestDatabaseServer } from '../support/database.ts';
 import { completeScan, RED_ACNE_SCORES } from '../support/fixtures.ts';
@@ -27,17 +28,6 @@ import { completeScan, RED_ACNE_SCORES } from '../support/fixtures.ts';
 const SIZE = Number(process.env.BENCH_PRODUCTS ?? 100_000);
 const CALLS = Number(process.env.BENCH_CALLS ?? 200);
 const NAIVE_CALLS = 5;
-const TYPES = [
-  'cleanser',
-  'toner',
-  'serum',
-  'moisturizer',
-  'sunscreen',
-  'eye_care',
-  'exfoliator',
-  'mask',
-  'treatment',
-];
 
 const samples = readFileSync(new URL('../../data/sample-catalog.jsonl', import.meta.url), 'utf8')
   .trim()
@@ -51,7 +41,7 @@ const generated: RawProduct[] = Array.from({ length: SIZE }, (_, i) => {
     product_id: id,
     name: `${base.name} ${i}`,
     brand: `Brand ${i % 250}`,
-    product_type: TYPES[i % 9]!,
+    product_type: PRODUCT_TYPES[i % PRODUCT_TYPES.length]!,
   };
 });
 
