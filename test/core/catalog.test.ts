@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -108,10 +108,15 @@ describe('CatalogService over gRPC', () => {
 
 describe('npm run catalog:import', () => {
   let stack: Stack;
+  let dir: string;
   before(async () => {
     stack = await startStack('catalog-import');
+    dir = mkdtempSync(join(tmpdir(), 'catalog-'));
   });
-  after(() => stack?.close());
+  after(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await stack?.close();
+  });
 
   const importFile = (file: string) =>
     run(process.execPath, ['scripts/catalog-import.ts', file], {
@@ -124,7 +129,6 @@ describe('npm run catalog:import', () => {
     Number((await stack.orm.em.getConnection().execute('select count(*) as n from products'))[0]!.n);
 
   it('imports JSON Lines idempotently and reports every rejected line with its reason', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'catalog-'));
     const file = join(dir, 'catalog.jsonl');
     const lines = [
       JSON.stringify(TEST_CATALOG[0]),
@@ -148,7 +152,6 @@ describe('npm run catalog:import', () => {
   });
 
   it('imports CSV with quoted INCI lists and ;-separated skin types', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'catalog-'));
     const file = join(dir, 'catalog.csv');
     writeFileSync(
       file,
