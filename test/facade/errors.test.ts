@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
-import { setAdmissions } from '../../services/scan/admissions.ts';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { callTool, errorCode, JSON_RPC_HEADERS, rpc } from '../support/mcp.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
+const run = promisify(execFile);
 const UNKNOWN_ID = '0b7c6f3e-2a51-4c1e-9d2f-6f1e2d3c4b5a';
 
 describe('tool errors and HTTP behaviour of /mcp', () => {
@@ -112,7 +114,12 @@ describe('tool errors and HTTP behaviour of /mcp', () => {
       run_id: fresh.structuredContent.run_id,
       access_token: fresh.structuredContent.access_token,
     };
-    await setAdmissions(stack.orm.em.fork(), false);
+    // The operator's command, as documented in the README, against this test's database.
+    const admin = (state: string) =>
+      run(process.execPath, ['scripts/admin.ts', 'admissions', state], {
+        env: { ...process.env, DATABASE_URL: stack.databaseUrl },
+      });
+    assert.equal((await admin('off')).stdout, 'admissions off\n');
     try {
       assert.equal(
         errorCode(await callTool(stack.baseUrl, 'start_skin_scan', { source: 'x' })),
@@ -123,7 +130,7 @@ describe('tool errors and HTTP behaviour of /mcp', () => {
       assert.equal(errorCode(await callTool(stack.baseUrl, 'get_skin_scan', args)), undefined);
       assert.equal(errorCode(await callTool(stack.baseUrl, 'delete_skin_scan', args)), undefined);
     } finally {
-      await setAdmissions(stack.orm.em.fork(), true);
+      assert.equal((await admin('on')).stdout, 'admissions on\n');
     }
     assert.equal(errorCode(await callTool(stack.baseUrl, 'start_skin_scan', { source: 'x' })), undefined);
   });
@@ -204,6 +211,36 @@ describe('tool errors and HTTP behaviour of /mcp', () => {
       ]);
       assert.equal(a.structuredContent.run_id, identity.run_id);
       assert.equal(errorCode(b), 'not_found');
+    });
+
+    it('/health says ok: false with 503 when core does not answer', async () => {
+      const { createConnectTransport } = await import('@connectrpc/connect-node');
+      const { createFacade } = await import('../../facade/app.ts');
+      const { pino } = await import('pino');
+      const dead = createConnectTransport({ baseUrl: 'http://127.0.0.1:9', httpVersion: '2' });
+      const allowedHosts: string[] = [];
+      const app = await createFacade({
+        core: dead,
+        allowedHosts,
+        logger: pino({ level: 'silent' }),
+      });
+      const { default: request } = await import('node:http');
+      const server = request.createServer(app.callback()).listen(0, '127.0.0.1');
+      await new Promise((r) => server.once('listening', r));
+      try {
+        const port = (server.address() as { port: number }).port;
+        allowedHosts.push(`127.0.0.1:${port}`);
+        const res = await fetch(`http://127.0.0.1:${port}/health`);
+        assert.equal(res.status, 503);
+        assert.deepEqual(await res.json(), {
+          ok: false,
+          admissions_enabled: false,
+          catalog_tools_enabled: false,
+          photo_intake: 'direct_or_link',
+        });
+      } finally {
+        server.close();
+      }
     });
 
     it('/health reports ok, the switches and photo intake', async () => {
