@@ -47,8 +47,21 @@ export class GuestLimits {
   }
 }
 
+const networks = new Map<string, string>();
+const MAX_REMEMBERED = 10_000;
+
 /** The rate-limit key of a client address: the IPv4 address, or the IPv6 /64 prefix. */
 export function networkOf(address: string): string {
+  let network = networks.get(address);
+  if (network === undefined) {
+    if (networks.size >= MAX_REMEMBERED) networks.clear();
+    network = parseNetwork(address);
+    networks.set(address, network);
+  }
+  return network;
+}
+
+function parseNetwork(address: string): string {
   if (!ipaddr.isValid(address)) return address;
   const parsed = ipaddr.process(address); // IPv4-mapped IPv6 becomes plain IPv4
   if (parsed.kind() === 'ipv4') return parsed.toString();

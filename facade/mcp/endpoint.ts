@@ -4,13 +4,12 @@
  * gets JSON-RPC -32700, other methods get 405. Tool calls over the network's rate limit are answered here
  * with a `rate_limited` tool error, before any work is done.
  */
-import type { MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
-import {
-  isJSONRPCNotification,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
-  SUPPORTED_PROTOCOL_VERSIONS,
+import type {
+  JSONRPCNotification,
+  JSONRPCRequest,
+  MessageExtraInfo,
 } from '@modelcontextprotocol/sdk/types.js';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import type { GuestLimits } from '../rate-limits.ts';
@@ -53,24 +52,47 @@ export function mcpEndpoint(mux: RequestMultiplexer, limits: GuestLimits) {
       return reject(ctx, 400, -32700, 'Parse error: the body is not valid JSON.');
     }
     const extra: MessageExtraInfo = { requestInfo: { headers: ctx.headers } };
-    if (isJSONRPCRequest(message)) {
-      if (message.method === 'tools/call') {
-        const refusal = await limits.check(String(message.params?.name), ctx.ip);
+    const kind = envelope(message);
+    if (kind === 'request') {
+      const request = message as JSONRPCRequest;
+      if (request.method === 'tools/call') {
+        const refusal = await limits.check(String(request.params?.name), ctx.ip);
         if (refusal) {
-          ctx.body = { jsonrpc: '2.0', id: message.id, result: errorResult(refusal) };
+          ctx.body = { jsonrpc: '2.0', id: request.id, result: errorResult(refusal) };
           return;
         }
       }
-      ctx.body = await mux.request(message, extra);
+      ctx.body = await mux.request(request, extra);
       return;
     }
-    if (isJSONRPCNotification(message) || isJSONRPCResultResponse(message)) {
-      if (isJSONRPCNotification(message)) mux.notify(message, extra);
+    if (kind === 'notification' || kind === 'response') {
+      if (kind === 'notification') mux.notify(message as JSONRPCNotification, extra);
       ctx.status = 202;
       return;
     }
     return reject(ctx, 400, -32600, 'Invalid Request: expected one JSON-RPC 2.0 request object.');
   };
+}
+
+/**
+ * The JSON-RPC 2.0 envelope, checked by shape only: the SDK's server validates every message fully, and a
+ * message let through here must be one it will route, or its HTTP request would wait for an answer that
+ * never comes.
+ */
+function envelope(message: unknown): 'request' | 'notification' | 'response' | undefined {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return undefined;
+  const m = message as Record<string, unknown>;
+  if (m.jsonrpc !== '2.0') return undefined;
+  const params = m.params;
+  const paramsOk =
+    params === undefined || (typeof params === 'object' && params !== null && !Array.isArray(params));
+  const idOk = typeof m.id === 'string' || (typeof m.id === 'number' && Number.isInteger(m.id));
+  if (typeof m.method === 'string') {
+    if (!paramsOk) return undefined;
+    if (idOk) return 'request';
+    return 'id' in m ? undefined : 'notification';
+  }
+  return idOk && ('result' in m || 'error' in m) ? 'response' : undefined;
 }
 
 function acceptsBoth(accept: string): boolean {

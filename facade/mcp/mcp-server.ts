@@ -32,14 +32,7 @@ export function buildServer(tools: readonly ToolDefinition[], logger: Logger): S
     { name: 'skinmatch', title: 'skinmatch', version: '0.1.0' },
     { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
   );
-  const listing: Tool[] = tools.map((tool) => ({
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: tool.inputSchema,
-    outputSchema: { type: 'object', anyOf: [tool.outputSchema, ERROR_OUTPUT_SCHEMA] },
-    annotations: { title: tool.title, ...tool.annotations },
-  }));
+  const listing = toolListing(tools);
   const served = new Map(
     tools.map((tool) => [tool.name, { tool, validate: compileInput(tool.inputSchema) }]),
   );
@@ -61,6 +54,18 @@ export function buildServer(tools: readonly ToolDefinition[], logger: Logger): S
     }
   });
   return server;
+}
+
+/** The tools as `tools/list` shows them: each output schema also admits the shared error body. */
+export function toolListing(tools: readonly ToolDefinition[]): Tool[] {
+  return tools.map((tool) => ({
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    outputSchema: { type: 'object', anyOf: [tool.outputSchema, ERROR_OUTPUT_SCHEMA] },
+    annotations: { title: tool.title, ...tool.annotations },
+  }));
 }
 
 /** Enough of an unexpected error to act on, without anything from the request. */
