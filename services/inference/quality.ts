@@ -1,0 +1,137 @@
+/**
+ * Quality gates: reasons a photo cannot be measured, each one the person can act on. They run in the order
+ * a person would fix them: find one face, large enough, facing the camera, then lighting and focus.
+ */
+import type { RgbImage } from './decode.ts';
+import type { Face } from './face.ts';
+import { facePatch } from './regions.ts';
+
+/** Detections below this are not faces for the gates. */
+const FACE_SCORE = 0.6;
+/** Another face at least this share of the main face's area makes the photo a group photo. */
+const PROMINENT_AREA = 0.3;
+/** Narrower faces (in working-image pixels) leave too few pixels per region. */
+const MIN_FACE_WIDTH = 140;
+/** Nose offset from the eyes' midpoint, in eye distances, past which the face is turned. */
+const MAX_YAW = 0.35;
+/** Eye-line tilt past which regions no longer sit on the right skin. */
+const MAX_ROLL_DEGREES = 40;
+const MIN_BRIGHTNESS = 55;
+const MAX_BRIGHTNESS = 215;
+const MAX_CLIPPED = 0.25;
+/** Variance of the Laplacian of the 128×128 face below which detail is lost. */
+export const MIN_SHARPNESS = 20;
+
+export type QualityReason =
+  | 'no_face'
+  | 'several_faces'
+  | 'face_too_small'
+  | 'face_turned'
+  | 'too_dark'
+  | 'overexposed'
+  | 'too_blurry';
+
+export interface Quality {
+  readonly width: number;
+  readonly height: number;
+  readonly faces: number;
+  readonly faceConfidence: number;
+  readonly faceWidthFraction: number;
+  readonly yaw: number;
+  readonly roll: number;
+  readonly brightness: number;
+  readonly clippedFraction: number;
+  readonly sharpness: number;
+}
+
+export interface QualityVerdict {
+  readonly face: Face | undefined;
+  readonly quality: Quality;
+  readonly failure: QualityReason | undefined;
+}
+
+export function judgeQuality(image: RgbImage, detections: readonly Face[]): QualityVerdict {
+  const faces = detections.filter((f) => f.score >= FACE_SCORE);
+  const face = faces[0];
+  const base = {
+    width: image.width,
+    height: image.height,
+    faces: 0,
+    faceConfidence: detections[0]?.score ?? 0,
+  };
+  const empty = { faceWidthFraction: 0, yaw: 0, roll: 0, brightness: 0, clippedFraction: 0, sharpness: 0 };
+  if (!face) return { face, quality: { ...base, ...empty }, failure: 'no_face' };
+
+  const area = (f: Face) => f.box.w * f.box.h;
+  const largest = Math.max(...faces.map(area));
+  const prominent = faces.filter((f) => area(f) >= PROMINENT_AREA * largest).length;
+  const { yaw, roll } = pose(face);
+  const light = lighting(image, face);
+  const quality: Quality = {
+    ...base,
+    faces: prominent,
+    faceConfidence: face.score,
+    faceWidthFraction: face.box.w / image.width,
+    yaw,
+    roll,
+    ...light,
+  };
+  const failure: QualityReason | undefined =
+    prominent > 1
+      ? 'several_faces'
+      : face.box.w < MIN_FACE_WIDTH
+        ? 'face_too_small'
+        : Math.abs(yaw) > MAX_YAW || Math.abs(roll) > MAX_ROLL_DEGREES
+          ? 'face_turned'
+          : light.brightness < MIN_BRIGHTNESS
+            ? 'too_dark'
+            : light.brightness > MAX_BRIGHTNESS || light.clippedFraction > MAX_CLIPPED
+              ? 'overexposed'
+              : light.sharpness < MIN_SHARPNESS
+                ? 'too_blurry'
+                : undefined;
+  return { face, quality, failure };
+}
+
+/** Yaw: the nose's offset from the eyes' midpoint along the eye line, in eye distances; roll in degrees. */
+export function pose(face: Face): { yaw: number; roll: number } {
+  const [right, left, nose] = face.keypoints;
+  const dx = left[0] - right[0];
+  const dy = left[1] - right[1];
+  const d = Math.hypot(dx, dy) || 1;
+  const along = ((nose[0] - (right[0] + left[0]) / 2) * dx + (nose[1] - (right[1] + left[1]) / 2) * dy) / d;
+  return { yaw: along / d, roll: (Math.atan2(dy, dx) * 180) / Math.PI };
+}
+
+/** Brightness, clipping and sharpness of the face itself (a 128×128 crop of its box), in luma. */
+function lighting(image: RgbImage, face: Face) {
+  const size = 128;
+  const rgb = facePatch(image, face, size);
+  const luma = new Float32Array(size * size);
+  let sum = 0;
+  let clipped = 0;
+  for (let i = 0; i < luma.length; i++) {
+    const y = 0.299 * rgb[i * 3]! + 0.587 * rgb[i * 3 + 1]! + 0.114 * rgb[i * 3 + 2]!;
+    luma[i] = y;
+    sum += y;
+    if (y >= 250) clipped++;
+  }
+  let lapSum = 0;
+  let lapSq = 0;
+  let n = 0;
+  for (let y = 1; y < size - 1; y++) {
+    for (let x = 1; x < size - 1; x++) {
+      const i = y * size + x;
+      const lap = luma[i - 1]! + luma[i + 1]! + luma[i - size]! + luma[i + size]! - 4 * luma[i]!;
+      lapSum += lap;
+      lapSq += lap * lap;
+      n++;
+    }
+  }
+  const mean = lapSum / n;
+  return {
+    brightness: sum / luma.length,
+    clippedFraction: clipped / luma.length,
+    sharpness: lapSq / n - mean * mean,
+  };
+}
