@@ -1,0 +1,78 @@
+/**
+ * Builds the skin-measures ONNX model: face-region patches in, raw skin features out (see
+ * docs/measures-graph.md). The model is committed; run this file as a script to rewrite it after a
+ * change, and the tests fail while the committed bytes and the builder disagree.
+ *
+ *   node services/inference/measures-graph/build.ts
+ */
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { create, toBinary } from '@bufbuild/protobuf';
+import { ModelProtoSchema, OperatorSetIdProtoSchema, StringStringEntryProtoSchema } from 'onnx-buf';
+import { addCielab } from './cielab.ts';
+import { addColourFeatures } from './colour-measures.ts';
+import {
+  FEATURES,
+  type FeatureName,
+  INPUT_NAME,
+  MEASURES_MODEL_VERSION,
+  OUTPUT_NAME,
+  PATCH_SIZE,
+} from './features.ts';
+import { GraphBuilder } from './graph-builder.ts';
+import { addTextureFeatures } from './texture-measures.ts';
+
+/** Where the committed model lives. */
+export const MEASURES_MODEL_PATH = fileURLToPath(new URL('../models/skin-measures.onnx', import.meta.url));
+
+/** ONNX IR 8 and opset 17: the newest pair every onnxruntime release of the last years loads. */
+const IR_VERSION = 8n;
+const OPSET_VERSION = 17n;
+
+/** Fixed, so the bytes depend on the graph alone; the model's own version is MEASURES_MODEL_VERSION. */
+const PRODUCER_NAME = 'skinmatch measures-graph';
+const PRODUCER_VERSION = '1';
+
+/** The serialised model. Deterministic: the same source always gives the same bytes. */
+export function buildMeasuresModel(): Uint8Array {
+  const g = new GraphBuilder();
+  const cielab = addCielab(g, INPUT_NAME);
+  const columns: Record<FeatureName, string> = {
+    ...addColourFeatures(g, cielab),
+    ...addTextureFeatures(g, cielab.l),
+  };
+  // Each feature is [n, 1, 1, 1]: stacked along the channels in FEATURES order, then flattened to [n, 12].
+  const stacked = g.node(
+    'Concat',
+    FEATURES.map((name) => columns[name]),
+    ['features_stacked'],
+    { axis: 1 },
+  );
+  g.node('Flatten', [stacked], [OUTPUT_NAME], { axis: 1 });
+
+  const graph = g.toGraph(
+    'skin_measures',
+    { [INPUT_NAME]: ['n', 3, PATCH_SIZE, PATCH_SIZE] },
+    { [OUTPUT_NAME]: ['n', FEATURES.length] },
+  );
+  graph.docString = `Raw skin features of ${PATCH_SIZE}×${PATCH_SIZE} sRGB patches; columns: ${FEATURES.join(', ')}.`;
+
+  const model = create(ModelProtoSchema, {
+    irVersion: IR_VERSION,
+    opsetImport: [create(OperatorSetIdProtoSchema, { domain: '', version: OPSET_VERSION })],
+    producerName: PRODUCER_NAME,
+    producerVersion: PRODUCER_VERSION,
+    docString: MEASURES_MODEL_VERSION,
+    graph,
+    metadataProps: [
+      create(StringStringEntryProtoSchema, { key: 'version', value: MEASURES_MODEL_VERSION }),
+      create(StringStringEntryProtoSchema, { key: 'features', value: FEATURES.join(',') }),
+    ],
+  });
+  return toBinary(ModelProtoSchema, model);
+}
+
+if (import.meta.main) {
+  writeFileSync(MEASURES_MODEL_PATH, buildMeasuresModel());
+  console.log(`wrote ${MEASURES_MODEL_PATH} (${MEASURES_MODEL_VERSION})`);
+}

@@ -1,0 +1,72 @@
+/**
+ * sRGB → CIELAB (D65) inside the graph, per pixel. The colour features and the texture features all
+ * work on L*, a*, b*: lightness and opponent colours are closer to how skin tone, redness and shadows
+ * are perceived than raw RGB.
+ */
+import type { GraphBuilder } from './graph-builder.ts';
+
+/** The CIELAB image: `lab` is [n, 3, h, w]; `l`, `a`, `b` are its channels, each [n, 1, h, w]. */
+export type CielabTensors = { lab: string; l: string; a: string; b: string };
+
+/** Linear sRGB → CIE XYZ, rows X, Y, Z (IEC 61966-2-1 primaries, D65 white). */
+const SRGB_TO_XYZ = [
+  [0.4124564, 0.3575761, 0.1804375],
+  [0.2126729, 0.7151522, 0.072175],
+  [0.0193339, 0.119192, 0.9503041],
+] as const;
+
+/** The D65 reference white, X, Y, Z. */
+const D65_WHITE = [0.95047, 1.0, 1.08883] as const;
+
+/**
+ * f(X/Xn), f(Y/Yn), f(Z/Zn) → L*, a*, b*, as a 1×1 convolution: L* = 116·fY − 16,
+ * a* = 500·(fX − fY), b* = 200·(fY − fZ).
+ */
+const F_TO_LAB = [
+  [0, 116, 0],
+  [500, -500, 0],
+  [0, 200, -200],
+] as const;
+const LAB_OFFSET = [-16, 0, 0] as const;
+
+/** Adds the conversion of `srgb` ([n, 3, h, w], 0..1) and returns the CIELAB tensors. */
+export function addCielab(g: GraphBuilder, srgb: string): CielabTensors {
+  const linear = addSrgbToLinear(g, srgb);
+
+  // Dividing each row by the white point folds the normalisation X/Xn, Y/Yn, Z/Zn into the matrix.
+  const xyzWeights = SRGB_TO_XYZ.flatMap((row, i) => row.map((value) => value / D65_WHITE[i]!));
+  const xyz = g.node(
+    'Conv',
+    [linear, g.constant('xyz_over_white_weights', [3, 3, 1, 1], xyzWeights)],
+    ['xyz_over_white'],
+  );
+
+  const f = addLabCompanding(g, xyz);
+  const weights = g.constant('lab_weights', [3, 3, 1, 1], F_TO_LAB.flat());
+  const offset = g.constant('lab_offset', [3], [...LAB_OFFSET]);
+  const lab = g.node('Conv', [f, weights, offset], ['lab']);
+  g.node('Split', [lab], ['l_star', 'a_star', 'b_star'], { axis: 1 });
+  return { lab, l: 'l_star', a: 'a_star', b: 'b_star' };
+}
+
+/** The sRGB transfer function undone: c/12.92 in the linear toe, ((c + 0.055)/1.055)^2.4 above it. */
+function addSrgbToLinear(g: GraphBuilder, srgb: string): string {
+  const inToe = g.node('LessOrEqual', [srgb, g.scalar('srgb_toe_limit', 0.04045)], ['srgb_in_toe']);
+  const toe = g.node('Div', [srgb, g.scalar('srgb_toe_slope', 12.92)], ['linear_toe']);
+  const shifted = g.node('Add', [srgb, g.scalar('srgb_offset', 0.055)], ['srgb_shifted']);
+  const scaled = g.node('Div', [shifted, g.scalar('srgb_scale', 1.055)], ['srgb_scaled']);
+  const curve = g.node('Pow', [scaled, g.scalar('srgb_gamma', 2.4)], ['linear_curve']);
+  return g.node('Where', [inToe, toe, curve], ['linear_rgb']);
+}
+
+/**
+ * CIELAB's f(t): the cube root above (6/29)³ ≈ 0.008856, a straight line below it so that f stays
+ * finite-sloped near black. Where evaluates both branches; the unused one is discarded.
+ */
+function addLabCompanding(g: GraphBuilder, t: string): string {
+  const cubic = g.node('Greater', [t, g.scalar('lab_epsilon', 0.008856)], ['lab_above_epsilon']);
+  const root = g.node('Pow', [t, g.scalar('one_third', 1 / 3)], ['lab_cube_root']);
+  const sloped = g.node('Mul', [t, g.scalar('lab_kappa_slope', 7.787)], ['lab_sloped']);
+  const line = g.node('Add', [sloped, g.scalar('lab_line_offset', 16 / 116)], ['lab_line']);
+  return g.node('Where', [cubic, root, line], ['lab_f']);
+}

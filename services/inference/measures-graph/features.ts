@@ -1,0 +1,51 @@
+/**
+ * The contract of the skin-measures model: what goes in, what comes out, in which order. The graph
+ * builder and every consumer of the model read these constants, so the column order is stated once.
+ */
+
+/** Bump when a feature's definition or the column order changes: consumers key their calibration on it. */
+export const MEASURES_MODEL_VERSION = 'skin-measures-1.0.0';
+
+/** Side of the square face-region patch, in pixels. */
+export const PATCH_SIZE = 64;
+
+/** Input tensor: float32 [n, 3, PATCH_SIZE, PATCH_SIZE], sRGB in 0..1, channels R, G, B. */
+export const INPUT_NAME = 'patches';
+
+/** Output tensor: float32 [n, FEATURES.length], one row per patch, columns in FEATURES order. */
+export const OUTPUT_NAME = 'features';
+
+/**
+ * Output columns, in order. L*, a*, b* are CIELAB (D65 white); docs/measures-graph.md says how each is
+ * computed.
+ */
+export const FEATURES = [
+  'l_mean',
+  'l_std',
+  'a_mean',
+  'b_mean',
+  'chroma_mean',
+  'red_spot_frac',
+  'dark_spot_frac',
+  'fine_energy',
+  'coarse_energy',
+  'line_energy',
+  'specular_frac',
+  'red_frac',
+] as const;
+
+export type FeatureName = (typeof FEATURES)[number];
+
+/** Thresholds in CIELAB units, shared by the graph and its documentation. */
+export const THRESHOLDS = {
+  /** A pixel is a spot when it differs from its 9×9 local mean by more than this many units. */
+  spotContrast: 6,
+  /** Specular shine: very light and nearly neutral pixels. */
+  specularMinL: 80,
+  specularMaxChroma: 12,
+  /** Visible redness. */
+  redMinA: 15,
+} as const;
+
+/** Window of the local mean that spots are measured against. */
+export const LOCAL_MEAN_WINDOW = 9;
