@@ -1,8 +1,10 @@
 /**
- * Face detection with MediaPipe BlazeFace on onnxruntime-node. The front model (128×128, faces filling much
- * of a selfie) and the back model (256×256, smaller faces) both look at the whole photo, and the back
- * model also at overlapping tiles, so that a group photo's faces are found too and can be refused. All
- * detections are merged by weighted non-maximum suppression in image coordinates.
+ * Face detection with MediaPipe BlazeFace on onnxruntime-node. The front model (128×128, for faces that
+ * fill much of a selfie) looks at the photo and at its mirror image; averaging the two makes the keypoints
+ * — and so every region and score — the same for a photo and its mirror. When that finds no face, or only
+ * a small one, the back model (256×256, smaller faces) looks too, and failing that at overlapping tiles,
+ * so that a group photo's faces are found and it can be refused. Detections are merged by weighted
+ * non-maximum suppression in image coordinates.
  */
 import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
@@ -23,11 +25,17 @@ interface Model {
   readonly anchors: readonly Anchor[];
 }
 
-/** A square region of the image, looked at by one model. */
+/** A square region of the image, looked at by one model, possibly mirrored. */
 interface View {
   readonly model: Model;
   readonly box: Box;
+  readonly mirrored?: boolean;
 }
+
+/** A face narrower than this share of the photo's long side may have smaller neighbours to look for. */
+const SELFIE_FACE = 0.35;
+/** Keypoint order after mirroring: the subject's right and left swap. */
+const MIRRORED_KEYPOINTS = [1, 0, 2, 3, 5, 4] as const;
 
 export class FaceDetector {
   readonly #front: Model;
@@ -51,21 +59,26 @@ export class FaceDetector {
     );
   }
 
-  /**
-   * Faces in the photo, best first. The whole photo is seen by both models; only when that finds nothing
-   * are tiles searched for faces too small to see whole (a face that small fails a gate anyway, but it
-   * must be found to say so).
-   */
+  /** Faces in the photo, best first. */
   async detect(image: RgbImage): Promise<Face[]> {
     const side = Math.max(image.width, image.height);
     const whole: Box = { x: (image.width - side) / 2, y: (image.height - side) / 2, w: side, h: side };
     const found = [
       ...(await this.#run({ model: this.#front, box: whole }, image)),
-      ...(await this.#run({ model: this.#back, box: whole }, image)),
+      ...(await this.#run({ model: this.#front, box: whole, mirrored: true }, image)),
     ];
-    if (found.length === 0)
+    let faces = mergeDetections(found);
+    if (faces.length === 0 || faces[0]!.box.w < SELFIE_FACE * side) {
+      found.push(...(await this.#run({ model: this.#back, box: whole }, image)));
+      found.push(...(await this.#run({ model: this.#back, box: whole, mirrored: true }, image)));
+      faces = mergeDetections(found);
+    }
+    // A face too small for the whole views fails a gate anyway, but it must be found to say so.
+    if (faces.length === 0) {
       for (const view of this.#tiles(image)) found.push(...(await this.#run(view, image)));
-    return mergeDetections(found);
+      faces = mergeDetections(found);
+    }
+    return faces;
   }
 
   /** Tiles of half the long side, overlapping by half. */
@@ -86,8 +99,9 @@ export class FaceDetector {
   }
 
   async #run(view: View, image: RgbImage): Promise<Face[]> {
-    const { model, box } = view;
-    const input = new ort.Tensor('float32', sample(image, box, model.size), [1, model.size, model.size, 3]);
+    const { model, box, mirrored = false } = view;
+    const pixels = sample(image, box, model.size, mirrored);
+    const input = new ort.Tensor('float32', pixels, [1, model.size, model.size, 3]);
     const out = await model.session.run({ 'input:0': input });
     const faces: Face[] = [];
     const layers: [string, string, number][] = [
@@ -102,16 +116,20 @@ export class FaceDetector {
         if (score < MIN_SCORE) continue;
         const anchor = model.anchors[offset + i]!;
         const r = regs.subarray(i * 16, i * 16 + 16);
-        const toImage = (u: number, v: number): [number, number] => [
-          box.x + (r[u]! / model.size + anchor.cx) * box.w,
-          box.y + (r[v]! / model.size + anchor.cy) * box.h,
-        ];
+        const toImage = (u: number, v: number): [number, number] => {
+          const across = (r[u]! / model.size + anchor.cx) * box.w;
+          return [
+            mirrored ? box.x + box.w - across : box.x + across,
+            box.y + (r[v]! / model.size + anchor.cy) * box.h,
+          ];
+        };
         const [cx, cy] = toImage(0, 1);
         const w = (r[2]! / model.size) * box.w;
         const h = (r[3]! / model.size) * box.h;
-        const keypoints = Array.from({ length: 6 }, (_, k) =>
-          toImage(4 + 2 * k, 5 + 2 * k),
-        ) as unknown as Face['keypoints'];
+        const keypoints = Array.from({ length: 6 }, (_, k) => {
+          const source = mirrored ? MIRRORED_KEYPOINTS[k]! : k;
+          return toImage(4 + 2 * source, 5 + 2 * source);
+        }) as unknown as Face['keypoints'];
         faces.push({ box: { x: cx - w / 2, y: cy - h / 2, w, h }, score, keypoints });
       }
     }
@@ -120,14 +138,14 @@ export class FaceDetector {
 }
 
 /** The view's square of the image, bilinearly resampled to size×size, NHWC, scaled to [-1, 1]. */
-function sample(image: RgbImage, box: Box, size: number): Float32Array {
+function sample(image: RgbImage, box: Box, size: number, mirrored: boolean): Float32Array {
   const out = new Float32Array(size * size * 3);
   const { data, width, height } = image;
   const scale = box.w / size;
   for (let y = 0; y < size; y++) {
     const sy = box.y + (y + 0.5) * scale - 0.5;
     for (let x = 0; x < size; x++) {
-      const sx = box.x + (x + 0.5) * scale - 0.5;
+      const sx = box.x + ((mirrored ? size - 1 - x : x) + 0.5) * scale - 0.5;
       const o = (y * size + x) * 3;
       if (sx < -0.5 || sy < -0.5 || sx > width - 0.5 || sy > height - 0.5) {
         out[o] = out[o + 1] = out[o + 2] = -1; // padding outside the photo

@@ -1,0 +1,45 @@
+/**
+ * Runs the skin-measures graph (built by measures-graph/build.ts, committed as models/skin-measures.onnx)
+ * on a batch of region patches: one row of raw features per region.
+ */
+import { fileURLToPath } from 'node:url';
+import * as ort from 'onnxruntime-node';
+import {
+  FEATURES,
+  type FeatureName,
+  INPUT_NAME,
+  MEASURES_MODEL_VERSION,
+  OUTPUT_NAME,
+  PATCH_SIZE,
+} from './measures-graph/features.ts';
+
+const MODEL = fileURLToPath(new URL('models/skin-measures.onnx', import.meta.url));
+
+export { MEASURES_MODEL_VERSION };
+export type Features = Readonly<Record<FeatureName, number>>;
+
+export class Measurer {
+  readonly #session: ort.InferenceSession;
+
+  private constructor(session: ort.InferenceSession) {
+    this.#session = session;
+  }
+
+  static async load(): Promise<Measurer> {
+    return new Measurer(
+      await ort.InferenceSession.create(MODEL, { intraOpNumThreads: 1, logSeverityLevel: 3 }),
+    );
+  }
+
+  /** Features of each patch of a batch laid out as float32 [n, 3, 64, 64]. */
+  async measure(patches: Float32Array): Promise<Features[]> {
+    const n = patches.length / (3 * PATCH_SIZE * PATCH_SIZE);
+    const input = new ort.Tensor('float32', patches, [n, 3, PATCH_SIZE, PATCH_SIZE]);
+    const out = (await this.#session.run({ [INPUT_NAME]: input }))[OUTPUT_NAME]!.data as Float32Array;
+    return Array.from(
+      { length: n },
+      (_, r) =>
+        Object.fromEntries(FEATURES.map((name, c) => [name, out[r * FEATURES.length + c]!])) as Features,
+    );
+  }
+}
