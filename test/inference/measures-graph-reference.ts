@@ -1,6 +1,6 @@
 /**
  * A plain, float64 re-implementation of the skin-measures model, written from the feature definitions
- * (docs/measures-graph.md) without reading the graph code: the tests compare the model against it.
+ * (docs/measures-graph.md), sharing no code with the graph: the tests compare the model against it.
  * Constants are spelled out here on purpose, so a wrong constant in the builder shows up as a mismatch.
  */
 
