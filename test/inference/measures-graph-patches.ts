@@ -1,0 +1,96 @@
+/**
+ * Synthetic 64×64 patches for the skin-measures tests, each built so that one feature has a known,
+ * countable answer. Planes R, G, B, row-major, as the model takes them.
+ */
+import type { Patch } from './measures-graph-reference.ts';
+
+export const SIZE = 64;
+export const AREA = SIZE * SIZE;
+
+export type Rgb = readonly [number, number, number];
+
+/** A light-medium skin tone. */
+export const SKIN: Rgb = [0.8, 0.62, 0.52];
+/** A blemish: much redder (a* ≈ 50) than SKIN. */
+export const BLEMISH: Rgb = [0.85, 0.35, 0.35];
+/** A dark spot, about 30 L* units darker than SKIN, no redder. */
+export const MOLE: Rgb = [0.45, 0.33, 0.28];
+/** SKIN in shadow, about 8 L* units darker. */
+export const SHADED_SKIN: Rgb = [0.7, 0.54, 0.45];
+/** Light reflected off the skin surface: nearly white, nearly neutral. */
+export const SHINE: Rgb = [0.97, 0.96, 0.95];
+
+/** Top-left corners of 2×2 dots, at least 9 pixels apart and away from the border. */
+export const DOT_CORNERS: readonly (readonly [number, number])[] = [
+  [10, 10],
+  [30, 12],
+  [50, 20],
+  [15, 40],
+  [40, 50],
+];
+
+/** A patch whose pixel (x, y) has the colour `colourAt(x, y)`. */
+export function paint(colourAt: (x: number, y: number) => Rgb): Patch {
+  const patch = new Float32Array(3 * AREA);
+  for (let y = 0; y < SIZE; y++) {
+    for (let x = 0; x < SIZE; x++) {
+      const rgb = colourAt(x, y);
+      for (let c = 0; c < 3; c++) patch[c * AREA + y * SIZE + x] = rgb[c]!;
+    }
+  }
+  return patch;
+}
+
+export function uniform(rgb: Rgb): Patch {
+  return paint(() => rgb);
+}
+
+/** SKIN with 2×2 dots of `dot` at `corners`. */
+export function dotted(dot: Rgb, corners: readonly (readonly [number, number])[]): Patch {
+  const inDot = (x: number, y: number) =>
+    corners.some(([u, v]) => x - u >= 0 && x - u < 2 && y - v >= 0 && y - v < 2);
+  return paint((x, y) => (inDot(x, y) ? dot : SKIN));
+}
+
+/** Bands 4 pixels wide of SKIN and SHADED_SKIN, running left to right ('horizontal') or top to bottom. */
+export function stripes(direction: 'horizontal' | 'vertical'): Patch {
+  return paint((x, y) =>
+    Math.floor((direction === 'horizontal' ? y : x) / 4) % 2 === 0 ? SKIN : SHADED_SKIN,
+  );
+}
+
+/** SKIN with a disc of SHINE of the given radius at the centre. */
+export function highlighted(radius: number): Patch {
+  return paint((x, y) => ((x - 32) ** 2 + (y - 32) ** 2 <= radius ** 2 ? SHINE : SKIN));
+}
+
+/** Pixels inside the disc `highlighted(radius)` paints. */
+export function discArea(radius: number): number {
+  let count = 0;
+  for (let y = 0; y < SIZE; y++)
+    for (let x = 0; x < SIZE; x++) if ((x - 32) ** 2 + (y - 32) ** 2 <= radius ** 2) count++;
+  return count;
+}
+
+/** SKIN with independent uniform noise of ±`amplitude` on every channel, reproducible from `seed`. */
+export function noisy(amplitude: number, seed: number): Patch {
+  const random = mulberry32(seed);
+  const clamp = (v: number) => Math.min(1, Math.max(0, v));
+  return paint(() => [
+    clamp(SKIN[0] + amplitude * (2 * random() - 1)),
+    clamp(SKIN[1] + amplitude * (2 * random() - 1)),
+    clamp(SKIN[2] + amplitude * (2 * random() - 1)),
+  ]);
+}
+
+/** A tiny seeded PRNG (mulberry32), so the noise patch is the same on every run. */
+function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

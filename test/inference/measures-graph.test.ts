@@ -1,0 +1,206 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fromBinary } from '@bufbuild/protobuf';
+import { ModelProtoSchema } from 'onnx-buf';
+import { InferenceSession, Tensor } from 'onnxruntime-node';
+import { buildMeasuresModel, MEASURES_MODEL_PATH } from '../../services/inference/measures-graph/build.ts';
+import {
+  FEATURES,
+  type FeatureName,
+  INPUT_NAME,
+  MEASURES_MODEL_VERSION,
+  OUTPUT_NAME,
+  PATCH_SIZE,
+} from '../../services/inference/measures-graph/features.ts';
+import {
+  AREA,
+  BLEMISH,
+  DOT_CORNERS,
+  discArea,
+  dotted,
+  highlighted,
+  MOLE,
+  noisy,
+  SKIN,
+  stripes,
+  uniform,
+} from './measures-graph-patches.ts';
+import { type Patch, referenceFeatures } from './measures-graph-reference.ts';
+
+type Row = Record<FeatureName, number>;
+
+async function measure(session: InferenceSession, patches: readonly Patch[]): Promise<Row[]> {
+  const input = new Float32Array(patches.length * 3 * AREA);
+  for (const [i, patch] of patches.entries()) input.set(patch, i * 3 * AREA);
+  const dims = [patches.length, 3, PATCH_SIZE, PATCH_SIZE];
+  const output = (await session.run({ [INPUT_NAME]: new Tensor('float32', input, dims) }))[OUTPUT_NAME]!;
+  assert.deepEqual(output.dims, [patches.length, FEATURES.length]);
+  const values = output.data as Float32Array;
+  return patches.map((_, i) =>
+    Object.fromEntries(FEATURES.map((name, column) => [name, values[i * FEATURES.length + column]!])),
+  ) as Row[];
+}
+
+/** Float32 graph against float64 reference: 1e-3 relative or 1e-2 absolute, whichever is looser. */
+function assertMatchesReference(row: Row, patch: Patch): void {
+  const expected = referenceFeatures(patch);
+  for (const name of FEATURES) {
+    const error = Math.abs(row[name] - expected[name]!);
+    assert.ok(
+      error <= 1e-2 || error <= 1e-3 * Math.abs(expected[name]!),
+      `${name}: model ${row[name]}, reference ${expected[name]}`,
+    );
+  }
+}
+
+const PATCHES = {
+  uniform: uniform(SKIN),
+  redDots: dotted(BLEMISH, DOT_CORNERS),
+  darkDots: dotted(MOLE, DOT_CORNERS.slice(0, 4)),
+  horizontalStripes: stripes('horizontal'),
+  verticalStripes: stripes('vertical'),
+  highlight: highlighted(5),
+  noise: noisy(0.06, 42),
+};
+type Case = keyof typeof PATCHES;
+
+describe('skin-measures model', () => {
+  let session: InferenceSession;
+  const rows = {} as Record<Case, Row>;
+
+  before(async () => {
+    session = await InferenceSession.create(readFileSync(MEASURES_MODEL_PATH));
+    const measured = await measure(session, Object.values(PATCHES));
+    for (const [i, name] of (Object.keys(PATCHES) as Case[]).entries()) rows[name] = measured[i]!;
+  });
+
+  after(async () => {
+    await session?.release();
+  });
+
+  describe('the committed file', () => {
+    it('is byte for byte what buildMeasuresModel() builds (rebuild: node services/inference/measures-graph/build.ts)', () => {
+      assert.ok(Buffer.from(buildMeasuresModel()).equals(readFileSync(MEASURES_MODEL_PATH)));
+    });
+
+    it('is ONNX IR 8, default-domain opset 17, and names its version', () => {
+      const model = fromBinary(ModelProtoSchema, readFileSync(MEASURES_MODEL_PATH));
+      assert.equal(model.irVersion, 8n);
+      assert.deepEqual(
+        model.opsetImport.map(({ domain, version }) => [domain, version]),
+        [['', 17n]],
+      );
+      assert.equal(model.docString, MEASURES_MODEL_VERSION);
+      assert.deepEqual(
+        model.metadataProps.map(({ key, value }) => [key, value]),
+        [
+          ['version', MEASURES_MODEL_VERSION],
+          ['features', FEATURES.join(',')],
+        ],
+      );
+    });
+
+    it('takes patches [n, 3, 64, 64] and returns features [n, 12] in the documented order', () => {
+      assert.deepEqual(FEATURES, [
+        'l_mean',
+        'l_std',
+        'a_mean',
+        'b_mean',
+        'chroma_mean',
+        'red_spot_frac',
+        'dark_spot_frac',
+        'fine_energy',
+        'coarse_energy',
+        'line_energy',
+        'specular_frac',
+        'red_frac',
+      ]);
+      assert.deepEqual(session.inputMetadata, [
+        { name: 'patches', isTensor: true, type: 'float32', shape: ['n', 3, 64, 64] },
+      ]);
+      assert.deepEqual(session.outputMetadata, [
+        { name: 'features', isTensor: true, type: 'float32', shape: ['n', 12] },
+      ]);
+    });
+  });
+
+  describe('features', () => {
+    it('uniform skin: its CIELAB colour, and no texture, spots, shine or redness', () => {
+      const row = rows.uniform;
+      assertMatchesReference(row, PATCHES.uniform);
+      // sRGB (0.80, 0.62, 0.52) → L* 68.758, a* 13.534, b* 19.878, computed independently (Python).
+      assert.ok(Math.abs(row.l_mean - 68.7584) < 0.1, `l_mean ${row.l_mean}`);
+      assert.ok(Math.abs(row.a_mean - 13.5343) < 0.1, `a_mean ${row.a_mean}`);
+      assert.ok(Math.abs(row.b_mean - 19.8784) < 0.1, `b_mean ${row.b_mean}`);
+      assert.ok(Math.abs(row.chroma_mean - 24.0484) < 0.1, `chroma_mean ${row.chroma_mean}`);
+      for (const name of ['l_std', 'fine_energy', 'coarse_energy', 'line_energy'] as const) {
+        assert.ok(row[name] < 1e-3, `${name} ${row[name]}`);
+      }
+      for (const name of ['red_spot_frac', 'dark_spot_frac', 'specular_frac', 'red_frac'] as const) {
+        assert.equal(row[name], 0, name);
+      }
+    });
+
+    it('red dots: exactly the dot pixels are red spots', () => {
+      assertMatchesReference(rows.redDots, PATCHES.redDots);
+      assert.equal(rows.redDots.red_spot_frac, (DOT_CORNERS.length * 4) / AREA);
+      assert.equal(rows.redDots.red_frac, (DOT_CORNERS.length * 4) / AREA);
+    });
+
+    it('dark dots: exactly the dot pixels are dark spots, none red', () => {
+      assertMatchesReference(rows.darkDots, PATCHES.darkDots);
+      assert.equal(rows.darkDots.dark_spot_frac, (4 * 4) / AREA);
+      assert.equal(rows.darkDots.red_spot_frac, 0);
+    });
+
+    it('horizontal stripes read as lines; the same stripes turned vertical do not', () => {
+      const [horizontal, vertical] = [rows.horizontalStripes, rows.verticalStripes];
+      assertMatchesReference(horizontal, PATCHES.horizontalStripes);
+      assertMatchesReference(vertical, PATCHES.verticalStripes);
+      assert.ok(horizontal.line_energy > 1, `line_energy ${horizontal.line_energy}`);
+      assert.equal(vertical.line_energy, 0);
+      // Turning the patch changes only the direction, not the amount of texture.
+      assert.ok(Math.abs(horizontal.fine_energy - vertical.fine_energy) < 1e-3);
+      assert.ok(Math.abs(horizontal.l_std - vertical.l_std) < 1e-3);
+    });
+
+    it('a bright neutral highlight is shine, pixel for pixel', () => {
+      assertMatchesReference(rows.highlight, PATCHES.highlight);
+      assert.equal(rows.highlight.specular_frac, discArea(5) / AREA);
+    });
+
+    it('noise: every feature, textures included, matches the reference', () => {
+      assertMatchesReference(rows.noise, PATCHES.noise);
+      for (const name of ['l_std', 'fine_energy', 'coarse_energy'] as const) {
+        assert.ok(rows.noise[name] > 0.1, `${name} ${rows.noise[name]}`);
+      }
+    });
+  });
+
+  describe('the batch dimension', () => {
+    it('N = 1 gives the row the patch gets in a batch of 7', async () => {
+      const [single] = await measure(session, [PATCHES.noise]);
+      assert.deepEqual(single, rows.noise);
+    });
+
+    it('N = 7 returns one row per patch, in order', async () => {
+      const batch = await measure(session, Object.values(PATCHES).reverse());
+      assert.deepEqual(
+        batch,
+        (Object.keys(PATCHES) as Case[]).reverse().map((name) => rows[name]),
+      );
+    });
+
+    it('N = 8 runs (the title reports the median time)', async function () {
+      const patches = Array.from({ length: 8 }, (_, i) => noisy(0.06, i));
+      const times: number[] = [];
+      for (let run = 0; run < 50; run++) {
+        const start = performance.now();
+        assert.equal((await measure(session, patches)).length, 8);
+        times.push(performance.now() - start);
+      }
+      const median = times.sort((a, b) => a - b)[times.length / 2]!;
+      this.test!.title = `N = 8 runs in ${median.toFixed(2)} ms (median of 50, conversion included)`;
+    });
+  });
+});
