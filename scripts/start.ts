@@ -1,6 +1,6 @@
 /**
  * `npm start`: the whole service on one machine. Starts an embedded PostgreSQL under .data/ when
- * DATABASE_URL is unset, then core (which migrates) and the façade as separate processes, prefixes their
+ * DATABASE_URL is unset, then inference, core (which migrates) and the façade as separate processes, prefixes their
  * logs, prints the base URL, and on Ctrl-C (or when any process dies) stops everything, PostgreSQL last.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -66,6 +66,7 @@ process.removeAllListeners('SIGTERM');
 process.once('SIGINT', () => void stop(0));
 process.once('SIGTERM', () => void stop(0));
 
+await started('infer', 'services/inference/main.ts', config.inferencePort);
 await started('core', 'services/core/main.ts', config.corePort);
 await started('facade', 'facade/main.ts', config.facadePort);
 say('start', `skinmatch is up: MCP at ${config.publicBaseUrl}/mcp, health at ${config.publicBaseUrl}/health`);

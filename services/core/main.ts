@@ -2,8 +2,11 @@
  * The core process: opens the database, applies migrations and serves the business services.
  * Started by `npm start`'s supervisor, or on its own with DATABASE_URL set.
  */
+
+import { createConnectTransport } from '@connectrpc/connect-node';
 import { importRecords, readCatalogFile } from '../catalog/catalog-import.ts';
 import { countProducts } from '../catalog/catalog-store.ts';
+import { InferenceAnalyzer } from '../scan/inference-analyzer.ts';
 import { loadConfig } from '../shared/config.ts';
 import { createLogger } from '../shared/logger.ts';
 import { startCore } from './core.ts';
@@ -34,6 +37,9 @@ const core = await startCore({
   publicBaseUrl: config.publicBaseUrl,
   port: config.corePort,
   logger,
+  analyzer: new InferenceAnalyzer(
+    createConnectTransport({ baseUrl: config.inferenceUrl, httpVersion: '2', useBinaryFormat: true }),
+  ),
 });
 logger.info({ port: core.port }, 'core listening (Connect, gRPC, gRPC-Web on h2c)');
 

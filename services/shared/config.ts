@@ -19,6 +19,9 @@ export interface Config {
   readonly corePort: number;
   /** Address the façade uses to reach core (h2c). */
   readonly coreUrl: string;
+  readonly inferencePort: number;
+  /** Address core's scan worker uses to reach the inference service (h2c). */
+  readonly inferenceUrl: string;
   /** Host header values the façade accepts (DNS-rebinding protection). */
   readonly allowedHosts: readonly string[];
   /** Guest tool calls per network per minute, and scans started per network per hour. */
@@ -39,6 +42,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.DATA_DIR ?? '.data');
   const facadePort = port(env.FACADE_PORT ?? env.PORT, 8080, 'FACADE_PORT');
   const corePort = port(env.CORE_PORT, 8081, 'CORE_PORT');
+  const inferencePort = port(env.INFERENCE_PORT, 8082, 'INFERENCE_PORT');
   const publicBaseUrl = (env.PUBLIC_BASE_URL ?? `http://localhost:${facadePort}`).replace(/\/+$/, '');
   const baseHost = new URL(publicBaseUrl).host;
   const allowedHosts = (env.ALLOWED_HOSTS ?? `${baseHost},localhost:${facadePort},127.0.0.1:${facadePort}`)
@@ -53,6 +57,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     facadePort,
     corePort,
     coreUrl: env.CORE_URL ?? `http://127.0.0.1:${corePort}`,
+    inferencePort,
+    inferenceUrl: env.INFERENCE_URL ?? `http://127.0.0.1:${inferencePort}`,
     allowedHosts,
     guestCallsPerMinute: positive(env.RATE_LIMIT_CALLS_PER_MINUTE, 120, 'RATE_LIMIT_CALLS_PER_MINUTE'),
     guestScansPerHour: positive(env.RATE_LIMIT_SCANS_PER_HOUR, 30, 'RATE_LIMIT_SCANS_PER_HOUR'),

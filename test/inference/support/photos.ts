@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import zlib from 'node:zlib';
 import sharp from 'sharp';
 
 const require = createRequire(import.meta.url);
@@ -31,4 +32,38 @@ export async function singleFace(name: FaceName): Promise<Buffer> {
     .extract({ left, top, width: size, height: size })
     .jpeg({ quality: 95 })
     .toBuffer();
+}
+
+/** A landscape without anyone in it. */
+export function landscape(): Promise<Buffer> {
+  const svg = `<svg width="800" height="600"><rect width="800" height="350" fill="#5a8cc8"/>
+    <rect y="350" width="800" height="250" fill="#3a7d2c"/><circle cx="650" cy="120" r="60" fill="#ffd34d"/>
+    <path d="M0 350 L200 200 L380 350 Z" fill="#6b6b6b"/></svg>`;
+  return sharp(Buffer.from(svg)).jpeg().toBuffer();
+}
+
+/**
+ * A PNG that claims 30000×30000 pixels in a few dozen bytes: a decompression bomb's header, which must be
+ * refused before anything is decoded.
+ */
+export function pixelBomb(): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(zlib.crc32(body));
+    return Buffer.concat([length, body, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(30000, 0);
+  header.writeUInt32BE(30000, 4);
+  header.writeUInt8(8, 8); // bit depth
+  header.writeUInt8(2, 9); // truecolour
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', zlib.deflateSync(Buffer.alloc(64))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }

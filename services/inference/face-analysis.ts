@@ -1,0 +1,98 @@
+/**
+ * The whole analysis of one photo, as a stream: decode, find the face, check the photo can be measured,
+ * measure the regions, score. Progress is reported as each stage starts; the stream ends with exactly one
+ * result or one failure the person can act on.
+ */
+import type { Measure } from '../shared/measures.ts';
+import { decodeImage, ImageError } from './decode.ts';
+import { DETECTOR_VERSION, FaceDetector } from './face-detector.ts';
+import { MEASURES_MODEL_VERSION, Measurer } from './measurer.ts';
+import { judgeQuality, type Quality } from './quality.ts';
+import { regionPatches } from './regions.ts';
+import { scoreFeatures } from './scoring.ts';
+
+export const STAGES = ['decoding', 'detecting_face', 'checking_quality', 'measuring', 'scoring'] as const;
+export type StageName = (typeof STAGES)[number];
+const PERCENT: Record<StageName, number> = {
+  decoding: 5,
+  detecting_face: 25,
+  checking_quality: 50,
+  measuring: 65,
+  scoring: 90,
+};
+
+export const FAILURE_MESSAGES = {
+  not_an_image: 'The file is not a photo the service can read. Upload a JPEG or PNG photo.',
+  image_too_large: 'The photo has more pixels than the service accepts. Upload a smaller photo.',
+  no_face: 'No face was found. Take a photo of your face, looking at the camera.',
+  several_faces: 'More than one face is in the photo. Take a photo of your face alone.',
+  face_too_small: 'The face is too small in the photo. Come closer to the camera.',
+  face_turned: 'The face is turned away. Look straight at the camera and keep your head level.',
+  too_dark: 'The photo is too dark. Face a window or a lamp.',
+  overexposed: 'The photo is too bright. Avoid direct sunlight or flash on your face.',
+  too_blurry: 'The photo is blurred. Hold the camera still and let it focus.',
+} as const;
+export type FailureReason = keyof typeof FAILURE_MESSAGES;
+
+export const MODEL_VERSIONS = {
+  face_detector: DETECTOR_VERSION,
+  skin_measures: MEASURES_MODEL_VERSION,
+} as const;
+
+export type FaceAnalysisEvent =
+  | { readonly kind: 'progress'; readonly stage: StageName; readonly percent: number }
+  | {
+      readonly kind: 'result';
+      readonly scores: Readonly<Record<Measure, number>>;
+      readonly raw: Readonly<Record<Measure, number>>;
+      readonly concerns: readonly Measure[];
+      readonly quality: Quality;
+    }
+  | { readonly kind: 'failure'; readonly reason: FailureReason; readonly quality?: Quality };
+
+export interface AnalyzeOptions {
+  /** Measure even a photo that fails a quality gate (calibration work only). */
+  readonly skipQualityGates?: boolean;
+}
+
+export class FaceAnalysis {
+  readonly #detector: FaceDetector;
+  readonly #measurer: Measurer;
+
+  private constructor(detector: FaceDetector, measurer: Measurer) {
+    this.#detector = detector;
+    this.#measurer = measurer;
+  }
+
+  static async load(): Promise<FaceAnalysis> {
+    return new FaceAnalysis(await FaceDetector.load(), await Measurer.load());
+  }
+
+  async *analyze(photo: Uint8Array, options: AnalyzeOptions = {}): AsyncGenerator<FaceAnalysisEvent> {
+    const progress = (stage: StageName) => ({ kind: 'progress', stage, percent: PERCENT[stage] }) as const;
+    yield progress('decoding');
+    let image: Awaited<ReturnType<typeof decodeImage>>;
+    try {
+      image = await decodeImage(photo);
+    } catch (err) {
+      if (err instanceof ImageError) {
+        yield { kind: 'failure', reason: err.reason };
+        return;
+      }
+      throw err;
+    }
+    yield progress('detecting_face');
+    const faces = await this.#detector.detect(image);
+    yield progress('checking_quality');
+    const verdict = judgeQuality(image, faces);
+    if (!verdict.face || (verdict.failure && !options.skipQualityGates)) {
+      yield { kind: 'failure', reason: verdict.failure ?? 'no_face', quality: verdict.quality };
+      return;
+    }
+    yield progress('measuring');
+    const features = await this.#measurer.measure(regionPatches(image, verdict.face));
+    yield progress('scoring');
+    const { scores, raw, concerns } = scoreFeatures(features);
+    yield { kind: 'result', scores, raw, concerns, quality: verdict.quality };
+  }
+}

@@ -1,0 +1,22 @@
+/** The inference process's server: InferenceService and its own grpc.health.v1, on h2c. */
+import { Health } from '../../gen/grpc/health/v1/health_pb.ts';
+import { InferenceService } from '../../gen/skinmatch/inference/v1/inference_pb.ts';
+import { HealthService } from '../shared/health.ts';
+import type { Logger } from '../shared/logger.ts';
+import { type RunningServer, startServer } from '../shared/server.ts';
+import { FaceAnalysis } from './face-analysis.ts';
+import { InferenceServiceImpl } from './inference-service.ts';
+
+export async function startInference(port: number, logger: Logger, host?: string): Promise<RunningServer> {
+  const analysis = await FaceAnalysis.load();
+  return startServer({
+    port,
+    host,
+    logger,
+    routes: (router) => {
+      router.service(InferenceService, new InferenceServiceImpl(analysis));
+      // Models load before the server listens, so a listening server is a serving one.
+      router.service(Health, new HealthService([InferenceService.typeName], async () => true));
+    },
+  });
+}

@@ -1,0 +1,82 @@
+/** InferenceService: FaceAnalysis's stream as protobuf messages. */
+import { create } from '@bufbuild/protobuf';
+import type { ServiceImpl } from '@connectrpc/connect';
+import {
+  type AnalyzeFaceRequest,
+  type AnalyzeFaceResponse,
+  AnalyzeFaceResponseSchema,
+  type ImageQuality,
+  ImageQualitySchema,
+  type InferenceService,
+  Stage,
+} from '../../gen/skinmatch/inference/v1/inference_pb.ts';
+import { FAILURE_MESSAGES, type FaceAnalysis, MODEL_VERSIONS, type StageName } from './face-analysis.ts';
+import type { Quality } from './quality.ts';
+
+const STAGE: Record<StageName, Stage> = {
+  decoding: Stage.DECODING,
+  detecting_face: Stage.DETECTING_FACE,
+  checking_quality: Stage.CHECKING_QUALITY,
+  measuring: Stage.MEASURING,
+  scoring: Stage.SCORING,
+};
+
+export class InferenceServiceImpl implements ServiceImpl<typeof InferenceService> {
+  readonly #analysis: FaceAnalysis;
+
+  constructor(analysis: FaceAnalysis) {
+    this.#analysis = analysis;
+  }
+
+  async *analyzeFace(req: AnalyzeFaceRequest): AsyncGenerator<AnalyzeFaceResponse> {
+    const options = { skipQualityGates: req.options?.skipQualityGates ?? false };
+    for await (const event of this.#analysis.analyze(req.image, options)) {
+      if (event.kind === 'progress') {
+        yield create(AnalyzeFaceResponseSchema, {
+          event: { case: 'progress', value: { stage: STAGE[event.stage], percent: event.percent } },
+        });
+      } else if (event.kind === 'result') {
+        yield create(AnalyzeFaceResponseSchema, {
+          event: {
+            case: 'result',
+            value: {
+              scores: Object.entries(event.scores).map(([measure, score]) => ({
+                measure,
+                score,
+                raw: event.raw[measure as keyof typeof event.raw],
+              })),
+              concerns: [...event.concerns],
+              quality: qualityMessage(event.quality),
+              models: Object.entries(MODEL_VERSIONS).map(([name, version]) => ({ name, version })),
+            },
+          },
+        });
+      } else {
+        yield create(AnalyzeFaceResponseSchema, {
+          event: {
+            case: 'failure',
+            value: {
+              reason: event.reason,
+              message: FAILURE_MESSAGES[event.reason],
+              quality: event.quality ? qualityMessage(event.quality) : undefined,
+            },
+          },
+        });
+      }
+    }
+  }
+}
+
+function qualityMessage(q: Quality): ImageQuality {
+  return create(ImageQualitySchema, {
+    width: q.width,
+    height: q.height,
+    faceConfidence: q.faceConfidence,
+    faceWidthFraction: q.faceWidthFraction,
+    yaw: q.yaw,
+    brightness: q.brightness,
+    clippedFraction: q.clippedFraction,
+    sharpness: q.sharpness,
+    faces: q.faces,
+  });
+}

@@ -1,0 +1,16 @@
+/** The inference process: stateless face analysis over Connect/gRPC; no database, any number of replicas. */
+import { loadConfig } from '../shared/config.ts';
+import { createLogger } from '../shared/logger.ts';
+import { startInference } from './inference-server.ts';
+
+const logger = createLogger('inference');
+const server = await startInference(loadConfig().inferencePort, logger);
+logger.info({ port: server.port }, 'inference listening (Connect, gRPC, gRPC-Web on h2c)');
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, async () => {
+    logger.info({ signal }, 'inference stopping');
+    await server.close();
+    process.exit(0);
+  });
+}

@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict';
+import sharp from 'sharp';
+import {
+  FaceAnalysis as Analysis,
+  type FaceAnalysis,
+  type FaceAnalysisEvent,
+  STAGES,
+} from '../../services/inference/face-analysis.ts';
+import { FaceDetector } from '../../services/inference/face-detector.ts';
+import { MEASURES } from '../../services/shared/measures.ts';
+import { addCheekRedness, addDarkSpots } from './support/paint.ts';
+import { type FaceName, groupPhoto, landscape, pixelBomb, singleFace } from './support/photos.ts';
+
+async function run(analysis: FaceAnalysis, photo: Uint8Array): Promise<FaceAnalysisEvent[]> {
+  const events: FaceAnalysisEvent[] = [];
+  for await (const event of analysis.analyze(photo)) events.push(event);
+  return events;
+}
+
+async function outcome(analysis: FaceAnalysis, photo: Uint8Array) {
+  const events = await run(analysis, photo);
+  const last = events.at(-1)!;
+  assert.equal(events.filter((e) => e.kind !== 'progress').length, 1, 'exactly one final event');
+  return last;
+}
+
+async function scores(analysis: FaceAnalysis, photo: Uint8Array) {
+  const last = await outcome(analysis, photo);
+  if (last.kind !== 'result') throw new Error(`expected a result, got ${JSON.stringify(last)}`);
+  return last.scores;
+}
+
+describe('face analysis on real photos', function () {
+  this.timeout(60_000);
+  let analysis: FaceAnalysis;
+  let detector: FaceDetector;
+
+  before(async () => {
+    analysis = await Analysis.load();
+    detector = await FaceDetector.load();
+  });
+
+  for (const name of ['a', 'b', 'c', 'd'] as FaceName[]) {
+    it(`single face ${name}: every measure scored 0–100, stages in order`, async () => {
+      const events = await run(analysis, await singleFace(name));
+      assert.deepEqual(
+        events.filter((e) => e.kind === 'progress').map((e) => (e.kind === 'progress' ? e.stage : '')),
+        [...STAGES],
+      );
+      const last = events.at(-1)!;
+      assert.equal(last.kind, 'result');
+      if (last.kind !== 'result') return;
+      assert.deepEqual(Object.keys(last.scores).sort(), [...MEASURES].sort());
+      for (const score of Object.values(last.scores))
+        assert.ok(Number.isInteger(score) && score >= 0 && score <= 100);
+      assert.ok(last.concerns.length <= 6);
+    });
+  }
+
+  for (const n of [1, 2, 3, 4, 5, 6] as const) {
+    it(`group photo sample${n} → several_faces`, async () => {
+      const last = await outcome(analysis, groupPhoto(n));
+      assert.equal(last.kind === 'failure' && last.reason, 'several_faces');
+    });
+  }
+
+  const failures: [string, () => Promise<Buffer>, string][] = [
+    ['a landscape', landscape, 'no_face'],
+    [
+      'a darkened face',
+      async () =>
+        sharp(await singleFace('a'))
+          .linear(0.2, 0)
+          .jpeg()
+          .toBuffer(),
+      'too_dark',
+    ],
+    [
+      'a blurred face',
+      async () =>
+        sharp(await singleFace('b'))
+          .blur(5)
+          .jpeg()
+          .toBuffer(),
+      'too_blurry',
+    ],
+    [
+      'a burnt-out face',
+      async () =>
+        sharp(await singleFace('c'))
+          .linear(2.2, 40)
+          .jpeg()
+          .toBuffer(),
+      'overexposed',
+    ],
+    [
+      'a face too far away',
+      async () =>
+        sharp(await singleFace('a'))
+          .resize(250)
+          .jpeg()
+          .toBuffer(),
+      'face_too_small',
+    ],
+    ['bytes that are no image', async () => Buffer.from('this is not a photo'), 'not_an_image'],
+    ['a 30000×30000 pixel bomb', async () => pixelBomb(), 'image_too_large'],
+  ];
+  for (const [title, make, reason] of failures) {
+    it(`${title} → ${reason}`, async () => {
+      const last = await outcome(analysis, await make());
+      assert.equal(last.kind === 'failure' && last.reason, reason);
+    });
+  }
+
+  it('redness painted on both cheeks lowers redness by a clear margin (≥ 10 points)', async () => {
+    const photo = await singleFace('b');
+    const before = await scores(analysis, photo);
+    const after = await scores(analysis, await addCheekRedness(photo, detector));
+    assert.ok(before.redness - after.redness >= 10, `redness ${before.redness} → ${after.redness}`);
+  });
+
+  it('a few small dark spots on the cheeks lower dark_spots by a clear margin (≥ 10 points)', async () => {
+    const photo = await singleFace('b');
+    const before = await scores(analysis, photo);
+    const after = await scores(analysis, await addDarkSpots(photo, detector));
+    assert.ok(
+      before.dark_spots - after.dark_spots >= 10,
+      `dark_spots ${before.dark_spots} → ${after.dark_spots}`,
+    );
+  });
+
+  for (const name of ['a', 'b', 'c'] as FaceName[]) {
+    it(`face ${name}: JPEG quality 80, resizing by 0.75 and mirroring move no score by more than 3`, async () => {
+      const photo = await singleFace(name);
+      const width = (await sharp(photo).metadata()).width!;
+      const base = await scores(analysis, photo);
+      const variants = {
+        q80: await sharp(photo).jpeg({ quality: 80 }).toBuffer(),
+        resized: await sharp(photo)
+          .resize(Math.round(width * 0.75))
+          .jpeg({ quality: 95 })
+          .toBuffer(),
+        mirrored: await sharp(photo).flop().jpeg({ quality: 95 }).toBuffer(),
+      };
+      for (const [label, variant] of Object.entries(variants)) {
+        const moved = await scores(analysis, variant);
+        for (const measure of MEASURES) {
+          const delta = Math.abs(moved[measure] - base[measure]);
+          assert.ok(delta <= 3, `${label}: ${measure} ${base[measure]} → ${moved[measure]}`);
+        }
+      }
+    });
+  }
+});

@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { pino } from 'pino';
+import { startInference } from '../../services/inference/inference-server.ts';
+import type { RunningServer } from '../../services/shared/server.ts';
+import { singleFace } from './support/photos.ts';
+
+function load(file: string): any {
+  const definition = protoLoader.loadSync(file, {
+    includeDirs: [resolve('proto'), resolve('third_party/proto')],
+    enums: String,
+    defaults: true,
+    oneofs: true,
+  });
+  return grpc.loadPackageDefinition(definition);
+}
+
+describe('InferenceService over gRPC (@grpc/grpc-js client)', function () {
+  this.timeout(60_000);
+  let server: RunningServer;
+  let client: any;
+  let target: string;
+
+  before(async () => {
+    server = await startInference(0, pino({ level: 'silent' }), '127.0.0.1');
+    target = `127.0.0.1:${server.port}`;
+    const { skinmatch } = load('skinmatch/inference/v1/inference.proto');
+    client = new skinmatch.inference.v1.InferenceService(target, grpc.credentials.createInsecure());
+  });
+  after(async () => {
+    client?.close();
+    await server?.close();
+  });
+
+  const analyze = (image: Buffer) =>
+    new Promise<any[]>((done, fail) => {
+      const messages: any[] = [];
+      const call = client.analyzeFace({ image });
+      call.on('data', (m: any) => messages.push(m));
+      call.on('error', fail);
+      call.on('end', () => done(messages));
+    });
+
+  it('streams the stages in order, then exactly one result with scores, concerns, quality and model versions', async () => {
+    const messages = await analyze(await singleFace('b'));
+    const progress = messages.filter((m) => m.event === 'progress').map((m) => m.progress);
+    assert.deepEqual(
+      progress.map((p) => p.stage),
+      [
+        'STAGE_DECODING',
+        'STAGE_DETECTING_FACE',
+        'STAGE_CHECKING_QUALITY',
+        'STAGE_MEASURING',
+        'STAGE_SCORING',
+      ],
+    );
+    const percents = progress.map((p) => p.percent);
+    assert.deepEqual(
+      [...percents].sort((a, b) => a - b),
+      percents,
+    );
+    const finals = messages.filter((m) => m.event !== 'progress');
+    assert.equal(finals.length, 1);
+    assert.equal(messages.at(-1).event, 'result');
+    const result = finals[0].result;
+    assert.equal(result.scores.length, 10);
+    for (const s of result.scores) assert.ok(s.score >= 0 && s.score <= 100, s.measure);
+    assert.ok(result.concerns.length <= 6);
+    assert.equal(result.quality.faces, 1);
+    assert.deepEqual(result.models.map((m: any) => m.name).sort(), ['face_detector', 'skin_measures']);
+  });
+
+  it('a file that is no image ends with one failure, not_an_image, and a message for the person', async () => {
+    const messages = await analyze(Buffer.from('%PDF-1.7 not a photo'));
+    const last = messages.at(-1);
+    assert.equal(last.event, 'failure');
+    assert.equal(last.failure.reason, 'not_an_image');
+    assert.match(last.failure.message, /JPEG or PNG/);
+    assert.equal(messages.filter((m) => m.event !== 'progress').length, 1);
+  });
+
+  it('serves its own grpc.health.v1: SERVING', async () => {
+    const { grpc: pkg } = load('grpc/health/v1/health.proto');
+    const health = new pkg.health.v1.Health(target, grpc.credentials.createInsecure());
+    const res: any = await new Promise((done, fail) =>
+      health.check({ service: 'skinmatch.inference.v1.InferenceService' }, (e: Error | null, r: unknown) =>
+        e ? fail(e) : done(r),
+      ),
+    );
+    health.close();
+    assert.equal(res.status, 'SERVING');
+  });
+});
