@@ -55,22 +55,33 @@ export interface AnalyzeOptions {
   readonly skipQualityGates?: boolean;
 }
 
+/** Slows every stage by this much (INFERENCE_STAGE_DELAY_MS): for demos and fault-injection tests. */
+export interface AnalysisSettings {
+  readonly stageDelayMs?: number;
+}
+
 export class FaceAnalysis {
   readonly #detector: FaceDetector;
   readonly #measurer: Measurer;
+  readonly #stageDelayMs: number;
 
-  private constructor(detector: FaceDetector, measurer: Measurer) {
+  private constructor(detector: FaceDetector, measurer: Measurer, settings: AnalysisSettings) {
     this.#detector = detector;
     this.#measurer = measurer;
+    this.#stageDelayMs = settings.stageDelayMs ?? 0;
   }
 
-  static async load(): Promise<FaceAnalysis> {
-    return new FaceAnalysis(await FaceDetector.load(), await Measurer.load());
+  static async load(settings: AnalysisSettings = {}): Promise<FaceAnalysis> {
+    return new FaceAnalysis(await FaceDetector.load(), await Measurer.load(), settings);
   }
 
   async *analyze(photo: Uint8Array, options: AnalyzeOptions = {}): AsyncGenerator<FaceAnalysisEvent> {
-    const progress = (stage: StageName) => ({ kind: 'progress', stage, percent: PERCENT[stage] }) as const;
-    yield progress('decoding');
+    const delay = this.#stageDelayMs;
+    const progress = async (stage: StageName) => {
+      if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+      return { kind: 'progress', stage, percent: PERCENT[stage] } as const;
+    };
+    yield await progress('decoding');
     let image: Awaited<ReturnType<typeof decodeImage>>;
     try {
       image = await decodeImage(photo);
@@ -81,17 +92,17 @@ export class FaceAnalysis {
       }
       throw err;
     }
-    yield progress('detecting_face');
+    yield await progress('detecting_face');
     const faces = await this.#detector.detect(image);
-    yield progress('checking_quality');
+    yield await progress('checking_quality');
     const verdict = judgeQuality(image, faces);
     if (!verdict.face || (verdict.failure && !options.skipQualityGates)) {
       yield { kind: 'failure', reason: verdict.failure ?? 'no_face', quality: verdict.quality };
       return;
     }
-    yield progress('measuring');
+    yield await progress('measuring');
     const features = await this.#measurer.measure(regionPatches(image, verdict.face));
-    yield progress('scoring');
+    yield await progress('scoring');
     const { scores, raw, concerns } = scoreFeatures(features);
     yield { kind: 'result', scores, raw, concerns, quality: verdict.quality };
   }

@@ -33,7 +33,7 @@ interface View {
 }
 
 /** A face narrower than this share of the photo's long side may have smaller neighbours to look for. */
-const SELFIE_FACE = 0.35;
+const SELFIE_FACE = 0.25;
 /** Keypoint order after mirroring: the subject's right and left swap. */
 const MIRRORED_KEYPOINTS = [1, 0, 2, 3, 5, 4] as const;
 

@@ -4,11 +4,16 @@ import { InferenceService } from '../../gen/skinmatch/inference/v1/inference_pb.
 import { HealthService } from '../shared/health.ts';
 import type { Logger } from '../shared/logger.ts';
 import { type RunningServer, startServer } from '../shared/server.ts';
-import { FaceAnalysis } from './face-analysis.ts';
+import { type AnalysisSettings, FaceAnalysis } from './face-analysis.ts';
 import { InferenceServiceImpl } from './inference-service.ts';
 
-export async function startInference(port: number, logger: Logger, host?: string): Promise<RunningServer> {
-  const analysis = await FaceAnalysis.load();
+export async function startInference(
+  port: number,
+  logger: Logger,
+  host?: string,
+  settings: AnalysisSettings = {},
+): Promise<RunningServer> {
+  const analysis = await FaceAnalysis.load(settings);
   return startServer({
     port,
     host,

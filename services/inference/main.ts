@@ -4,7 +4,10 @@ import { createLogger } from '../shared/logger.ts';
 import { startInference } from './inference-server.ts';
 
 const logger = createLogger('inference');
-const server = await startInference(loadConfig().inferencePort, logger);
+const config = loadConfig();
+const server = await startInference(config.inferencePort, logger, undefined, {
+  stageDelayMs: config.inferenceStageDelayMs,
+});
 logger.info({ port: server.port }, 'inference listening (Connect, gRPC, gRPC-Web on h2c)');
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -22,6 +22,8 @@ export interface Config {
   readonly inferencePort: number;
   /** Address core's scan worker uses to reach the inference service (h2c). */
   readonly inferenceUrl: string;
+  /** Delay added to every analysis stage (demos and fault-injection tests); 0 in normal use. */
+  readonly inferenceStageDelayMs: number;
   /** Host header values the façade accepts (DNS-rebinding protection). */
   readonly allowedHosts: readonly string[];
   /** Guest tool calls per network per minute, and scans started per network per hour. */
@@ -59,6 +61,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     coreUrl: env.CORE_URL ?? `http://127.0.0.1:${corePort}`,
     inferencePort,
     inferenceUrl: env.INFERENCE_URL ?? `http://127.0.0.1:${inferencePort}`,
+    inferenceStageDelayMs: env.INFERENCE_STAGE_DELAY_MS
+      ? positive(env.INFERENCE_STAGE_DELAY_MS, 0, 'INFERENCE_STAGE_DELAY_MS')
+      : 0,
     allowedHosts,
     guestCallsPerMinute: positive(env.RATE_LIMIT_CALLS_PER_MINUTE, 120, 'RATE_LIMIT_CALLS_PER_MINUTE'),
     guestScansPerHour: positive(env.RATE_LIMIT_SCANS_PER_HOUR, 30, 'RATE_LIMIT_SCANS_PER_HOUR'),

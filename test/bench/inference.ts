@@ -1,0 +1,112 @@
+/**
+ * `npm run bench:inference`: the face analysis against its floor, decoding the JPEG. For a 12-megapixel
+ * photo and a 1920 px one: p50/p95 of decoding alone and of the whole pipeline, their ratio, and photos
+ * per second with one and two worker threads. Then the time from a photo stored to `complete` visible in
+ * get_skin_scan through the façade, with the real scan worker and inference service.
+ * Targets: pipeline ≤ 2× decode; p50 under 150 ms at 12 MP; stored → complete p50 under 1 s.
+ */
+import { Worker } from 'node:worker_threads';
+import { createConnectTransport } from '@connectrpc/connect-node';
+import { pino } from 'pino';
+import sharp from 'sharp';
+import { decodeImage } from '../../services/inference/decode.ts';
+import { FaceAnalysis } from '../../services/inference/face-analysis.ts';
+import { startInference } from '../../services/inference/inference-server.ts';
+import { InferenceAnalyzer } from '../../services/scan/inference-analyzer.ts';
+import { singleFace } from '../inference/support/photos.ts';
+import { stopTestDatabaseServer } from '../support/database.ts';
+import { uploadPhoto } from '../support/fixtures.ts';
+import { callTool } from '../support/mcp.ts';
+import { startStack } from '../support/stack.ts';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
+const face = await singleFace('b');
+const photos = {
+  '12 MP (4000×3000)': await sharp(face)
+    .resize(4000, 3000, { fit: 'contain', background: '#776655' })
+    .jpeg({ quality: 90 })
+    .toBuffer(),
+  '1920 px (1920×1440)': await sharp(face)
+    .resize(1920, 1440, { fit: 'contain', background: '#776655' })
+    .jpeg({ quality: 90 })
+    .toBuffer(),
+};
+const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.floor(p * (xs.length - 1))]!;
+const time = async (work: () => Promise<unknown>) => {
+  const times: number[] = [];
+  for (let i = 0; i < 3; i++) await work();
+  for (let i = 0; i < ROUNDS; i++) {
+    const start = performance.now();
+    await work();
+    times.push(performance.now() - start);
+  }
+  return times;
+};
+
+const analysis = await FaceAnalysis.load();
+const whole = async (photo: Buffer) => {
+  let last = '';
+  for await (const event of analysis.analyze(photo)) last = event.kind;
+  if (last !== 'result') throw new Error(`the bench photo did not analyse: ${last}`);
+};
+for (const [label, photo] of Object.entries(photos)) {
+  const decode = await time(() => decodeImage(photo));
+  const pipeline = await time(() => whole(photo));
+  console.log(`\n${label}, ${(photo.length / 1024).toFixed(0)} KiB JPEG, ${ROUNDS} rounds`);
+  console.log(`  decode alone   p50 ${q(decode, 0.5).toFixed(1)} ms  p95 ${q(decode, 0.95).toFixed(1)} ms`);
+  console.log(
+    `  whole pipeline p50 ${q(pipeline, 0.5).toFixed(1)} ms  p95 ${q(pipeline, 0.95).toFixed(1)} ms`,
+  );
+  console.log(`  pipeline / decode: ${(q(pipeline, 0.5) / q(decode, 0.5)).toFixed(2)}× (target ≤ 2)`);
+  for (const threads of [1, 2])
+    console.log(`  ${threads} worker(s): ${(await throughput(photo, threads)).toFixed(1)} photos/s`);
+}
+
+async function throughput(photo: Buffer, threads: number): Promise<number> {
+  const workers = await Promise.all(
+    Array.from({ length: threads }, async () => {
+      const worker = new Worker(new URL('./inference-worker.ts', import.meta.url));
+      await new Promise((ready) => worker.once('message', ready));
+      return worker;
+    }),
+  );
+  const perWorker = 20;
+  const start = performance.now();
+  await Promise.all(
+    workers.map(async (worker) => {
+      for (let i = 0; i < perWorker; i++) {
+        const done = new Promise((resolve) => worker.once('message', resolve));
+        worker.postMessage(photo);
+        await done;
+      }
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  await Promise.all(workers.map((w) => w.terminate()));
+  return (threads * perWorker) / seconds;
+}
+
+// Stored → complete, end to end.
+const inference = await startInference(0, pino({ level: 'silent' }), '127.0.0.1');
+const transport = createConnectTransport({ baseUrl: `http://127.0.0.1:${inference.port}`, httpVersion: '2' });
+const stack = await startStack('bench-inference', { analyzer: new InferenceAnalyzer(transport) });
+const latencies: number[] = [];
+for (let i = 0; i < 20; i++) {
+  const started = (await callTool(stack.baseUrl, 'start_skin_scan', { source: 'bench' })).structuredContent;
+  const scan = { run_id: started.run_id, access_token: started.access_token };
+  const t = performance.now();
+  await uploadPhoto(stack.orm, scan.run_id, photos['1920 px (1920×1440)']);
+  for (;;) {
+    const state = (await callTool(stack.baseUrl, 'get_skin_scan', scan)).structuredContent;
+    if (state.status === 'complete') break;
+    if (state.status === 'failed') throw new Error(state.failure_reason);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  latencies.push(performance.now() - t);
+}
+console.log(
+  `\nphoto stored → complete in get_skin_scan (1920 px, 20 scans): p50 ${q(latencies, 0.5).toFixed(0)} ms  p95 ${q(latencies, 0.95).toFixed(0)} ms (target p50 < 1000 ms)`,
+);
+await stack.close();
+await inference.close();
+await stopTestDatabaseServer();

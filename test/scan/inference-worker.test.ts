@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { createConnectTransport } from '@connectrpc/connect-node';
+import { waitForPort } from '../../scripts/port.ts';
+import { InferenceAnalyzer } from '../../services/scan/inference-analyzer.ts';
+import { groupPhoto, singleFace } from '../inference/support/photos.ts';
+import { uploadPhoto } from '../support/fixtures.ts';
+import { callTool } from '../support/mcp.ts';
+import { type Stack, startStack } from '../support/stack.ts';
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+/** The inference service as its own process, as in production. */
+async function startInferenceProcess(port: number, stageDelayMs = 0): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['services/inference/main.ts'], {
+    env: {
+      ...process.env,
+      INFERENCE_PORT: String(port),
+      INFERENCE_STAGE_DELAY_MS: String(stageDelayMs || ''),
+    },
+    stdio: 'ignore',
+  });
+  if (!(await waitForPort(port, 30_000))) throw new Error('inference did not start');
+  return child;
+}
+
+describe('scans analysed by the inference process, through the scan worker', function () {
+  this.timeout(90_000);
+  let stack: Stack;
+  let port: number;
+  let inference: ChildProcess | undefined;
+
+  before(async () => {
+    port = await freePort();
+    const transport = createConnectTransport({ baseUrl: `http://127.0.0.1:${port}`, httpVersion: '2' });
+    stack = await startStack('inference-worker', { analyzer: new InferenceAnalyzer(transport) });
+  });
+  after(async () => {
+    inference?.kill('SIGKILL');
+    await stack?.close();
+  });
+
+  const newScan = async () => {
+    const started = await callTool(stack.baseUrl, 'start_skin_scan', { source: 'worker' });
+    return { run_id: started.structuredContent.run_id, access_token: started.structuredContent.access_token };
+  };
+  const until = async (scan: object, check: (s: any) => boolean, timeoutMs = 30_000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const state = (await callTool(stack.baseUrl, 'get_skin_scan', scan)).structuredContent;
+      if (check(state)) return state;
+      if (Date.now() > deadline) throw new Error(`scan stuck at ${JSON.stringify(state)}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+
+  it('shows intermediate progress, survives the inference process dying mid-stream, and completes after its restart', async () => {
+    inference = await startInferenceProcess(port, 400);
+    const scan = await newScan();
+    await uploadPhoto(stack.orm, scan.run_id, await singleFace('b'));
+    const mid = await until(scan, (s) => s.status === 'analyzing' && s.progress > 0);
+    assert.equal(mid.next_action, 'poll');
+    assert.ok(['decoding', 'detecting_face', 'checking_quality', 'measuring', 'scoring'].includes(mid.stage));
+
+    inference.kill('SIGKILL'); // mid-stream: every stage takes 400 ms
+    await new Promise((r) => inference!.once('exit', r));
+    inference = await startInferenceProcess(port);
+
+    const done = await until(scan, (s) => s.status === 'complete');
+    assert.equal(done.next_action, 'recommend_products');
+    assert.equal(Object.keys(done.scores).length, 10);
+    assert.ok(Array.isArray(done.scan_concerns ?? []));
+  });
+
+  it('a group photo fails with several_faces and asks the person to retake it', async () => {
+    inference ??= await startInferenceProcess(port);
+    const scan = await newScan();
+    await uploadPhoto(stack.orm, scan.run_id, groupPhoto(3));
+    const failed = await until(scan, (s) => s.status === 'failed');
+    assert.equal(failed.failure_reason, 'several_faces');
+    assert.equal(failed.next_action, 'ask_person_to_retake');
+  });
+});
