@@ -6,15 +6,17 @@
  *   tools/list through the façade     vs  a bare Koa JSON-RPC handler          (target ≥ 0.5×)
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import { Agent, request } from 'node:http';
 import { createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { ScanService } from '../../gen/skinmatch/v1/scan_pb.ts';
 import { waitForPort } from '../../scripts/port.ts';
 import { createTestDatabase, stopTestDatabaseServer } from '../support/database.ts';
 import { JSON_RPC_HEADERS } from '../support/mcp.ts';
-import { load, row } from './load.ts';
+import { type LoadResult, load, row } from './load.ts';
 
-const DURATION_MS = Number(process.env.BENCH_MS ?? 5000);
+const DURATION_MS = Number(process.env.BENCH_MS ?? 6000);
+const ROUNDS = 3;
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const CORE_PORT = 18081;
 const FACADE_PORT = 18080;
@@ -55,14 +57,26 @@ try {
   );
   const started = await scans.startScan({ source: 'bench' });
   const identity = { runId: started.runId, accessToken: started.accessToken };
-  const post = (url: string, method: string, params?: object) => async () => {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: JSON_RPC_HEADERS,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    });
-    const body = (await res.json()) as any;
-    if (res.status !== 200 || body.error || body.result?.isError) throw new Error(JSON.stringify(body));
+  // Plain node:http with keep-alive: fetch() costs the load generator several times more CPU per request,
+  // CPU that the servers under test then lack on a two-core machine.
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const post = (url: string, method: string, params?: object) => {
+    const payload = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+    return () =>
+      new Promise<void>((resolve, reject) => {
+        const req = request(url, { method: 'POST', agent, headers: JSON_RPC_HEADERS }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+            if (res.statusCode !== 200 || body.error || body.result?.isError)
+              reject(new Error(JSON.stringify(body)));
+            else resolve();
+          });
+        });
+        req.on('error', reject);
+        req.end(payload);
+      });
   };
   const facade = `http://127.0.0.1:${FACADE_PORT}/mcp`;
   const getArgs = {
@@ -71,19 +85,39 @@ try {
   };
 
   // Warm every path first (JIT, connection pools), then measure.
+  const bareUrl = `http://127.0.0.1:${barePort}/`;
   for (const warm of [
     post(facade, 'tools/list'),
     post(facade, 'tools/call', getArgs),
     () => scans.getScan(identity),
+    post(bareUrl, 'tools/list'),
   ]) {
     await load(warm, 1000, CONCURRENCY);
   }
-  const direct = await load(() => scans.getScan(identity), DURATION_MS, CONCURRENCY);
-  const viaFacade = await load(post(facade, 'tools/call', getArgs), DURATION_MS, CONCURRENCY);
-  const bareKoa = await load(post(`http://127.0.0.1:${barePort}/`, 'tools/list'), DURATION_MS, CONCURRENCY);
-  const list = await load(post(facade, 'tools/list'), DURATION_MS, CONCURRENCY);
+  // The machine is noisy: each path runs ROUNDS times, interleaved with the others, and the round with
+  // the median rate stands for it, so a passing disturbance does not decide a ratio.
+  const paths = {
+    direct: () => scans.getScan(identity),
+    viaFacade: post(facade, 'tools/call', getArgs),
+    bareKoa: post(bareUrl, 'tools/list'),
+    list: post(facade, 'tools/list'),
+  };
+  const runs: Record<keyof typeof paths, LoadResult[]> = { direct: [], viaFacade: [], bareKoa: [], list: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [name, call] of Object.entries(paths)) {
+      runs[name as keyof typeof paths].push(await load(call, DURATION_MS / ROUNDS, CONCURRENCY));
+    }
+  }
+  const median = (results: LoadResult[]) =>
+    [...results].sort((a, b) => a.perSecond - b.perSecond)[results.length >> 1]!;
+  const direct = median(runs.direct);
+  const viaFacade = median(runs.viaFacade);
+  const bareKoa = median(runs.bareKoa);
+  const list = median(runs.list);
 
-  console.log(`\n${CONCURRENCY} concurrent callers, ${DURATION_MS / 1000} s each, this machine:\n`);
+  console.log(
+    `\n${CONCURRENCY} concurrent callers, ${ROUNDS} interleaved rounds of ${DURATION_MS / ROUNDS / 1000} s per path (median round), this machine:\n`,
+  );
   console.log(row('GetScan direct over Connect (h2)', direct));
   console.log(row('get_skin_scan through the façade', viaFacade));
   console.log(row('bare Koa JSON-RPC (fixed result)', bareKoa));
