@@ -9,7 +9,7 @@ import {
 import { FaceDetector } from '../../services/inference/face-detector.ts';
 import { MEASURES } from '../../services/shared/measures.ts';
 import { addCheekRedness, addDarkSpots } from './support/paint.ts';
-import { type FaceName, groupPhoto, landscape, pixelBomb, singleFace } from './support/photos.ts';
+import { type FaceName, groupPhoto, landscape, pixelBomb, singleFace, turnedFace } from './support/photos.ts';
 
 async function run(analysis: FaceAnalysis, photo: Uint8Array): Promise<FaceAnalysisEvent[]> {
   const events: FaceAnalysisEvent[] = [];
@@ -102,6 +102,17 @@ describe('face analysis on real photos', function () {
           .toBuffer(),
       'face_too_small',
     ],
+    ['a face seen three-quarters (real photo)', () => turnedFace('three_quarter'), 'face_turned'],
+    ['a face looking aside (real photo)', () => turnedFace('looking_aside'), 'face_turned'],
+    [
+      'a head tilted 50°',
+      async () =>
+        sharp(await singleFace('b'))
+          .rotate(50, { background: '#777' })
+          .jpeg()
+          .toBuffer(),
+      'face_turned',
+    ],
     ['bytes that are no image', async () => Buffer.from('this is not a photo'), 'not_an_image'],
     ['a 30000×30000 pixel bomb', async () => pixelBomb(), 'image_too_large'],
   ];
@@ -111,6 +122,25 @@ describe('face analysis on real photos', function () {
       assert.equal(last.kind === 'failure' && last.reason, reason);
     });
   }
+
+  it('honours EXIF orientation: a photo stored sideways with orientation 6 is measured upright', async () => {
+    const upright = await singleFace('b');
+    const sideways = await sharp(upright).rotate(-90).jpeg({ quality: 95 }).toBuffer();
+    const tagged = await sharp(upright)
+      .rotate(-90)
+      .withMetadata({ orientation: 6 })
+      .jpeg({ quality: 95 })
+      .toBuffer();
+    const untagged = await outcome(analysis, sideways);
+    assert.equal(
+      untagged.kind === 'failure' && untagged.reason,
+      'face_turned',
+      'without the tag the face lies on its side',
+    );
+    const measured = await scores(analysis, tagged);
+    const reference = await scores(analysis, upright);
+    for (const measure of MEASURES) assert.ok(Math.abs(measured[measure] - reference[measure]) <= 3, measure);
+  });
 
   it('redness painted on both cheeks lowers redness by a clear margin (≥ 10 points)', async () => {
     const photo = await singleFace('b');

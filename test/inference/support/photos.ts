@@ -26,6 +26,20 @@ export const SINGLE_FACES = {
 
 export type FaceName = keyof typeof SINGLE_FACES;
 
+/** Single faces clearly turned away from the camera, same layout. */
+export const TURNED_FACES = {
+  three_quarter: [5, 430, 317, 477],
+  looking_aside: [1, 209, 200, 579],
+} as const;
+
+export async function turnedFace(name: keyof typeof TURNED_FACES): Promise<Buffer> {
+  const [n, left, top, size] = TURNED_FACES[name];
+  return sharp(groupPhoto(n))
+    .extract({ left, top, width: size, height: size })
+    .jpeg({ quality: 95 })
+    .toBuffer();
+}
+
 export async function singleFace(name: FaceName): Promise<Buffer> {
   const [n, left, top, size] = SINGLE_FACES[name];
   return sharp(groupPhoto(n))
