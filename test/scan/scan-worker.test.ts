@@ -1,4 +1,8 @@
 import assert from 'node:assert/strict';
+import { createClient } from '@connectrpc/connect';
+import { createGrpcTransport } from '@connectrpc/connect-node';
+import { ScanService } from '../../gen/skinmatch/v1/scan_pb.ts';
+import { ScanStatus } from '../../gen/skinmatch/v1/scan_types_pb.ts';
 import type { AnalysisEvent, Analyzer } from '../../services/scan/analyzer.ts';
 import { uploadPhoto } from '../support/fixtures.ts';
 import { callTool } from '../support/mcp.ts';
@@ -32,6 +36,9 @@ class ScriptedAnalyzer implements Analyzer {
   }
 }
 
+const STATUS_NAMES: Record<number, string> = Object.fromEntries(
+  Object.entries(ScanStatus).map(([k, v]) => [v, k]),
+);
 const PHOTO = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
 
 describe('the scan worker', () => {
@@ -86,6 +93,27 @@ describe('the scan worker', () => {
     assert.equal(done.next_action, 'recommend_products');
     assert.equal(done.progress, 100);
     assert.equal(await photoCount(scan.run_id), 0, 'the photo is gone once analysis ends');
+  });
+
+  it('WatchScan streams every step the worker records to a gRPC caller', async () => {
+    const scan = await newScan();
+    const scans = createClient(ScanService, createGrpcTransport({ baseUrl: stack.coreUrl }));
+    const seen: string[] = [];
+    const watching = (async () => {
+      for await (const { scan: s } of scans.watchScan({
+        runId: scan.run_id,
+        accessToken: scan.access_token,
+      })) {
+        seen.push(`${STATUS_NAMES[s!.status]}:${s!.stage}:${s!.progress}`);
+        if (s!.progress === 60) analyzer.release();
+      }
+    })();
+    await new Promise((r) => setTimeout(r, 200));
+    await uploadPhoto(stack.orm, scan.run_id, PHOTO);
+    await watching;
+    assert.equal(seen[0], 'AWAITING_UPLOAD::0');
+    assert.equal(seen.at(-1), 'COMPLETE::100');
+    assert.ok(seen.includes('ANALYZING:measuring:60'), seen.join(' '));
   });
 
   it('an unusable photo fails with its reason and asks for a retake', async () => {
