@@ -108,7 +108,9 @@ describe('the scan worker', () => {
         if (s!.progress === 60) analyzer.release();
       }
     })();
-    await new Promise((r) => setTimeout(r, 200));
+    // Upload only once the stream has shown the scan as it was.
+    for (let waited = 0; seen.length === 0 && waited < 10_000; waited += 10)
+      await new Promise((r) => setTimeout(r, 10));
     await uploadPhoto(stack.orm, scan.run_id, PHOTO);
     await watching;
     assert.equal(seen[0], 'AWAITING_UPLOAD::0');
