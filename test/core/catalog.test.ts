@@ -149,6 +149,19 @@ describe('npm run catalog:import', () => {
     assert.equal(await count(), 2);
     await importFile(file);
     assert.equal(await count(), 2);
+
+    // The running core hears the products table change and reloads its catalog by itself.
+    const catalog = createClient(CatalogService, createGrpcTransport({ baseUrl: stack.coreUrl }));
+    const deadline = Date.now() + 10_000;
+    let found: string | undefined;
+    while (!found && Date.now() < deadline) {
+      found = await catalog.getProduct({ productId: TEST_CATALOG[1]!.product_id }).then(
+        (r) => r.product?.productId,
+        () => undefined,
+      );
+      if (!found) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(found, TEST_CATALOG[1]!.product_id);
   });
 
   it('imports CSV with quoted INCI lists and ;-separated skin types', async () => {

@@ -213,7 +213,7 @@ describe('tool errors and HTTP behaviour of /mcp', () => {
       assert.equal(errorCode(b), 'not_found');
     });
 
-    it('/health says ok: false with 503 when core does not answer', async () => {
+    it('with core down: tool calls get JSON-RPC -32603, /health says ok: false with 503', async () => {
       const { createConnectTransport } = await import('@connectrpc/connect-node');
       const { createFacade } = await import('../../facade/app.ts');
       const { pino } = await import('pino');
@@ -230,6 +230,20 @@ describe('tool errors and HTTP behaviour of /mcp', () => {
       try {
         const port = (server.address() as { port: number }).port;
         allowedHosts.push(`127.0.0.1:${port}`);
+        const call = await fetch(`http://127.0.0.1:${port}/mcp`, {
+          method: 'POST',
+          headers: JSON_RPC_HEADERS,
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 7,
+            method: 'tools/call',
+            params: { name: 'start_skin_scan', arguments: { source: 'x' } },
+          }),
+        });
+        const failed = (await call.json()) as any;
+        assert.equal(failed.id, 7);
+        assert.equal(failed.error.code, -32603, 'core down: a JSON-RPC internal error, no tool result');
+        assert.match(failed.error.message, /could not complete this call; try again later/);
         const res = await fetch(`http://127.0.0.1:${port}/health`);
         assert.equal(res.status, 503);
         assert.deepEqual(await res.json(), {
