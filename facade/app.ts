@@ -36,10 +36,10 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
     ...matchTools(createClient(MatchService, options.core)),
   ];
   await buildServer(guestTools, logger).connect(guestMux);
-  const routes: Record<string, Koa.Middleware> = {
-    '/mcp': mcpEndpoint(guestMux, new GuestLimits(options.limits)),
-    '/health': healthEndpoint(createClient(StatusService, options.core)),
-  };
+  const routes = new Map<string, Koa.Middleware>([
+    ['/mcp', mcpEndpoint(guestMux, new GuestLimits(options.limits))],
+    ['/health', healthEndpoint(createClient(StatusService, options.core))],
+  ]);
 
   const app = new Koa();
   app.proxy = options.trustProxy === true;
@@ -55,8 +55,9 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
       ctx.body = { error: 'internal_error', message: 'The request could not be served.' };
     }
   });
+  // DNS-rebinding protection for the MCP endpoints; /health stays reachable by pod address for probes.
   app.use(async (ctx, next) => {
-    if (!options.allowedHosts.includes(ctx.get('host').toLowerCase())) {
+    if (ctx.path.startsWith('/mcp') && !options.allowedHosts.includes(ctx.get('host').toLowerCase())) {
       ctx.status = 403;
       ctx.body = { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Host not allowed.' } };
       return;
@@ -64,7 +65,7 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
     await next();
   });
   app.use(async (ctx, next) => {
-    const route = routes[ctx.path];
+    const route = routes.get(ctx.path);
     if (!route) return next();
     if (ctx.path === '/health' && ctx.method !== 'GET') {
       ctx.status = 405;

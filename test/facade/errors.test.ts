@@ -178,24 +178,35 @@ describe('tool errors and HTTP behaviour of /mcp', () => {
       assert.equal(res.status, 413);
     });
 
-    it('a Host header not configured → 403 (DNS-rebinding protection)', async () => {
+    it('a Host header not configured → 403 on /mcp (DNS-rebinding protection), /health still answers', async () => {
       const { request } = await import('node:http');
-      const url = new URL(`${stack.baseUrl}/mcp`);
-      const status = await new Promise<number>((resolve, reject) => {
-        const req = request(
-          {
-            host: url.hostname,
-            port: url.port,
-            path: '/mcp',
-            method: 'POST',
-            headers: { ...JSON_RPC_HEADERS, host: 'evil.example:80' },
-          },
-          (res) => resolve(res.statusCode ?? 0),
-        );
-        req.on('error', reject);
-        req.end('{"jsonrpc":"2.0","id":1,"method":"tools/list"}');
-      });
-      assert.equal(status, 403);
+      const url = new URL(stack.baseUrl);
+      const send = (method: string, path: string) =>
+        new Promise<number>((resolve, reject) => {
+          const req = request(
+            {
+              host: url.hostname,
+              port: url.port,
+              path,
+              method,
+              headers: { ...JSON_RPC_HEADERS, host: 'evil.example:80' },
+            },
+            (res) => {
+              res.resume();
+              resolve(res.statusCode ?? 0);
+            },
+          );
+          req.on('error', reject);
+          req.end(method === 'POST' ? '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' : undefined);
+        });
+      assert.equal(await send('POST', '/mcp'), 403);
+      assert.equal(await send('GET', '/health'), 200);
+    });
+
+    it('unknown paths → 404, even ones named like object properties', async () => {
+      for (const path of ['/nope', '/__proto__', '/constructor']) {
+        assert.equal((await fetch(`${stack.baseUrl}${path}`)).status, 404, path);
+      }
     });
 
     it('wrong Content-Type → 415; Accept without event-stream → 406', async () => {
