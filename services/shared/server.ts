@@ -52,19 +52,38 @@ function logCalls(logger: Logger): Interceptor {
     const started = performance.now();
     const log = (code: string) =>
       logger.debug({ procedure: req.url, code, ms: Math.round(performance.now() - started) }, 'rpc');
-    try {
-      const res = await next(req);
-      log('ok');
-      return res;
-    } catch (err) {
+    // Unexpected failures are logged here and reach the client only as "internal error".
+    const clientError = (err: unknown): ConnectError => {
       if (err instanceof ConnectError) {
         log(Code[err.code]);
-        throw err;
+        return err;
       }
-      // Unexpected failures are logged here and reach the client only as "internal error".
       logger.error({ procedure: req.url, err }, 'rpc failed');
       log('Internal');
-      throw new ConnectError('internal error', Code.Internal);
+      return new ConnectError('internal error', Code.Internal);
+    };
+    let res: Awaited<ReturnType<typeof next>>;
+    try {
+      res = await next(req);
+    } catch (err) {
+      throw clientError(err);
     }
+    if (!res.stream) {
+      log('ok');
+      return res;
+    }
+    // A streaming response fails while it is being read, after this function returned: guard the reading too.
+    const messages = res.message;
+    return {
+      ...res,
+      message: (async function* () {
+        try {
+          yield* messages;
+          log('ok');
+        } catch (err) {
+          throw clientError(err);
+        }
+      })(),
+    };
   };
 }
