@@ -5,11 +5,11 @@
  */
 import type { Measure } from '../shared/measures.ts';
 import { decodeImage, ImageError } from './decode.ts';
-import { DETECTOR_VERSION, FaceDetector } from './face-detector.ts';
-import { MEASURES_MODEL_VERSION, Measurer } from './measurer.ts';
+import { FaceDetector } from './face-detector.ts';
+import { Measurer } from './measurer.ts';
 import { judgeQuality, type Quality } from './quality.ts';
 import { regionPatches } from './regions.ts';
-import { scoreFeatures } from './scoring.ts';
+import { CALIBRATION_VERSION, scoreFeatures } from './scoring.ts';
 
 export const STAGES = ['decoding', 'detecting_face', 'checking_quality', 'measuring', 'scoring'] as const;
 export type StageName = (typeof STAGES)[number];
@@ -33,11 +33,6 @@ export const FAILURE_MESSAGES = {
   too_blurry: 'The photo is blurred. Hold the camera still and let it focus.',
 } as const;
 export type FailureReason = keyof typeof FAILURE_MESSAGES;
-
-export const MODEL_VERSIONS = {
-  face_detector: DETECTOR_VERSION,
-  skin_measures: MEASURES_MODEL_VERSION,
-} as const;
 
 export type FaceAnalysisEvent =
   | { readonly kind: 'progress'; readonly stage: StageName; readonly percent: number }
@@ -69,6 +64,15 @@ export class FaceAnalysis {
     this.#detector = detector;
     this.#measurer = measurer;
     this.#stageDelayMs = settings.stageDelayMs ?? 0;
+  }
+
+  /** Every model the results depend on, by role. */
+  get versions(): Readonly<Record<string, string>> {
+    return {
+      face_detector: this.#detector.version,
+      skin_measures: this.#measurer.version,
+      calibration: CALIBRATION_VERSION,
+    };
   }
 
   static async load(settings: AnalysisSettings = {}): Promise<FaceAnalysis> {

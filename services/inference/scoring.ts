@@ -9,6 +9,9 @@ import { concernsFromScores, MEASURES, type Measure } from '../shared/measures.t
 import type { Features } from './measurer.ts';
 import { REGIONS, type Region } from './regions.ts';
 
+/** Changes whenever a calibration below changes: stored scores name what they were computed with. */
+export const CALIBRATION_VERSION = 'calibration-1.0.0';
+
 interface Calibration {
   /** Regions whose features are averaged. */
   readonly regions: readonly Region[];

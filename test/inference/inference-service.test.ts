@@ -69,7 +69,13 @@ describe('InferenceService over gRPC (@grpc/grpc-js client)', function () {
     for (const s of result.scores) assert.ok(s.score >= 0 && s.score <= 100, s.measure);
     assert.ok(result.concerns.length <= 6);
     assert.equal(result.quality.faces, 1);
-    assert.deepEqual(result.models.map((m: any) => m.name).sort(), ['face_detector', 'skin_measures']);
+    assert.deepEqual(result.models.map((m: any) => m.name).sort(), [
+      'calibration',
+      'face_detector',
+      'skin_measures',
+    ]);
+    const measures = result.models.find((m: any) => m.name === 'skin_measures');
+    assert.match(measures.version, /^skin-measures-\d+\.\d+\.\d+ sha256:[0-9a-f]{16}$/);
   });
 
   it('a file that is no image ends with one failure, not_an_image, and a message for the person', async () => {
