@@ -10,6 +10,8 @@ export type AnalysisEvent =
       readonly kind: 'result';
       readonly scores: Readonly<Partial<Record<Measure, number>>>;
       readonly concerns: readonly Measure[];
+      /** The models and calibration behind the scores, by role. */
+      readonly models?: Readonly<Record<string, string>>;
     }
   | { readonly kind: 'failure'; readonly reason: string };
 

@@ -35,7 +35,8 @@ export class InferenceAnalyzer implements Analyzer {
       } else if (event.case === 'result') {
         const scores: Partial<Record<Measure, number>> = {};
         for (const { measure, score } of event.value.scores) if (isMeasure(measure)) scores[measure] = score;
-        yield { kind: 'result', scores, concerns: event.value.concerns.filter(isMeasure) };
+        const models = Object.fromEntries(event.value.models.map((m) => [m.name, m.version]));
+        yield { kind: 'result', scores, concerns: event.value.concerns.filter(isMeasure), models };
         return;
       } else if (event.case === 'failure') {
         yield { kind: 'failure', reason: event.value.reason };

@@ -27,7 +27,7 @@ export async function storePhoto(
     );
     await sql.execute(
       `update scans set status = 'queued', stage = '', progress = 0, failure_reason = null, scores = null,
-         concerns = null, completed_at = null, updated_at = now() where id = ?`,
+         concerns = null, analysis_models = null, completed_at = null, updated_at = now() where id = ?`,
       [runId],
     );
     // job_key: a new photo replaces a job still waiting for the old one.

@@ -86,6 +86,7 @@ async function analyzeScan(
           status: 'complete',
           scores: JSON.stringify(event.scores),
           concerns: JSON.stringify(event.concerns),
+          models: JSON.stringify(event.models ?? {}),
         });
         return;
       } else {
@@ -116,6 +117,7 @@ interface Outcome {
   readonly status: 'complete' | 'failed';
   readonly scores?: string;
   readonly concerns?: string;
+  readonly models?: string;
   readonly failureReason?: string;
 }
 
@@ -133,13 +135,14 @@ async function finishAnalysis(sql: SqlEntityManager, runId: string, uploadedAt: 
     );
     if (deleted.length === 0) return;
     await t.execute(
-      `update scans set status = ?, stage = '', progress = ?, scores = ?, concerns = ?, failure_reason = ?,
-         completed_at = now(), updated_at = now() where id = ?`,
+      `update scans set status = ?, stage = '', progress = ?, scores = ?, concerns = ?, analysis_models = ?,
+         failure_reason = ?, completed_at = now(), updated_at = now() where id = ?`,
       [
         outcome.status,
         outcome.status === 'complete' ? 100 : 0,
         outcome.scores ?? null,
         outcome.concerns ?? null,
+        outcome.models ?? null,
         outcome.failureReason ?? null,
         runId,
       ],

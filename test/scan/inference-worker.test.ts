@@ -76,6 +76,14 @@ describe('scans analysed by the inference process, through the scan worker', fun
     const done = await until(scan, (s) => s.status === 'complete');
     assert.equal(done.next_action, 'recommend_products');
     assert.equal(Object.keys(done.scores).length, 10);
+    const [stored] = await stack.orm.em
+      .getConnection()
+      .execute('select analysis_models from scans where id = ?', [scan.run_id]);
+    assert.deepEqual(Object.keys(stored!.analysis_models).sort(), [
+      'calibration',
+      'face_detector',
+      'skin_measures',
+    ]);
     assert.ok(Array.isArray(done.scan_concerns ?? []));
   });
 

@@ -9,6 +9,7 @@ import { ProductSchema } from '../../catalog/product-entity.ts';
 import { ScansMigration } from './migrations/0001-scans.ts';
 import { CatalogMigration } from './migrations/0002-catalog.ts';
 import { PhotosMigration } from './migrations/0003-photos.ts';
+import { AnalysisModelsMigration } from './migrations/0004-analysis-models.ts';
 import { ScanSchema } from './scan-entity.ts';
 import { SettingSchema } from './setting-entity.ts';
 
@@ -18,6 +19,7 @@ const MIGRATIONS = [
   { name: '0001-scans', class: ScansMigration },
   { name: '0002-catalog', class: CatalogMigration },
   { name: '0003-photos', class: PhotosMigration },
+  { name: '0004-analysis-models', class: AnalysisModelsMigration },
 ];
 
 export async function openDatabase(databaseUrl: string): Promise<Orm> {

@@ -20,6 +20,8 @@ export const ScanSchema = defineEntity({
     failureReason: p.string().nullable(),
     scores: p.json<Record<string, number>>().nullable(),
     concerns: p.json<string[]>().nullable(),
+    /** The models and calibration that produced the scores, by role. */
+    analysisModels: p.json<Record<string, string>>().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()
