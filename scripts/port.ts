@@ -1,5 +1,5 @@
-/** Waiting for a local process to listen, for the supervisor and the benchmarks. */
-import { connect } from 'node:net';
+/** Local ports: finding a free one, and waiting for a process to listen (supervisor, benchmarks, tests). */
+import { type AddressInfo, connect, createServer } from 'node:net';
 
 export function isListening(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((done) => {
@@ -24,4 +24,16 @@ export async function waitForPort(
     await new Promise((r) => setTimeout(r, 100));
   }
   return false;
+}
+
+/** A port nothing listens on right now, chosen by the system. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }

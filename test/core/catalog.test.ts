@@ -98,6 +98,8 @@ describe('CatalogService over gRPC', () => {
     await expect(catalog.getProduct({ productId: 'nope' }), Code.NotFound, 'not_found');
     await expect(catalog.getIngredient({ name: 'unobtainium' }), Code.NotFound, 'not_found');
     await expect(catalog.searchProducts({ pageToken: 'x' }), Code.InvalidArgument, 'invalid_input');
+    await expect(catalog.searchProducts({ pageSize: -1 }), Code.InvalidArgument, 'invalid_input');
+    await expect(catalog.searchIngredients({ pageToken: '-3' }), Code.InvalidArgument, 'invalid_input');
     await expect(
       catalog.searchProducts({ filter: { skinType: 'purple' } }),
       Code.InvalidArgument,

@@ -153,6 +153,33 @@ describe('tool errors and HTTP behaviour of /mcp', () => {
       assert.equal(((await res.json()) as any).error.code, -32600);
     });
 
+    it('a batch (JSON array) → -32600: the stateless endpoint takes one request per POST', async () => {
+      const res = await post('[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]');
+      assert.equal(res.status, 400);
+      assert.equal(((await res.json()) as any).error.code, -32600);
+    });
+
+    it('an unsupported MCP-Protocol-Version → 400; a supported one is served', async () => {
+      const body = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}';
+      const old = await post(body, { ...JSON_RPC_HEADERS, 'mcp-protocol-version': '1999-01-01' });
+      assert.equal(old.status, 400);
+      assert.match(((await old.json()) as any).error.message, /Unsupported MCP-Protocol-Version/);
+      assert.equal(
+        (await post(body, { ...JSON_RPC_HEADERS, 'mcp-protocol-version': '2025-06-18' })).status,
+        200,
+      );
+    });
+
+    it('an unknown tool → JSON-RPC -32602', async () => {
+      const { status, body } = await rpc(stack.baseUrl, 'tools/call', {
+        name: 'diagnose_skin',
+        arguments: {},
+      });
+      assert.equal(status, 200);
+      assert.equal(body.error.code, -32602);
+      assert.match(body.error.message, /Unknown tool: diagnose_skin/);
+    });
+
     it('unknown method → JSON-RPC -32601', async () => {
       const { status, body } = await rpc(stack.baseUrl, 'resources/nope');
       assert.equal(status, 200);

@@ -1,21 +1,13 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { createConnectTransport } from '@connectrpc/connect-node';
-import { waitForPort } from '../../scripts/port.ts';
+import { freePort, waitForPort } from '../../scripts/port.ts';
 import { InferenceAnalyzer } from '../../services/scan/inference-analyzer.ts';
+import { concernsFromScores } from '../../services/shared/measures.ts';
 import { groupPhoto, singleFace } from '../inference/support/photos.ts';
 import { uploadPhoto } from '../support/fixtures.ts';
-import { callTool } from '../support/mcp.ts';
+import { callTool, untilScan } from '../support/mcp.ts';
 import { type Stack, startStack } from '../support/stack.ts';
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 /** The inference service as its own process, as in production. */
 async function startInferenceProcess(port: number, stageDelayMs = 0): Promise<ChildProcess> {
@@ -51,15 +43,8 @@ describe('scans analysed by the inference process, through the scan worker', fun
     const started = await callTool(stack.baseUrl, 'start_skin_scan', { source: 'worker' });
     return { run_id: started.structuredContent.run_id, access_token: started.structuredContent.access_token };
   };
-  const until = async (scan: object, check: (s: any) => boolean, timeoutMs = 30_000) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const state = (await callTool(stack.baseUrl, 'get_skin_scan', scan)).structuredContent;
-      if (check(state)) return state;
-      if (Date.now() > deadline) throw new Error(`scan stuck at ${JSON.stringify(state)}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  };
+  const until = (scan: object, check: (s: any) => boolean, timeoutMs = 30_000) =>
+    untilScan(stack.baseUrl, scan, check, timeoutMs);
 
   it('shows intermediate progress, survives the inference process dying mid-stream, and completes after its restart', async () => {
     inference = await startInferenceProcess(port, 400);
@@ -84,7 +69,8 @@ describe('scans analysed by the inference process, through the scan worker', fun
       'face_detector',
       'skin_measures',
     ]);
-    assert.ok(Array.isArray(done.scan_concerns ?? []));
+    const expected = concernsFromScores(done.scores).map((c) => c.name);
+    assert.deepEqual(done.scan_concerns ?? [], expected, 'concerns are the scores below their thresholds');
   });
 
   it('a group photo fails with several_faces and asks the person to retake it', async () => {

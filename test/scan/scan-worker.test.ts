@@ -5,7 +5,7 @@ import { ScanService } from '../../gen/skinmatch/v1/scan_pb.ts';
 import { ScanStatus } from '../../gen/skinmatch/v1/scan_types_pb.ts';
 import type { AnalysisEvent, Analyzer } from '../../services/scan/analyzer.ts';
 import { uploadPhoto } from '../support/fixtures.ts';
-import { callTool } from '../support/mcp.ts';
+import { callTool, untilScan } from '../support/mcp.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
 /**
@@ -57,17 +57,8 @@ describe('the scan worker', () => {
     const started = await callTool(stack.baseUrl, 'start_skin_scan', { source: 'worker' });
     return { run_id: started.structuredContent.run_id, access_token: started.structuredContent.access_token };
   };
-  const read = async (scan: object) =>
-    (await callTool(stack.baseUrl, 'get_skin_scan', scan)).structuredContent;
-  const until = async (scan: object, check: (s: any) => boolean, timeoutMs = 15_000) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const state = await read(scan);
-      if (check(state)) return state;
-      if (Date.now() > deadline) throw new Error(`scan stuck at ${JSON.stringify(state)}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
+  const until = (scan: object, check: (s: any) => boolean, timeoutMs = 15_000) =>
+    untilScan(stack.baseUrl, scan, check, timeoutMs);
   const photoCount = async (runId: string) =>
     Number(
       (

@@ -2,9 +2,9 @@
  * The tests' PostgreSQL: DATABASE_URL when set, otherwise the embedded server under .data/test-pg. Each run
  * gets a fresh database, dropped at the end, so runs never see each other's rows.
  */
-import { type AddressInfo, createServer } from 'node:net';
 import { resolve } from 'node:path';
 import pg from 'pg';
+import { freePort } from '../../scripts/port.ts';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../services/core/db/embedded.ts';
 
 let embedded: EmbeddedDatabase | undefined;
@@ -38,17 +38,6 @@ async function admin(url: string, sql: string): Promise<void> {
   } finally {
     await client.end();
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolvePort(port));
-    });
-  });
 }
 
 export async function stopTestDatabaseServer(): Promise<void> {

@@ -42,3 +42,19 @@ export function errorCode(result: Awaited<ReturnType<typeof callTool>>): string 
   if (result.content[0]?.text !== JSON.stringify(result.structuredContent)) throw new Error('text differs');
   return result.structuredContent.error?.code;
 }
+
+/** Polls get_skin_scan until `check` holds; fails with the scan's last state after `timeoutMs`. */
+export async function untilScan(
+  baseUrl: string,
+  scan: object,
+  check: (state: any) => boolean,
+  timeoutMs = 15_000,
+) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const state = (await callTool(baseUrl, 'get_skin_scan', scan)).structuredContent;
+    if (check(state)) return state;
+    if (Date.now() > deadline) throw new Error(`scan stuck at ${JSON.stringify(state)}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
