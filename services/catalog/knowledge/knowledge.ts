@@ -6,6 +6,7 @@
 import { isMeasure, type Measure } from '../../shared/measures.ts';
 import activesData from './actives.json' with { type: 'json' };
 import animalData from './animal-derived.json' with { type: 'json' };
+import barrierData from './barrier-support.json' with { type: 'json' };
 import dryingData from './drying-alcohols.json' with { type: 'json' };
 import {
   compileAll,
@@ -91,24 +92,31 @@ function toListed(file: string, raw: RawEntry): Listed {
   return { name: raw.name, patterns: compileAll(file, raw.match), reason: raw.reason, kind: kind ?? null };
 }
 
+/** An `except` reference to other entries: a test of whether a name belongs to one of them. */
+type Reference = ((name: string) => boolean) | null;
+
 /**
- * Turns `except` sources into tests. `@list/entry` refers to another list's entry, so the fungal-acne list
- * can spare essential oils without repeating the fragrance list's patterns.
+ * Turns `except` sources into tests. `@list/entry` refers to another list's entry, and `@list/kind:k` to
+ * every entry of that kind (with that entry's own exceptions), so the fungal-acne list can spare essential
+ * oils without repeating the fragrance list's patterns.
  */
 function exceptionTests<T extends EntryBase>(
   file: string,
   raws: readonly RawEntry[],
   entries: readonly T[],
-  resolve: (reference: string) => EntryBase | undefined,
+  resolve: (reference: string) => Reference,
 ): Map<T, ((name: string) => boolean)[]> {
   const tests = new Map<T, ((name: string) => boolean)[]>();
   raws.forEach((raw, index) => {
     const entry = entries[index];
     if (entry === undefined || raw.except.length === 0) return;
     const checks = raw.except.map((source) => {
-      const target = source.startsWith('@') ? resolve(source.slice(1)) : undefined;
-      if (source.startsWith('@') && target === undefined) knowledgeError(file, `unknown reference ${source}`);
-      const patterns = target?.patterns ?? compileAll(file, [source]);
+      if (source.startsWith('@')) {
+        const test = resolve(source.slice(1));
+        if (test === null) knowledgeError(file, `unknown reference ${source}`);
+        return test;
+      }
+      const patterns = compileAll(file, [source]);
       return (name: string) => patterns.some((pattern) => matchesName(pattern, name));
     });
     tests.set(entry, checks);
@@ -128,16 +136,30 @@ function loadLists(): Record<CautionList, EntryList<Listed>> {
       read.map((raw) => toListed(file, raw)),
     );
   }
-  const resolve = (reference: string): EntryBase | undefined => {
-    const [list, name] = reference.split('/', 2);
-    return entries.get(list as CautionList)?.find((entry) => entry.name === name);
-  };
   const lists = {} as Record<CautionList, EntryList<Listed>>;
+  // Tests run after every list is built, so a reference may point to a list loaded later.
+  const resolve = (reference: string): Reference => {
+    const [list, name = ''] = reference.split('/', 2);
+    const kind = name.startsWith('kind:') ? name.slice('kind:'.length) : null;
+    const own = entries.get(list as CautionList) ?? [];
+    const targets = own.filter((entry) => (kind === null ? entry.name === name : entry.kind === kind));
+    if (targets.length === 0) return null;
+    return (candidate) => {
+      const found = lists[list as CautionList].find(candidate);
+      return found !== null && targets.includes(found);
+    };
+  };
   for (const list of CAUTION_LISTS) {
     const own = entries.get(list) ?? [];
     lists[list] = new EntryList(own, exceptionTests(`${list}.json`, raws.get(list) ?? [], own, resolve));
   }
   return lists;
+}
+
+function loadBarrier(): EntryList<Listed> {
+  const file = 'barrier-support.json';
+  const entries = readEntries(file, barrierData, 'entries').map((raw) => toListed(file, raw));
+  return new EntryList(entries, new Map());
 }
 
 const activeRaws = readEntries('actives.json', activesData, 'actives');
@@ -148,9 +170,11 @@ export const KNOWLEDGE = {
   version: manifest.version,
   actives: new EntryList(
     activeEntries,
-    exceptionTests('actives.json', activeRaws, activeEntries, () => undefined),
+    exceptionTests('actives.json', activeRaws, activeEntries, () => null),
   ),
   lists: loadLists(),
+  /** Barrier support, for the maintenance match of a scan with no concern. */
+  barrier: loadBarrier(),
 } as const;
 
 export const KB_VERSION: string = KNOWLEDGE.version;
