@@ -246,8 +246,9 @@ describe('recommend_products when things go wrong', () => {
     });
     try {
       const scan = await newScan(stack);
-      const crashed = await rpc(stack.baseUrl, 'tools/call', { name: 'recommend_products', arguments: scan });
-      assert.equal(crashed.body.error.code, -32603);
+      const crashed = await callTool(stack.baseUrl, 'recommend_products', scan);
+      assert.equal(errorCode(crashed), 'unavailable', "a server fault, not the caller's");
+      assert.equal(crashed.structuredContent.error.retry_after_seconds, 5);
       const retry = await callTool(stack.baseUrl, 'recommend_products', scan);
       assert.equal(retry.structuredContent.products.length, 5);
       assert.equal(retry.structuredContent.entitlement.upgrade_required, false);
