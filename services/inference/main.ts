@@ -8,7 +8,10 @@ const config = loadConfig();
 const server = await startInference(config.inferencePort, logger, config.inferenceHost, {
   stageDelayMs: config.inferenceStageDelayMs,
 });
-logger.info({ host: config.inferenceHost, port: server.port }, 'inference listening (Connect, gRPC, gRPC-Web on h2c)');
+logger.info(
+  { host: config.inferenceHost, port: server.port },
+  'inference listening (Connect, gRPC, gRPC-Web on h2c)',
+);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {

@@ -39,7 +39,8 @@ export function checkFilter(filter: ProductFilter | undefined): SkinType | null 
       throw invalid('free_from', `free_from items must be ${FREE_FROM.join(', ')}.`);
     }
   }
-  if (characterCount(filter.brand) > MAX_BRAND) throw invalid('brand', `brand is at most ${MAX_BRAND} characters.`);
+  if (characterCount(filter.brand) > MAX_BRAND)
+    throw invalid('brand', `brand is at most ${MAX_BRAND} characters.`);
   if (characterCount(filter.country) > MAX_COUNTRY)
     throw invalid('country', `country is at most ${MAX_COUNTRY} characters.`);
   return (filter.skinType as SkinType) || null;

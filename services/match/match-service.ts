@@ -94,7 +94,11 @@ export class MatchServiceImpl implements ServiceImpl<typeof MatchService> {
           moreInApp: MORE_IN_APP,
         },
       });
-    if (candidates === 0) return answer([], await matchesUsed(em, scan.id), false);
+    if (candidates === 0) {
+      // Nothing to consume, but a used allowance still answers upgrade_required (spec rule 2).
+      const used = await matchesUsed(em, scan.id);
+      return answer([], used, used >= INCLUDED_MATCHES);
+    }
 
     const consumed = await consumeAllowance(
       em,

@@ -37,7 +37,10 @@ export interface Config {
   readonly guestScansPerHour: number;
   /** Proxies in front that append to X-Forwarded-For (0: use the socket's address). */
   readonly trustedProxyHops: number;
-  /** Load the bundled demo catalog into an empty catalog at start (default: outside production). */
+  /**
+   * Load the bundled demo catalog into an empty catalog at start. Off unless set; `npm start` sets it when
+   * it runs the embedded PostgreSQL, so a deployment that forgets NODE_ENV never serves invented products.
+   */
   readonly loadSampleCatalog: boolean;
   /** Key of the HMAC that turns a scan token into what is stored. */
   readonly tokenPepper: Buffer;
@@ -78,7 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     guestCallsPerMinute: positive(env.RATE_LIMIT_CALLS_PER_MINUTE, 120, 'RATE_LIMIT_CALLS_PER_MINUTE'),
     guestScansPerHour: positive(env.RATE_LIMIT_SCANS_PER_HOUR, 30, 'RATE_LIMIT_SCANS_PER_HOUR'),
     trustedProxyHops: proxyHops(env.TRUST_PROXY),
-    loadSampleCatalog: (env.LOAD_SAMPLE_CATALOG ?? (production ? 'false' : 'true')) === 'true',
+    loadSampleCatalog: env.LOAD_SAMPLE_CATALOG === 'true',
     tokenPepper: pepper(env.TOKEN_PEPPER, production, dataDir, warnings),
     warnings,
   };

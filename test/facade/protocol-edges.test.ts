@@ -169,7 +169,10 @@ describe('MCP protocol edges', () => {
     const typeArrays: string[] = [];
     let nullables = 0;
     const walk = (node: unknown, path: string) => {
-      if (Array.isArray(node)) return node.forEach((item, i) => walk(item, `${path}[${i}]`));
+      if (Array.isArray(node)) {
+        for (const [i, item] of node.entries()) walk(item, `${path}[${i}]`);
+        return;
+      }
       if (typeof node !== 'object' || node === null) return;
       const schema = node as Record<string, unknown>;
       if (Array.isArray(schema.type)) typeArrays.push(path);

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { deriveProduct } from '../../services/catalog/derive.ts';
+import { compileProduct, score } from '../../services/match/engine/index.ts';
+import { concernsFromScores } from '../../services/shared/measures.ts';
 import { completeScan, RED_ACNE_SCORES, setScanStatus, TEST_CATALOG } from '../support/fixtures.ts';
-import { callTool, connectSdkClient, errorCode, rpc } from '../support/mcp.ts';
+import { callTool, connectSdkClient, errorCode } from '../support/mcp.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
 type Identity = { run_id: string; access_token: string };
@@ -86,7 +89,7 @@ describe('recommend_products', () => {
       included: 1,
       remaining: 0,
       upgrade_required: false,
-      more_in_app: result.entitlement.more_in_app,
+      more_in_app: 'The skinmatch app shows more matches for this scan and tracks changes over time.',
     });
 
     const second = await client.callTool({ name: 'recommend_products', arguments: scan });
@@ -97,7 +100,6 @@ describe('recommend_products', () => {
   });
 
   it('filters narrow the candidates and never change a score', async () => {
-    const all = (await callTool(stack.baseUrl, 'recommend_products', await newScan(stack))).structuredContent;
     const filtered = (
       await callTool(stack.baseUrl, 'recommend_products', {
         ...(await newScan(stack)),
@@ -107,12 +109,14 @@ describe('recommend_products', () => {
       })
     ).structuredContent;
     assert.ok(filtered.products.length > 0);
+    // Each product's score as the engine gives it for this scan with no filter at all.
+    const concerns = concernsFromScores(RED_ACNE_SCORES);
     for (const p of filtered.products) {
       assert.equal(p.product_type, 'serum');
       assert.equal(p.brand, 'Testbrand');
       assert.equal(p.attributes.fragrance_free, true);
-      const unfiltered = all.products.find((q: any) => q.product_id === p.product_id);
-      if (unfiltered) assert.equal(p.match_score, unfiltered.match_score);
+      const raw = TEST_CATALOG.find((q) => q.product_id === p.product_id)!;
+      assert.equal(p.match_score, score(concerns, compileProduct(deriveProduct(raw))), p.product_id);
     }
     assert.ok(!filtered.products.some((p: any) => p.product_id === 't-fragrant'));
   });
@@ -146,6 +150,20 @@ describe('recommend_products', () => {
     assert.equal(none.structuredContent.entitlement.upgrade_required, false);
     const then = await callTool(stack.baseUrl, 'recommend_products', scan);
     assert.equal(then.structuredContent.products.length, 5);
+  });
+
+  it('rule 2 holds when the allowance is used and the filters leave no candidate', async () => {
+    const scan = await newScan(stack);
+    assert.equal(
+      (await callTool(stack.baseUrl, 'recommend_products', scan)).structuredContent.products.length,
+      5,
+    );
+    const none = await callTool(stack.baseUrl, 'recommend_products', { ...scan, brand: 'No Such Brand' });
+    assert.equal(none.isError, undefined);
+    assert.deepEqual(none.structuredContent.products, []);
+    assert.equal(none.structuredContent.entitlement.used, 1);
+    assert.equal(none.structuredContent.entitlement.remaining, 0);
+    assert.equal(none.structuredContent.entitlement.upgrade_required, true);
   });
 
   it('exactly one of 20 simultaneous first calls gets products', async () => {
