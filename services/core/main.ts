@@ -36,6 +36,7 @@ const core = await startCore({
   logger,
   analyzer: new InferenceAnalyzer(
     createConnectTransport({ baseUrl: config.inferenceUrl, httpVersion: '2', useBinaryFormat: true }),
+    config.inferenceTimeoutMs,
   ),
 });
 logger.info({ host: config.coreHost, port: core.port }, 'core listening (Connect, gRPC, gRPC-Web on h2c)');

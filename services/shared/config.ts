@@ -25,6 +25,8 @@ export interface Config {
   /** Deadline of each façade → core call, and the longest an MCP request waits for its answer. */
   readonly coreTimeoutMs: number;
   readonly mcpRequestTimeoutMs: number;
+  /** Deadline of one AnalyzeFace stream, core → inference; past it the attempt counts as failed. */
+  readonly inferenceTimeoutMs: number;
   readonly inferencePort: number;
   /** Address core's scan worker uses to reach the inference service (h2c). */
   readonly inferenceUrl: string;
@@ -72,6 +74,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     inferenceHost: env.INFERENCE_HOST || '127.0.0.1',
     coreTimeoutMs: positive(env.CORE_TIMEOUT_MS, 10_000, 'CORE_TIMEOUT_MS'),
     mcpRequestTimeoutMs: positive(env.MCP_REQUEST_TIMEOUT_MS, 15_000, 'MCP_REQUEST_TIMEOUT_MS'),
+    inferenceTimeoutMs: positive(env.INFERENCE_TIMEOUT_MS, 30_000, 'INFERENCE_TIMEOUT_MS'),
     inferencePort,
     inferenceUrl: env.INFERENCE_URL ?? `http://127.0.0.1:${inferencePort}`,
     inferenceStageDelayMs: env.INFERENCE_STAGE_DELAY_MS
