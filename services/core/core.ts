@@ -21,6 +21,7 @@ import { Notifications } from '../shared/notifications.ts';
 import { ReflectionService } from '../shared/reflection.ts';
 import { type RunningServer, startServer } from '../shared/server.ts';
 import type { Orm } from './db/orm.ts';
+import { plainSql } from './db/plain-sql.ts';
 import { StatusServiceImpl } from './status-service.ts';
 
 export interface CoreOptions {
@@ -49,6 +50,7 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
     : undefined;
   const catalog = new LiveCatalog(orm, logger);
   await catalog.start(notifications);
+  const sql = await plainSql(orm);
   const services = [ScanService, MatchService, CatalogService, StatusService];
   const databaseUp = () => orm.isConnected();
   const server = await startServer({
@@ -56,8 +58,8 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
     host: options.host,
     logger,
     routes: (router) => {
-      router.service(ScanService, new ScanServiceImpl({ ...options, notifications }));
-      router.service(MatchService, new MatchServiceImpl({ ...options, catalog }));
+      router.service(ScanService, new ScanServiceImpl({ ...options, sql, notifications }));
+      router.service(MatchService, new MatchServiceImpl({ ...options, sql, catalog }));
       router.service(CatalogService, new CatalogServiceImpl(catalog));
       router.service(StatusService, new StatusServiceImpl(orm));
       router.service(
