@@ -15,7 +15,10 @@ const app = await createFacade({
   logger,
   limits: { callsPerMinute: config.guestCallsPerMinute, scansPerHour: config.guestScansPerHour },
   trustProxy: config.trustProxy,
+  publicBaseUrl: config.publicBaseUrl,
+  oauth: config.oauth,
 });
+for (const warning of config.warnings) logger.warn(warning);
 const server = app.listen(config.facadePort, () => {
   logger.info({ port: config.facadePort, base_url: config.publicBaseUrl }, 'facade listening');
 });

@@ -4,6 +4,7 @@
  * gets JSON-RPC -32700, other methods get 405. Tool calls over the network's rate limit are answered here
  * with a `rate_limited` tool error, before any work is done.
  */
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type {
   JSONRPCNotification,
   JSONRPCRequest,
@@ -18,8 +19,11 @@ import { errorResult } from './tool-errors.ts';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/** Answers a request itself instead of serving it (e.g. a scope the bearer lacks); true when it did. */
+export type Refusal = (ctx: Context, request: JSONRPCRequest) => boolean;
+
 export function mcpEndpoint(mux: RequestMultiplexer, limits: GuestLimits) {
-  return async (ctx: Context): Promise<void> => {
+  return async (ctx: Context, refuse?: Refusal): Promise<void> => {
     if (ctx.method !== 'POST') {
       ctx.set('Allow', 'POST');
       return reject(ctx, 405, -32000, 'Method not allowed: this stateless server takes POST only.');
@@ -51,12 +55,17 @@ export function mcpEndpoint(mux: RequestMultiplexer, limits: GuestLimits) {
     } catch {
       return reject(ctx, 400, -32700, 'Parse error: the body is not valid JSON.');
     }
-    const extra: MessageExtraInfo = { requestInfo: { headers: ctx.headers } };
+    // On /mcp/account the verified account (set by account-endpoint.ts) reaches the tools as authInfo,
+    // and limits count per account instead of per network.
+    const authInfo = ctx.state.authInfo as AuthInfo | undefined;
+    const extra: MessageExtraInfo = { requestInfo: { headers: ctx.headers }, authInfo };
     const kind = envelope(message);
     if (kind === 'request') {
       const request = message as JSONRPCRequest;
+      if (refuse?.(ctx, request)) return;
       if (request.method === 'tools/call') {
-        const refusal = await limits.check(String(request.params?.name), ctx.ip);
+        const limitKey = authInfo ? `account:${String(authInfo.extra?.accountId)}` : ctx.ip;
+        const refusal = await limits.check(String(request.params?.name), limitKey);
         if (refusal) {
           ctx.body = { jsonrpc: '2.0', id: request.id, result: errorResult(refusal) };
           return;

@@ -257,10 +257,13 @@ describe('tool errors and HTTP behaviour of /mcp', () => {
       const { pino } = await import('pino');
       const dead = createConnectTransport({ baseUrl: 'http://127.0.0.1:9', httpVersion: '2' });
       const allowedHosts: string[] = [];
+      const { testOAuthConfig } = await import('../support/oauth.ts');
       const app = await createFacade({
         core: dead,
         allowedHosts,
         logger: pino({ level: 'silent' }),
+        publicBaseUrl: 'http://127.0.0.1:9',
+        oauth: testOAuthConfig(),
       });
       const { default: request } = await import('node:http');
       const server = request.createServer(app.callback()).listen(0, '127.0.0.1');
