@@ -32,7 +32,7 @@ const provider = new Provider(issuer, {
   cookies: { keys: [randomBytes(32).toString('base64url')] },
   features: { devInteractions: { enabled: false } },
   pkce: { required: () => true },
-  claims: { openid: ['sub', 'firebase'] },
+  claims: { openid: ['sub', 'firebase', 'amr'] },
   conformIdTokenClaims: false,
   findAccount: (_ctx, sub) => ({
     accountId: sub,

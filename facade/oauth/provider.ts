@@ -57,7 +57,11 @@ export function createProvider(options: ProviderOptions): Provider {
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true, initialAccessToken: false },
-      revocation: { enabled: true },
+      // A client may revoke only its own tokens; anyone else's are left alone (and told nothing).
+      revocation: {
+        enabled: true,
+        allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId,
+      },
       introspection: { enabled: false },
       userinfo: { enabled: false },
       dPoP: { enabled: false },

@@ -304,7 +304,7 @@ describe('tool errors and HTTP behaviour of /mcp', () => {
       assert.deepEqual(await res.json(), {
         ok: true,
         admissions_enabled: true,
-        catalog_tools_enabled: false,
+        catalog_tools_enabled: true,
         photo_intake: 'direct_or_link',
       });
     });
