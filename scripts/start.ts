@@ -22,7 +22,12 @@ if (!databaseUrl) {
   databaseUrl = database.url;
 }
 
-const env = { ...process.env, DATABASE_URL: databaseUrl };
+// The embedded database is a newcomer's: it gets the demo catalog (only while it holds no product).
+const env = {
+  ...process.env,
+  DATABASE_URL: databaseUrl,
+  LOAD_SAMPLE_CATALOG: process.env.LOAD_SAMPLE_CATALOG ?? (database ? 'true' : 'false'),
+};
 const children: ChildProcess[] = [];
 let stopping = false;
 

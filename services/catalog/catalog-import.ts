@@ -1,14 +1,20 @@
 /**
- * Importing a catalog file: read every record, reject what cannot be used (with the line and the reason),
- * and upsert the rest by product_id in batches, each product derived afresh from its INCI list. Importing
- * the same file twice changes nothing.
+ * Importing a catalog file: read every record, reject what cannot be used (with its line in the file and
+ * the reason), warn about records whose ingredient field is not an ingredient list (imported, with every
+ * flag unknown), and upsert the rest by product_id in batches, each product derived afresh from its INCI
+ * list. Importing the same file twice changes nothing.
+ *
+ * Demo records never mix with real ones: a file of real products removes the demo products, demo records
+ * in a file of real products are rejected, and demo records are never loaded into a catalog that holds
+ * real products. A full import (`replace`) then withdraws every product the file does not list.
  */
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { EntityManager } from '@mikro-orm/core';
 import { type RecordResult, readCsv, readJsonLines } from './catalog-records.ts';
+import { holdsRealProducts, removeDemoProducts, withdrawAbsent } from './catalog-scope.ts';
 import { upsertProducts } from './catalog-store.ts';
-import type { RawProduct } from './derive.ts';
+import type { DerivedProduct, RawProduct } from './derive.ts';
 
 const BATCH = 500;
 
@@ -17,9 +23,29 @@ export interface Rejection {
   readonly reason: string;
 }
 
+/** A record imported as it is, with something the operator should know (the line is the file's). */
+export interface ImportWarning {
+  readonly line: number;
+  readonly product_id: string;
+  readonly message: string;
+}
+
 export interface ImportReport {
   readonly imported: number;
   readonly rejected: readonly Rejection[];
+  readonly warnings: readonly ImportWarning[];
+  /** Products a full import withdrew because the file no longer lists them. */
+  readonly withdrawn: readonly string[];
+  /** Why a full import withdrew nothing, when it could not tell what the file holds. */
+  readonly withdrawSkipped: string | null;
+  /** Demo products removed because real products were imported. */
+  readonly demoRemoved: number;
+}
+
+export interface ImportOptions {
+  /** A full import: products absent from the file are withdrawn. */
+  readonly replace?: boolean;
+  readonly onProgress?: (done: number) => void;
 }
 
 export function readCatalogFile(path: string): RecordResult[] {
@@ -30,30 +56,96 @@ export function readCatalogFile(path: string): RecordResult[] {
   throw new Error(`unknown catalog format "${ext}": use .csv or .jsonl (docs/catalog-format.md)`);
 }
 
+interface Accepted {
+  readonly line: number;
+  readonly product: RawProduct;
+}
+
 export async function importRecords(
   em: EntityManager,
   records: readonly RecordResult[],
-  onProgress: (done: number) => void = () => {},
+  options: ImportOptions = {},
 ): Promise<ImportReport> {
   const rejected: Rejection[] = [];
   const firstLine = new Map<string, number>();
-  const products: RawProduct[] = [];
+  const listed = new Set<string>();
+  let unnamed = false;
+  let accepted: Accepted[] = [];
   for (const record of records) {
     if ('rejected' in record) {
       rejected.push({ line: record.line, reason: record.rejected });
+      if (record.productId === undefined) unnamed = true;
+      else listed.add(record.productId);
       continue;
     }
-    const seen = firstLine.get(record.product.product_id);
+    const { product, line } = record;
+    listed.add(product.product_id);
+    const seen = firstLine.get(product.product_id);
     if (seen !== undefined) {
-      rejected.push({ line: record.line, reason: `duplicate product_id (first on line ${seen})` });
+      rejected.push({ line, reason: `duplicate product_id (first on line ${seen})` });
       continue;
     }
-    firstLine.set(record.product.product_id, record.line);
-    products.push(record.product);
+    firstLine.set(product.product_id, line);
+    accepted.push(record);
   }
-  for (let start = 0; start < products.length; start += BATCH) {
-    await upsertProducts(em.fork(), products.slice(start, start + BATCH));
-    onProgress(Math.min(products.length, start + BATCH));
+  accepted = await keepDemoApart(em, accepted, rejected);
+  rejected.sort((a, b) => a.line - b.line);
+
+  const warnings: ImportWarning[] = [];
+  const done = options.onProgress ?? (() => {});
+  for (let start = 0; start < accepted.length; start += BATCH) {
+    const batch = accepted.slice(start, start + BATCH);
+    const derived = await upsertProducts(
+      em.fork(),
+      batch.map((record) => record.product),
+    );
+    derived.forEach((product, i) => {
+      const message = ingredientWarning(product);
+      if (message !== null) warnings.push({ line: batch[i]!.line, product_id: product.product_id, message });
+    });
+    done(Math.min(accepted.length, start + BATCH));
   }
-  return { imported: products.length, rejected };
+
+  const real = accepted.some((record) => record.product.demo !== true);
+  const demoRemoved = real ? await removeDemoProducts(em.fork()) : 0;
+  let withdrawn: string[] = [];
+  let withdrawSkipped: string | null = null;
+  if (options.replace) {
+    if (accepted.length === 0) {
+      withdrawSkipped = 'the file gave no product to import';
+    } else if (unnamed) {
+      withdrawSkipped =
+        'some rejected lines name no product_id, so the file cannot say which products it holds';
+    } else {
+      withdrawn = await withdrawAbsent(em.fork(), [...listed]);
+    }
+  }
+  return { imported: accepted.length, rejected, warnings, withdrawn, withdrawSkipped, demoRemoved };
+}
+
+/** Rejects the demo records that would mix with real products. */
+async function keepDemoApart(
+  em: EntityManager,
+  accepted: readonly Accepted[],
+  rejected: Rejection[],
+): Promise<Accepted[]> {
+  const demo = accepted.filter((record) => record.product.demo === true);
+  if (demo.length === 0) return [...accepted];
+  const realInFile = demo.length < accepted.length;
+  const reason = realInFile
+    ? 'demo record in a file of real products: demo data is never mixed with real products'
+    : (await holdsRealProducts(em.fork()))
+      ? 'the catalog holds real products: demo records are never loaded into it'
+      : null;
+  if (reason === null) return [...accepted];
+  for (const record of demo) rejected.push({ line: record.line, reason });
+  return accepted.filter((record) => record.product.demo !== true);
+}
+
+function ingredientWarning(product: DerivedProduct): string | null {
+  if (product.ingredients_status === 'not_a_list') {
+    return `ingredients are not an ingredient list (${product.ingredients_note}): imported with every flag and the score unknown`;
+  }
+  if (product.ingredients_note !== null) return `ingredients: ${product.ingredients_note}`;
+  return null;
 }

@@ -4,7 +4,16 @@
  * best few — with no I/O and no allocation per product. 100 000 products take a few milliseconds.
  */
 import type { ProductFilter } from '../../gen/skinmatch/v1/catalog_types_pb.ts';
-import { compileProduct, createScorer, type EngineProduct, type SkinType } from '../match/engine/index.ts';
+import {
+  compileProduct,
+  type EngineProduct,
+  NO_SCORE,
+  type ProductColumns,
+  prepareScan,
+  type SkinType,
+  scoreColumns,
+  toColumns,
+} from '../match/engine/index.ts';
 import type { Concern } from '../shared/measures.ts';
 import type { DerivedProduct } from './derive.ts';
 
@@ -25,12 +34,14 @@ export interface RankedEntry {
 export class CatalogIndex {
   readonly entries: readonly CatalogEntry[];
   readonly #byId: Map<string, CatalogEntry>;
+  readonly #columns: ProductColumns;
 
   constructor(products: readonly DerivedProduct[]) {
     const entries = products.map(toEntry);
     entries.sort((a, b) => (a.product.product_id < b.product.product_id ? -1 : 1));
     this.entries = entries;
     this.#byId = new Map(entries.map((entry) => [entry.product.product_id, entry]));
+    this.#columns = toColumns(entries.map((entry) => entry.engine));
   }
 
   get size(): number {
@@ -51,26 +62,25 @@ export class CatalogIndex {
     filter: ProductFilter | undefined,
     limit: number,
   ): { best: RankedEntry[]; candidates: number } {
-    const scorer = createScorer(concerns, skinType);
+    const scores = scoreColumns(prepareScan(concerns, skinType), this.#columns);
     const keep = matcher(filter);
     const best: RankedEntry[] = [];
     let candidates = 0;
     // Entries are in product_id order, so a later entry never wins a tie: only a strictly higher score
     // enters the list, and most products are passed over without building anything.
     let floor = Number.NEGATIVE_INFINITY;
-    for (const entry of this.entries) {
-      if (keep !== undefined && !keep(entry)) continue;
+    for (let i = 0; i < scores.length; i++) {
+      if (keep !== undefined && !keep(this.entries[i]!)) continue;
       candidates++;
-      const score = scorer(entry.engine);
-      const rank = score ?? -1;
+      const rank = scores[i]!;
       if (best.length === limit && rank <= floor) continue;
       let at = Math.min(best.length, limit - 1);
-      while (at > 0 && rank > (best[at - 1]!.score ?? -1)) {
+      while (at > 0 && rank > (best[at - 1]!.score ?? NO_SCORE)) {
         best[at] = best[at - 1]!;
         at--;
       }
-      best[at] = { entry, score };
-      if (best.length === limit) floor = best[limit - 1]!.score ?? -1;
+      best[at] = { entry: this.entries[i]!, score: rank === NO_SCORE ? null : rank };
+      if (best.length === limit) floor = best[limit - 1]!.score ?? NO_SCORE;
     }
     return { best, candidates };
   }

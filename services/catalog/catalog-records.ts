@@ -5,7 +5,10 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import type { RawProduct } from './derive.ts';
 
-export type RecordResult = { line: number; product: RawProduct } | { line: number; rejected: string };
+/** A record read from a file, at the file line where it starts; a rejected one names its product when it can. */
+export type RecordResult =
+  | { line: number; product: RawProduct }
+  | { line: number; rejected: string; productId?: string };
 
 const MAX_ID = 200;
 const MAX_TEXT = 500;
@@ -27,6 +30,10 @@ export function readJsonLines(text: string): RecordResult[] {
   return results;
 }
 
+/**
+ * CSV records with the file line each starts on: quoted ingredient lists span several lines, so the record
+ * number is not the line an operator has to look at.
+ */
 export function readCsv(text: string): RecordResult[] {
   let rows: Record<string, string>[];
   try {
@@ -36,16 +43,49 @@ export function readCsv(text: string): RecordResult[] {
       bom: true,
       trim: true,
       relax_column_count: false,
+      record_delimiter: ['\r\n', '\n', '\r'],
     });
   } catch (err) {
-    return [{ line: 0, rejected: `unreadable CSV: ${(err as Error).message}` }];
+    const line = (err as { lines?: number }).lines ?? 0;
+    return [{ line, rejected: `unreadable CSV: ${(err as Error).message}` }];
   }
+  const starts = recordStartLines(text).slice(1); // the first record is the header
   return rows.map((row, index) => {
     const record: Record<string, unknown> = { ...row };
     record.skin_types = row.skin_types ? row.skin_types.split(';').map((s) => s.trim()) : null;
     for (const field of ['vegan', 'cruelty_free', 'demo']) record[field] = csvBoolean(row[field]);
-    return checkRecord(index + 2, record); // line 1 is the header
+    return checkRecord(starts[index] ?? index + 2, record);
   });
+}
+
+/**
+ * The 1-based line on which each non-blank CSV record starts. A line break inside quotes continues the
+ * record (RFC 4180; a doubled quote toggles twice, so it needs no special case); `\r\n`, `\r` and `\n`
+ * each end one line.
+ */
+export function recordStartLines(text: string): number[] {
+  const starts: number[] = [];
+  let line = 1;
+  let quoted = false;
+  let blank = true;
+  let startLine = 1;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (char === '"') quoted = !quoted;
+    if (char === '\r' || char === '\n') {
+      if (char === '\r' && text[i + 1] === '\n') i++;
+      line++;
+      if (!quoted) {
+        if (!blank) starts.push(startLine);
+        blank = true;
+        startLine = line;
+      }
+      continue;
+    }
+    if (blank && !/[\s\uFEFF]/.test(char ?? '')) blank = false;
+  }
+  if (!blank) starts.push(startLine);
+  return starts;
 }
 
 function csvBoolean(value: string | undefined): boolean | null | string {
@@ -61,10 +101,10 @@ export function checkRecord(line: number, value: unknown): RecordResult {
     return { line, rejected: 'a record must be a JSON object' };
   }
   const r = value as Record<string, unknown>;
-  const problem = (reason: string): RecordResult => ({ line, rejected: reason });
   const productId = text(r.product_id);
-  if (!productId) return problem('product_id is required');
-  if (productId.length > MAX_ID) return problem(`product_id is over ${MAX_ID} characters`);
+  if (!productId) return { line, rejected: 'product_id is required' };
+  if (productId.length > MAX_ID) return { line, rejected: `product_id is over ${MAX_ID} characters` };
+  const problem = (reason: string): RecordResult => ({ line, rejected: reason, productId });
   const name = text(r.name);
   if (!name) return problem('name is required');
   const fields: Partial<Record<keyof RawProduct, string | null>> = {};

@@ -13,10 +13,15 @@ import { Product } from './product-entity.ts';
 
 const RELOAD_DEBOUNCE_MS = 200;
 
-export async function upsertProducts(em: EntityManager, raws: readonly RawProduct[]): Promise<void> {
+/** Upserts products by product_id, each derived afresh; returns what was derived, in input order. */
+export async function upsertProducts(
+  em: EntityManager,
+  raws: readonly RawProduct[],
+): Promise<DerivedProduct[]> {
   const now = new Date();
-  const rows = raws.map((raw) => {
-    const derived = deriveProduct(raw);
+  const derivedProducts = raws.map(deriveProduct);
+  const rows = raws.map((raw, index) => {
+    const derived = derivedProducts[index]!;
     return {
       productId: raw.product_id,
       name: raw.name,
@@ -36,6 +41,7 @@ export async function upsertProducts(em: EntityManager, raws: readonly RawProduc
     };
   });
   await em.upsertMany(Product, rows);
+  return derivedProducts;
 }
 
 export async function countProducts(em: EntityManager): Promise<number> {

@@ -7,7 +7,7 @@
  * records the knowledge-base version it was derived with.
  */
 import { MEASURES, type Measure } from '../shared/measures.ts';
-import { type Ingredient, parseInci } from './inci/parse.ts';
+import { type Ingredient, type ListStatus, readInci } from './inci/parse.ts';
 import { ingredientFacts } from './knowledge/facts.ts';
 import { type Active, type CautionList, KB_VERSION, TARGET_EVIDENCE } from './knowledge/knowledge.ts';
 
@@ -61,6 +61,14 @@ export interface DerivedProduct extends Omit<RawProduct, 'skin_types'> {
   /** Whether skin_types came from the source, from the formula, or neither (no ingredient list). */
   readonly skin_types_source: 'declared' | 'derived' | 'unknown';
   readonly parsed_ingredients: readonly Ingredient[];
+  /**
+   * Whether the ingredient field held a list (`listed`), nothing (`missing`), or something else: a
+   * placeholder, shop copy, words without recoverable separators (`not_a_list`). Only `listed` says
+   * anything about flags; the others leave every flag and the score unknown.
+   */
+  readonly ingredients_status: ListStatus;
+  /** Why the field is not a list, or what was left out of it; null when nothing needs saying. */
+  readonly ingredients_note: string | null;
   /** Summed evidence (1–3 per active) of the product's actives, per concern it addresses at all. */
   readonly evidence: Readonly<Partial<Record<Measure, number>>>;
   /** Concerns the formula addresses, strongest first, at most MAX_TARGETS. */
@@ -82,7 +90,8 @@ export const MAX_KEY_INGREDIENTS = 5;
 const RICH_OIL_SHARE = 1 / 3;
 
 export function deriveProduct(raw: RawProduct): DerivedProduct {
-  const parsed = parseInci(raw.ingredients);
+  const reading = readInci(raw.ingredients);
+  const parsed = reading.ingredients;
   const certain = parsed.filter((ingredient) => !ingredient.mayContain);
   const sunProtection = isSunProtection(raw);
   const counts = (active: Active | null): active is Active =>
@@ -104,7 +113,7 @@ export function deriveProduct(raw: RawProduct): DerivedProduct {
     parsed.some((ingredient) => ingredientFacts(ingredient.name).cautions[list] !== null);
   const hasList = parsed.length > 0;
   const flagged: Record<FormulationFlag, boolean> = {
-    fragrance: listed('fragrance'),
+    fragrance: isScented(parsed),
     drying_alcohol: listed('drying-alcohols'),
     fungal_acne_trigger: listed('fungal-acne'),
     pore_clogging: listed('pore-clogging'),
@@ -129,6 +138,8 @@ export function deriveProduct(raw: RawProduct): DerivedProduct {
     skin_types: declared.length > 0 ? declared : hasList ? formulaSkinTypes(flagged.rich_texture) : [],
     skin_types_source: declared.length > 0 ? 'declared' : hasList ? 'derived' : 'unknown',
     parsed_ingredients: parsed,
+    ingredients_status: reading.status,
+    ingredients_note: reading.note,
     evidence,
     targets,
     key_ingredients: keyIngredients,
@@ -142,6 +153,18 @@ export function deriveProduct(raw: RawProduct): DerivedProduct {
     },
     kb_version: KB_VERSION,
   };
+}
+
+/**
+ * Fragranced: the list declares fragrance, a fragrant essential oil or extract, or a fragrance allergen —
+ * except an allergen that is commonly a preservative or solvent (benzyl alcohol, kind `preservative`),
+ * which on its own does not scent a product (knowledge/README.md, "Fragrance-free").
+ */
+function isScented(ingredients: readonly Ingredient[]): boolean {
+  return ingredients.some((ingredient) => {
+    const entry = ingredientFacts(ingredient.name).cautions.fragrance;
+    return entry !== null && entry.kind !== 'preservative';
+  });
 }
 
 /** UV filters only count as actives in products meant for sun protection. */

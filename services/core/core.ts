@@ -25,6 +25,7 @@ import { Notifications } from '../shared/notifications.ts';
 import { ReflectionService } from '../shared/reflection.ts';
 import { type RunningServer, startServer } from '../shared/server.ts';
 import type { Orm } from './db/orm.ts';
+import { plainSql } from './db/plain-sql.ts';
 import { StatusServiceImpl } from './status-service.ts';
 
 /** How often expired authorization-server state is deleted. */
@@ -56,6 +57,7 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
     : undefined;
   const catalog = new LiveCatalog(orm, logger);
   await catalog.start(notifications);
+  const sql = await plainSql(orm);
   const services = [
     ScanService,
     MatchService,
@@ -64,7 +66,7 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
     OAuthStateService,
     StatusService,
   ];
-  const scans = new ScanServiceImpl({ ...options, notifications });
+  const scans = new ScanServiceImpl({ ...options, sql, notifications });
   const purge = setInterval(() => {
     purgeExpiredState(orm.em.fork()).catch((err: Error) =>
       logger.warn({ err: err.message }, 'purging expired OAuth state failed'),
@@ -78,7 +80,7 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
     logger,
     routes: (router) => {
       router.service(ScanService, scans);
-      router.service(MatchService, new MatchServiceImpl({ ...options, catalog }));
+      router.service(MatchService, new MatchServiceImpl({ ...options, sql, catalog }));
       router.service(CatalogService, new CatalogServiceImpl(catalog));
       router.service(AccountService, new AccountServiceImpl({ ...options, scans }));
       router.service(OAuthStateService, new OAuthStateServiceImpl(orm));

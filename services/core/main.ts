@@ -4,15 +4,12 @@
  */
 
 import { createConnectTransport } from '@connectrpc/connect-node';
-import { importRecords, readCatalogFile } from '../catalog/catalog-import.ts';
-import { countProducts } from '../catalog/catalog-store.ts';
+import { loadDemoCatalog } from '../catalog/demo-catalog.ts';
 import { InferenceAnalyzer } from '../scan/inference-analyzer.ts';
 import { loadConfig } from '../shared/config.ts';
 import { createLogger } from '../shared/logger.ts';
 import { startCore } from './core.ts';
 import { migrate, openDatabase } from './db/orm.ts';
-
-const SAMPLE_CATALOG = new URL('../../data/sample-catalog.jsonl', import.meta.url).pathname;
 
 const logger = createLogger('core');
 const config = loadConfig();
@@ -23,12 +20,11 @@ if (!config.databaseUrl) {
 }
 const orm = await openDatabase(config.databaseUrl);
 await migrate(orm);
-if (config.loadSampleCatalog && (await countProducts(orm.em.fork())) === 0) {
-  const report = await importRecords(orm.em.fork(), readCatalogFile(SAMPLE_CATALOG));
-  logger.info(
-    { imported: report.imported, rejected: report.rejected.length },
-    'catalog was empty: loaded the demo catalog',
-  );
+if (config.loadSampleCatalog) {
+  const demo = await loadDemoCatalog(orm.em.fork());
+  if (demo.skipped === null)
+    logger.info({ products: demo.loaded }, 'catalog was empty: loaded the demo catalog');
+  else logger.info({ reason: demo.skipped }, 'demo catalog not loaded');
 }
 const core = await startCore({
   orm,

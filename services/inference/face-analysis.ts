@@ -6,8 +6,9 @@
 import type { Measure } from '../shared/measures.ts';
 import { decodeImage, ImageError } from './decode.ts';
 import { FaceDetector } from './face-detector.ts';
+import { FaceLandmarker } from './landmarks.ts';
 import { Measurer } from './measurer.ts';
-import { judgeQuality, type Quality } from './quality.ts';
+import { judgeQuality, mainFace, type Quality } from './quality.ts';
 import { regionPatches } from './regions.ts';
 import { CALIBRATION_VERSION, scoreFeatures } from './scoring.ts';
 
@@ -26,6 +27,8 @@ export const FAILURE_MESSAGES = {
   image_too_large: 'The photo has more pixels than the service accepts. Upload a smaller photo.',
   no_face: 'No face was found. Take a photo of your face, looking at the camera.',
   several_faces: 'More than one face is in the photo. Take a photo of your face alone.',
+  face_cut_off:
+    'Part of the face is outside the photo. Move back or centre your face so that all of it, from forehead to chin, is in the picture.',
   face_too_small: 'The face is too small in the photo. Come closer to the camera.',
   face_turned: 'The face is turned away. Look straight at the camera and keep your head level.',
   too_dark: 'The photo is too dark. Face a window or a lamp.',
@@ -57,11 +60,18 @@ export interface AnalysisSettings {
 
 export class FaceAnalysis {
   readonly #detector: FaceDetector;
+  readonly #landmarker: FaceLandmarker;
   readonly #measurer: Measurer;
   readonly #stageDelayMs: number;
 
-  private constructor(detector: FaceDetector, measurer: Measurer, settings: AnalysisSettings) {
+  private constructor(
+    detector: FaceDetector,
+    landmarker: FaceLandmarker,
+    measurer: Measurer,
+    settings: AnalysisSettings,
+  ) {
     this.#detector = detector;
+    this.#landmarker = landmarker;
     this.#measurer = measurer;
     this.#stageDelayMs = settings.stageDelayMs ?? 0;
   }
@@ -70,13 +80,19 @@ export class FaceAnalysis {
   get versions(): Readonly<Record<string, string>> {
     return {
       face_detector: this.#detector.version,
+      face_landmarks: this.#landmarker.version,
       skin_measures: this.#measurer.version,
       calibration: CALIBRATION_VERSION,
     };
   }
 
   static async load(settings: AnalysisSettings = {}): Promise<FaceAnalysis> {
-    return new FaceAnalysis(await FaceDetector.load(), await Measurer.load(), settings);
+    return new FaceAnalysis(
+      await FaceDetector.load(),
+      await FaceLandmarker.load(),
+      await Measurer.load(),
+      settings,
+    );
   }
 
   async *analyze(photo: Uint8Array, options: AnalyzeOptions = {}): AsyncGenerator<FaceAnalysisEvent> {
@@ -98,14 +114,16 @@ export class FaceAnalysis {
     }
     yield await progress('detecting_face');
     const faces = await this.#detector.detect(image);
+    const main = mainFace(faces);
+    const landmarks = main && (await this.#landmarker.locate(image, main));
     yield await progress('checking_quality');
-    const verdict = judgeQuality(image, faces);
-    if (!verdict.face || (verdict.failure && !options.skipQualityGates)) {
+    const verdict = judgeQuality(image, faces, landmarks);
+    if (!verdict.face || !landmarks || (verdict.failure && !options.skipQualityGates)) {
       yield { kind: 'failure', reason: verdict.failure ?? 'no_face', quality: verdict.quality };
       return;
     }
     yield await progress('measuring');
-    const features = await this.#measurer.measure(regionPatches(image, verdict.face));
+    const features = await this.#measurer.measure(regionPatches(image, landmarks));
     yield await progress('scoring');
     const { scores, raw, concerns } = scoreFeatures(features);
     yield { kind: 'result', scores, raw, concerns, quality: verdict.quality };

@@ -4,12 +4,15 @@
  */
 import type { RgbImage } from './decode.ts';
 import type { Face } from './face.ts';
-import { facePatch } from './regions.ts';
+import type { Landmarks } from './landmarks.ts';
+import { faceFrame, facePatch, REGIONS, regionCorners, regionLayout } from './regions.ts';
 
 /** Detections below this are not faces for the gates. */
 const FACE_SCORE = 0.6;
 /** Another face at least this share of the main face's area makes the photo a group photo. */
 const PROMINENT_AREA = 0.3;
+/** The face box grown by this share of its size on each side must lie inside the photo. */
+const BOX_MARGIN = 0.05;
 /** Narrower faces (in working-image pixels) leave too few pixels per region. */
 const MIN_FACE_WIDTH = 140;
 /** Nose offset from the eyes' midpoint, in eye distances, past which the face is turned. */
@@ -25,6 +28,7 @@ export const MIN_SHARPNESS = 20;
 export type QualityReason =
   | 'no_face'
   | 'several_faces'
+  | 'face_cut_off'
   | 'face_too_small'
   | 'face_turned'
   | 'too_dark'
@@ -50,7 +54,17 @@ export interface QualityVerdict {
   readonly failure: QualityReason | undefined;
 }
 
-export function judgeQuality(image: RgbImage, detections: readonly Face[]): QualityVerdict {
+/** The face the analysis is about: the best detection confident enough to be a face. */
+export function mainFace(detections: readonly Face[]): Face | undefined {
+  return detections.find((f) => f.score >= FACE_SCORE);
+}
+
+/** `landmarks` are those of mainFace(detections), when there is one. */
+export function judgeQuality(
+  image: RgbImage,
+  detections: readonly Face[],
+  landmarks: Landmarks | undefined,
+): QualityVerdict {
   const faces = detections.filter((f) => f.score >= FACE_SCORE);
   const face = faces[0];
   const base = {
@@ -79,18 +93,37 @@ export function judgeQuality(image: RgbImage, detections: readonly Face[]): Qual
   const failure: QualityReason | undefined =
     prominent > 1
       ? 'several_faces'
-      : face.box.w < MIN_FACE_WIDTH
-        ? 'face_too_small'
-        : Math.abs(yaw) > MAX_YAW || Math.abs(roll) > MAX_ROLL_DEGREES
-          ? 'face_turned'
-          : light.brightness < MIN_BRIGHTNESS
-            ? 'too_dark'
-            : light.brightness > MAX_BRIGHTNESS || light.clippedFraction > MAX_CLIPPED
-              ? 'overexposed'
-              : light.sharpness < MIN_SHARPNESS
-                ? 'too_blurry'
-                : undefined;
+      : !landmarks || cutOff(image, face, landmarks)
+        ? 'face_cut_off'
+        : face.box.w < MIN_FACE_WIDTH
+          ? 'face_too_small'
+          : Math.abs(yaw) > MAX_YAW || Math.abs(roll) > MAX_ROLL_DEGREES
+            ? 'face_turned'
+            : light.brightness < MIN_BRIGHTNESS
+              ? 'too_dark'
+              : light.brightness > MAX_BRIGHTNESS || light.clippedFraction > MAX_CLIPPED
+                ? 'overexposed'
+                : light.sharpness < MIN_SHARPNESS
+                  ? 'too_blurry'
+                  : undefined;
   return { face, quality, failure };
+}
+
+/**
+ * A face runs off the photo when its box, grown by a margin, or any landmark or skin region does: the
+ * regions would be measured on whatever lies at the edge instead of skin.
+ */
+export function cutOff(image: RgbImage, face: Face, landmarks: Landmarks): boolean {
+  const inside = ([x, y]: readonly [number, number]) =>
+    x >= 0 && y >= 0 && x <= image.width && y <= image.height;
+  const { x, y, w, h } = face.box;
+  const mx = BOX_MARGIN * w;
+  const my = BOX_MARGIN * h;
+  if (!inside([x - mx, y - my]) || !inside([x + w + mx, y + h + my])) return true;
+  if (!landmarks.every(inside)) return true;
+  const frame = faceFrame(landmarks);
+  const layout = regionLayout(landmarks);
+  return !REGIONS.every((region) => regionCorners(layout[region], frame).every(inside));
 }
 
 /** Yaw: the nose's offset from the eyes' midpoint along the eye line, in eye distances; roll in degrees. */

@@ -16,6 +16,7 @@ import {
 import type { LiveCatalog } from '../catalog/catalog-store.ts';
 import { KB_VERSION } from '../catalog/knowledge/knowledge.ts';
 import type { Orm } from '../core/db/orm.ts';
+import type { PlainSql } from '../core/db/plain-sql.ts';
 import { authorizeScan } from '../scan/scan-access.ts';
 import { serviceError } from '../shared/errors.ts';
 import { type Concern, concernsFromScores, type Measure } from '../shared/measures.ts';
@@ -33,6 +34,8 @@ export const MORE_IN_APP = 'The skinmatch app shows more matches for this scan a
 
 export interface MatchServiceDeps {
   readonly orm: Orm;
+  /** The ORM's pool, for the plain read of the scan (scan-reads.ts). */
+  readonly sql: PlainSql;
   readonly pepper: Buffer;
   readonly catalog: LiveCatalog;
   readonly now?: () => Date;
@@ -51,7 +54,7 @@ export class MatchServiceImpl implements ServiceImpl<typeof MatchService> {
 
   async recommendProducts(req: RecommendProductsRequest): Promise<RecommendProductsResponse> {
     const em = this.#deps.orm.em.fork();
-    const scan = await authorizeScan(em, { pepper: this.#deps.pepper, now: this.#now }, req);
+    const scan = await authorizeScan(this.#deps.sql, { pepper: this.#deps.pepper, now: this.#now }, req);
     const skinType = checkFilter(req.filter);
     if (scan.status === 'awaiting_upload') {
       throw serviceError(
@@ -94,7 +97,11 @@ export class MatchServiceImpl implements ServiceImpl<typeof MatchService> {
           moreInApp: MORE_IN_APP,
         },
       });
-    if (candidates === 0) return answer([], await matchesUsed(em, scan.id), false);
+    if (candidates === 0) {
+      // Nothing to consume, but a used allowance still answers upgrade_required (spec rule 2).
+      const used = await matchesUsed(em, scan.id);
+      return answer([], used, used >= INCLUDED_MATCHES);
+    }
 
     const consumed = await consumeAllowance(
       em,

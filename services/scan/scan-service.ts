@@ -15,12 +15,14 @@ import {
   WatchScanResponseSchema,
 } from '../../gen/skinmatch/v1/scan_pb.ts';
 import type { Orm } from '../core/db/orm.ts';
+import type { PlainSql } from '../core/db/plain-sql.ts';
 import { Scan } from '../core/db/scan-entity.ts';
 import { NOT_FOUND_MESSAGE, serviceError } from '../shared/errors.ts';
 import type { Notifications } from '../shared/notifications.ts';
 import { admissionsEnabled } from './admissions.ts';
 import { authorizeScan } from './scan-access.ts';
 import { checkSource, type ScanIdentity } from './scan-input.ts';
+import type { ScanRecord } from './scan-reads.ts';
 import { isSettled, toScanMessage, uploadUrl } from './scan-view.ts';
 import { issueToken } from './token.ts';
 
@@ -30,6 +32,8 @@ const WATCH_RECHECK_MS = 5000;
 
 export interface ScanServiceDeps {
   readonly orm: Orm;
+  /** The ORM's pool, for the plain read of a scan by id (scan-reads.ts). */
+  readonly sql: PlainSql;
   readonly pepper: Buffer;
   readonly publicBaseUrl: string;
   readonly notifications: Notifications;
@@ -77,19 +81,18 @@ export class ScanServiceImpl implements ServiceImpl<typeof ScanService> {
   }
 
   async getScan(req: ScanIdentity) {
-    const scan = await this.#authorize(this.#deps.orm.em.fork(), req);
+    const scan = await this.#authorize(req);
     return create(GetScanResponseSchema, { scan: toScanMessage(scan, this.#deps.publicBaseUrl) });
   }
 
   async deleteScan(req: ScanIdentity) {
-    const em = this.#deps.orm.em.fork();
-    const scan = await this.#authorize(em, req);
-    await em.remove(scan).flush();
+    const scan = await this.#authorize(req);
+    await this.#deps.orm.em.fork().nativeDelete(Scan, { id: scan.id });
     return create(DeleteScanResponseSchema, { runId: scan.id, deleted: true });
   }
 
   async *watchScan(req: ScanIdentity, ctx: HandlerContext): AsyncGenerator<WatchScanResponse> {
-    let scan = await this.#authorize(this.#deps.orm.em.fork(), req);
+    let scan: ScanRecord = await this.#authorize(req);
     yield create(WatchScanResponseSchema, { scan: toScanMessage(scan, this.#deps.publicBaseUrl) });
     while (!isSettled(scan.status)) {
       await this.#deps.notifications.next('scan_changed', scan.id, WATCH_RECHECK_MS, ctx.signal);
@@ -102,8 +105,8 @@ export class ScanServiceImpl implements ServiceImpl<typeof ScanService> {
     }
   }
 
-  #authorize(em: EntityManager, req: ScanIdentity): Promise<Scan> {
-    return authorizeScan(em, { pepper: this.#deps.pepper, now: this.#now }, req);
+  #authorize(req: ScanIdentity): Promise<ScanRecord> {
+    return authorizeScan(this.#deps.sql, { pepper: this.#deps.pepper, now: this.#now }, req);
   }
 
   async #current(em: EntityManager, runId: string): Promise<Scan | null> {

@@ -10,7 +10,8 @@ import {
   ScanSchema as ScanMessageSchema,
   ScanStatus,
 } from '../../gen/skinmatch/v1/scan_types_pb.ts';
-import type { Scan, ScanStatusName } from '../core/db/scan-entity.ts';
+import type { ScanStatusName } from '../core/db/scan-entity.ts';
+import type { ScanRecord } from './scan-reads.ts';
 
 interface Step {
   readonly status: ScanStatus;
@@ -34,7 +35,7 @@ export function isSettled(status: string): boolean {
   return status === 'complete' || status === 'failed';
 }
 
-export function toScanMessage(scan: Scan, publicBaseUrl: string): ScanMessage {
+export function toScanMessage(scan: ScanRecord, publicBaseUrl: string): ScanMessage {
   const step = STEPS[scan.status as ScanStatusName];
   return create(ScanMessageSchema, {
     runId: scan.id,

@@ -32,7 +32,10 @@ export interface Config {
   readonly guestScansPerHour: number;
   /** Take the client address from X-Forwarded-For (only behind a proxy that sets it). */
   readonly trustProxy: boolean;
-  /** Load the bundled demo catalog into an empty catalog at start (default: outside production). */
+  /**
+   * Load the bundled demo catalog into an empty catalog at start. Off unless set; `npm start` sets it when
+   * it runs the embedded PostgreSQL, so a deployment that forgets NODE_ENV never serves invented products.
+   */
   readonly loadSampleCatalog: boolean;
   /** Key of the HMAC that turns a scan token into what is stored. */
   readonly tokenPepper: Buffer;
@@ -71,7 +74,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     guestCallsPerMinute: positive(env.RATE_LIMIT_CALLS_PER_MINUTE, 120, 'RATE_LIMIT_CALLS_PER_MINUTE'),
     guestScansPerHour: positive(env.RATE_LIMIT_SCANS_PER_HOUR, 30, 'RATE_LIMIT_SCANS_PER_HOUR'),
     trustProxy: env.TRUST_PROXY === 'true',
-    loadSampleCatalog: (env.LOAD_SAMPLE_CATALOG ?? (production ? 'false' : 'true')) === 'true',
+    loadSampleCatalog: env.LOAD_SAMPLE_CATALOG === 'true',
     tokenPepper: pepper(env.TOKEN_PEPPER, production, dataDir, warnings),
     oauth: loadOAuthConfig(env, production, dataDir, warnings),
     warnings,

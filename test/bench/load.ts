@@ -1,16 +1,26 @@
-/** A small closed-loop load generator: `concurrency` callers, each calling `call` back to back. */
+/**
+ * A small closed-loop load generator: `concurrency` callers, each calling `call` back to back. Given the
+ * pids of the processes that serve the calls, it also reports their CPU time per request (from /proc, on
+ * Linux), which a busy shared machine disturbs far less than requests/s.
+ */
+import { readFileSync } from 'node:fs';
+
 export interface LoadResult {
   readonly requests: number;
   readonly perSecond: number;
   readonly p50: number;
   readonly p99: number;
+  /** CPU microseconds the serving processes spent per request, when their pids were given. */
+  readonly cpuUs?: number;
 }
 
 export async function load(
   call: () => Promise<unknown>,
   durationMs: number,
   concurrency: number,
+  servers: readonly number[] = [],
 ): Promise<LoadResult> {
+  const cpuBefore = cpuMs(servers);
   const latencies: number[] = [];
   const end = performance.now() + durationMs;
   const started = performance.now();
@@ -26,9 +36,29 @@ export async function load(
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return { requests: latencies.length, perSecond: latencies.length / elapsed, p50: at(0.5), p99: at(0.99) };
+  const cpuUs = servers.length > 0 ? ((cpuMs(servers) - cpuBefore) * 1000) / latencies.length : undefined;
+  return {
+    requests: latencies.length,
+    perSecond: latencies.length / elapsed,
+    p50: at(0.5),
+    p99: at(0.99),
+    cpuUs,
+  };
+}
+
+/** User and system CPU time of the processes so far, in ms (/proc/PID/stat fields 14 and 15, in ticks of
+ * 10 ms on Linux's usual USER_HZ of 100). */
+function cpuMs(pids: readonly number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * 10;
 }
 
 export function row(name: string, r: LoadResult): string {
-  return `${name.padEnd(34)} ${r.perSecond.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms`;
+  const cpu = r.cpuUs === undefined ? '' : `   server CPU ${r.cpuUs.toFixed(0).padStart(5)} µs/req`;
+  return `${name.padEnd(34)} ${r.perSecond.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms${cpu}`;
 }

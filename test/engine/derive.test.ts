@@ -135,4 +135,56 @@ describe('product derivation', () => {
       'rich_texture',
     ]);
   });
+
+  describe('retailer fields that are not ingredient lists: every flag unknown, never free-from', () => {
+    for (const [shape, ingredients] of [
+      ['a placeholder', 'Visit the Northwind Skin boutique'],
+      ['a short placeholder', 'No Info'],
+      ['marketing bullets', '• Oil-free • Hydrates for 24 hours • Free from synthetic fragrance'],
+      ['words without recoverable separators', 'Lorem ipsum dolor sit amet consectetur adipiscing elit'],
+    ]) {
+      it(shape!, () => {
+        const derived = deriveProduct(raw({ ingredients, vegan: null }));
+        assert.equal(derived.ingredients_status, 'not_a_list');
+        assert.ok((derived.ingredients_note ?? '').length > 0);
+        assert.deepEqual(derived.attributes, {
+          vegan: null,
+          cruelty_free: null,
+          fragrance_free: null,
+          alcohol_free: null,
+          fungal_acne_safe: null,
+        });
+        assert.deepEqual(derived.flags, []);
+        assert.deepEqual(derived.skin_types, []);
+        assert.equal(derived.skin_types_source, 'unknown');
+      });
+    }
+  });
+
+  describe('fragrance_free', () => {
+    const fragranceFree = (ingredients: string) =>
+      deriveProduct(raw({ ingredients })).attributes.fragrance_free;
+    it('benzyl alcohol alone is a preservative: still fragrance-free', () => {
+      assert.equal(fragranceFree('Water, Glycerin, Caffeine, Benzyl Alcohol, Phenoxyethanol'), true);
+    });
+    it('benzyl alcohol with a declared fragrance or another allergen: fragranced', () => {
+      assert.equal(fragranceFree('Water, Glycerin, Benzyl Alcohol, Parfum'), false);
+      assert.equal(fragranceFree('Water, Glycerin, Benzyl Alcohol, Linalool'), false);
+    });
+    it('a fragrant essential oil by botanical name, by English name, or hidden by a footnote mark', () => {
+      assert.equal(fragranceFree('Water, Pogostemon Cablin Oil'), false);
+      assert.equal(fragranceFree('Water, Glycerin, Peppermint Oil'), false);
+      assert.equal(fragranceFree('Water, Glycerin, Fragrance+'), false);
+    });
+    it('a seed oil of a fragrant plant is not fragrance', () => {
+      assert.equal(fragranceFree('Squalane, Santalum Spicatum Seed Oil'), true);
+    });
+  });
+
+  it('a drying alcohol hidden by a lost separator or spelled Methyl Alcohol', () => {
+    const alcoholFree = (ingredients: string) => deriveProduct(raw({ ingredients })).attributes.alcohol_free;
+    assert.equal(alcoholFree('Octisalate 4.5%Alcohol Denat., Water'), false);
+    assert.equal(alcoholFree('Water, Alcohol .Citric Acid'), false);
+    assert.equal(alcoholFree('Water, Methyl Alcohol, Glycerin'), false);
+  });
 });

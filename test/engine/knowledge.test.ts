@@ -83,6 +83,8 @@ describe('ingredient knowledge base', () => {
       'Isopropyl Alcohol',
       'Ethanol',
       'Ethyl Alcohol',
+      'Methyl Alcohol',
+      'Methanol',
     ]) {
       it(`${label} is drying`, () => assert.ok(cautionsOf(label).includes('drying-alcohols')));
     }
@@ -99,8 +101,10 @@ describe('ingredient knowledge base', () => {
     for (const label of notDrying) {
       it(`${label} is not drying`, () => assert.ok(!cautionsOf(label).includes('drying-alcohols')));
     }
-    it('Benzyl Alcohol is a fragrance allergen', () => {
-      assert.equal(ingredientFacts('benzyl alcohol').cautions.fragrance?.kind, 'allergen');
+    it('Benzyl Alcohol is a fragrance allergen of kind preservative, with its reason', () => {
+      const entry = ingredientFacts('benzyl alcohol').cautions.fragrance;
+      assert.equal(entry?.kind, 'preservative');
+      assert.match(entry?.reason ?? '', /preservative/);
     });
   });
 
@@ -130,6 +134,64 @@ describe('ingredient knowledge base', () => {
     ]) {
       it(`${label} is not fragrance`, () => assert.ok(!cautionsOf(label).includes('fragrance')));
     }
+
+    // Fragrant essential oils by botanical genus and plant part, and by their English names.
+    const essentialOils = [
+      'Lavandula Hybrida Oil',
+      'Pogostemon Cablin Oil',
+      'Pogostemon Cablin (Patchouli) Leaf Oil',
+      'Boswellia Carterii Oil',
+      'Boswellia Sacra Resin Oil',
+      'Litsea Cubeba Fruit Oil',
+      'Juniperus Communis Fruit Oil',
+      'Ocimum Basilicum (Basil) Oil',
+      'Cupressus Sempervirens Leaf/Stem Oil',
+      'Anthemis Nobilis Flower Oil',
+      'Chamaemelum Nobile Oil',
+      'Thymus Vulgaris (Thyme) Oil',
+      'Commiphora Myrrha Oil',
+      'Santalum Album (Sandalwood) Oil',
+      'Salvia Sclarea (Clary) Oil',
+      'Rosa Damascena Flower Oil',
+      'Lavender Oil',
+      'Peppermint Oil',
+      'Sweet Orange Oil',
+      'Orange Peel Oil',
+      'Lime Oil',
+      'Mandarin Oil',
+      'Tangerine Peel Oil',
+      'Geranium Oil',
+      'Roman Chamomile Oil',
+      'Thyme Oil',
+      'Organic Frankincense Oil',
+      'Jasminum Grandiflorum Flower Absolute',
+    ];
+    for (const label of essentialOils) {
+      it(`${label} is a fragrant essential oil or extract`, () => {
+        const entry = ingredientFacts(canonicalName(label)).cautions.fragrance;
+        assert.ok(entry !== null, label);
+        assert.ok(['essential_oil', 'fragrance_extract'].includes(entry.kind ?? ''), entry.name);
+        assert.ok(entry.reason.length > 0);
+      });
+    }
+    // The same plants' seed, kernel and nut oils are fixed oils with no scent.
+    for (const label of [
+      'Santalum Spicatum Seed Oil',
+      'Sandalwood Seed Oil',
+      'Salvia Hispanica (Chia) Seed Oil',
+      'Citrus Aurantium Dulcis (Orange) Seed Oil',
+      'Rosa Canina Fruit Oil',
+      'Rosa Rubiginosa Seed Oil',
+      'Rosa Damascena Flower Water',
+    ]) {
+      it(`${label} has no scent`, () => assert.ok(!cautionsOf(label).includes('fragrance')));
+    }
+    it('spares every essential oil from the fungal-acne plant-oil entry', () => {
+      for (const label of ['Lavender Oil', 'Pogostemon Cablin Oil', 'Santalum Album Oil']) {
+        assert.ok(!cautionsOf(label).includes('fungal-acne'), label);
+      }
+      assert.ok(cautionsOf('Santalum Spicatum Seed Oil').includes('fungal-acne'));
+    });
   });
 
   describe('fungal-acne triggers', () => {

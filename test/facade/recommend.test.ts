@@ -148,6 +148,20 @@ describe('recommend_products', () => {
     assert.equal(then.structuredContent.products.length, 5);
   });
 
+  it('rule 2 holds when the allowance is used and the filters leave no candidate', async () => {
+    const scan = await newScan(stack);
+    assert.equal(
+      (await callTool(stack.baseUrl, 'recommend_products', scan)).structuredContent.products.length,
+      5,
+    );
+    const none = await callTool(stack.baseUrl, 'recommend_products', { ...scan, brand: 'No Such Brand' });
+    assert.equal(none.isError, undefined);
+    assert.deepEqual(none.structuredContent.products, []);
+    assert.equal(none.structuredContent.entitlement.used, 1);
+    assert.equal(none.structuredContent.entitlement.remaining, 0);
+    assert.equal(none.structuredContent.entitlement.upgrade_required, true);
+  });
+
   it('exactly one of 20 simultaneous first calls gets products', async () => {
     const scan = await newScan(stack);
     const results = await Promise.all(

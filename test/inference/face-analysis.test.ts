@@ -102,6 +102,26 @@ describe('face analysis on real photos', function () {
           .toBuffer(),
       'face_too_small',
     ],
+    ...(['a', 'b', 'c', 'd'] as FaceName[]).map((name, i): [string, () => Promise<Buffer>, string] => {
+      const edge = (['left', 'top', 'bottom', 'left'] as const)[i]!;
+      return [
+        `face ${name} cut off by the ${edge} edge of the photo`,
+        async () => {
+          const photo = await singleFace(name);
+          const size = (await sharp(photo).metadata()).width!;
+          const cut = Math.round(size * 0.35);
+          const rest = size - cut;
+          const region =
+            edge === 'left'
+              ? { left: cut, top: 0, width: rest, height: size }
+              : edge === 'top'
+                ? { left: 0, top: cut, width: size, height: rest }
+                : { left: 0, top: 0, width: size, height: rest };
+          return sharp(photo).extract(region).jpeg({ quality: 95 }).toBuffer();
+        },
+        'face_cut_off',
+      ];
+    }),
     ['a face seen three-quarters (real photo)', () => turnedFace('three_quarter'), 'face_turned'],
     ['a face looking aside (real photo)', () => turnedFace('looking_aside'), 'face_turned'],
     [

@@ -72,10 +72,16 @@ describe('InferenceService over gRPC (@grpc/grpc-js client)', function () {
     assert.deepEqual(result.models.map((m: any) => m.name).sort(), [
       'calibration',
       'face_detector',
+      'face_landmarks',
       'skin_measures',
     ]);
     const measures = result.models.find((m: any) => m.name === 'skin_measures');
     assert.match(measures.version, /^skin-measures-\d+\.\d+\.\d+ sha256:[0-9a-f]{16}$/);
+    const landmarks = result.models.find((m: any) => m.name === 'face_landmarks');
+    assert.match(
+      landmarks.version,
+      /^face-landmarks-68-\S+ \(weights: @vladmandic\/face-api [\d.]+, MIT\) sha256:[0-9a-f]{16}$/,
+    );
   });
 
   it('a file that is no image ends with one failure, not_an_image, and a message for the person', async () => {

@@ -67,6 +67,7 @@ describe('scans analysed by the inference process, through the scan worker', fun
     assert.deepEqual(Object.keys(stored!.analysis_models).sort(), [
       'calibration',
       'face_detector',
+      'face_landmarks',
       'skin_measures',
     ]);
     const expected = concernsFromScores(done.scores).map((c) => c.name);

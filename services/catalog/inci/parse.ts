@@ -4,9 +4,20 @@
  * Turns an ingredient list as printed on a label, or as a retailer's spreadsheet holds it, into ordered
  * ingredients with canonical names. Real labels carry headings (`Ingredients:`, `Inactive Ingredients:`),
  * percentages, footnote marks and their legends, `May contain (+/-)` colour sections, line breaks and
- * spreadsheet debris (`#NAME?`). None of that may crash the parser or leak into an ingredient name;
- * an unusable value parses to no ingredients.
+ * spreadsheet debris (`#NAME?`). None of that may crash the parser or leak into an ingredient name.
+ *
+ * Retailer exports also put placeholders and shop copy in the field, and lose separators: `readInci` says
+ * whether the field is an ingredient list at all (list-shape.ts), leaves out sentences of shop copy inside
+ * a list, and recovers space-separated and glued lists. A field that is not a list parses to no
+ * ingredients with status `not_a_list`, so that nothing is claimed about the product.
  */
+import {
+  isProse,
+  looksLikeIngredient,
+  MAX_NAME_WORDS,
+  restoreGluedSeparators,
+  splitRunOn,
+} from './list-shape.ts';
 import { splitEntries } from './split.ts';
 import { canonicalName } from './synonyms.ts';
 
@@ -19,10 +30,24 @@ export interface Ingredient {
   readonly mayContain: boolean;
 }
 
+/**
+ * What the field says about the list: `listed` (ingredients were read), `missing` (empty or null), or
+ * `not_a_list` (a placeholder, shop copy, or words whose separators cannot be recovered).
+ */
+export type ListStatus = 'listed' | 'missing' | 'not_a_list';
+
+export interface InciReading {
+  readonly status: ListStatus;
+  readonly ingredients: Ingredient[];
+  /** Why the field is not a list, or what was left out of it; null when nothing needs saying. */
+  readonly note: string | null;
+}
+
 /** Values spreadsheets and scrapers put where a list is missing. */
 const NO_LIST = new Set([
   '',
   '#name?',
+  '#name',
   '#n/a',
   '#value!',
   '#ref!',
@@ -32,6 +57,12 @@ const NO_LIST = new Set([
   'none',
   'null',
   '-',
+  '--',
+  '?',
+  'unknown',
+  'tbd',
+  'tba',
+  'tbc',
 ]);
 
 /** Section headings, replaced by a separator (`Active Ingredients: Zinc Oxide 9%. Inactive Ingredients: …`). */
@@ -47,56 +78,136 @@ const HEADING = new RegExp(
 const MAY_CONTAIN = /[[(]?\s*(?:\+\s*\/\s*[-−]|±|\bmay contain\b|\bpeut contenir\b)\s*[\])]?/i;
 const MAY_CONTAIN_ALL = new RegExp(MAY_CONTAIN.source, 'gi');
 
-/** Footnote marks: asterisks, daggers, superscript digits. */
-const FOOTNOTE_MARKS = /[*†‡§¹²³⁴⁵⁶⁷⁸⁹⁰]+/g;
+/**
+ * Footnote marks: asterisks, daggers, section and degree signs, carets, superscript digits, and a `+` or `#`
+ * right after a name (`Fragrance+`, `Linalool#`).
+ */
+const FOOTNOTE_MARKS = /[*†‡§¶°^¹²³⁴⁵⁶⁷⁸⁹⁰]+|(?<=[\p{L}\d)\]])[+#]+(?![\p{L}\d])/gu;
 
 /** A footnote legend (`*from organic farming`) starts with a mark followed by words, not an ingredient. */
 const LEGEND =
-  /^\s*[*†‡§¹²³⁴⁵⁶⁷⁸⁹⁰]+\s*\p{L}.*\b(?:organic|natural|certified|derived|from|ingredients?|farming)\b/iu;
+  /^\s*[*†‡§¶°^+#¹²³⁴⁵⁶⁷⁸⁹⁰]+\s*(?=\p{L}).*\b(?:organic|natural|certified|derived|from|ingredients?|farming)\b/iu;
 
 /** `2%`, `(100%)`, `< 1 %`, `0,5%`; parentheses go only when they hold nothing but the percentage. */
 const PERCENT =
   /\(\s*[<>≤≥~]?\s*\d+(?:[.,]\d+)?\s*%\s*(?:w\/w)?\s*\)|[<>≤≥~]?\s*\d+(?:[.,]\d+)?\s*%(?:\s*w\/w)?/gi;
 
 /** The period that ends a list right before its footnote legend (`Coumarin*. *from essential oils`). */
-const LEGEND_START = /\.\s*(?=[*†‡§¹²³⁴⁵⁶⁷⁸⁹⁰]+\s*\p{L})/gu;
+const LEGEND_START = /\.\s*(?=[*†‡§¶°^+#¹²³⁴⁵⁶⁷⁸⁹⁰]+\s*\p{L})/gu;
 
 /** Parses an INCI list; a missing or unusable value gives an empty list. */
 export function parseInci(text: string | null | undefined): Ingredient[] {
-  if (typeof text !== 'string') return [];
-  const normalized = text.normalize('NFC').replace(/[\u00a0\u2007\u202f]/g, ' ');
-  if (NO_LIST.has(normalized.trim().toLowerCase())) return [];
+  return readInci(text).ingredients;
+}
 
-  const sections = unifyLineBreaks(normalized).replace(LEGEND_START, ', ').replace(HEADING, ', ');
+/** Reads an ingredient field: its ingredients, and whether it was an ingredient list at all. */
+export function readInci(text: string | null | undefined): InciReading {
+  if (typeof text !== 'string' || text.trim() === '')
+    return { status: 'missing', ingredients: [], note: null };
+  const normalized = text.normalize('NFC').replace(/[\u00a0\u2007\u202f]/g, ' ');
+  if (NO_LIST.has(normalized.trim().toLowerCase())) return notAList(`placeholder "${quote(normalized)}"`);
+
+  const sections = unifyLineBreaks(restoreGluedSeparators(normalized))
+    .replace(LEGEND_START, ', ')
+    .replace(HEADING, ', ');
   const { main, optional } = separateMayContain(sections);
-  const ingredients: Ingredient[] = [];
-  const seen = new Set<string>();
+  const entries: Entry[] = [];
+  const prose: string[] = [];
   for (const [section, mayContain] of [
     [main, false],
     [optional, true],
   ] as const) {
     for (const entry of splitEntries(section)) {
       if (LEGEND.test(entry)) break;
+      if (isProse(entry)) {
+        prose.push(entry.trim());
+        continue;
+      }
       const label = cleanLabel(entry);
-      if (label === null) continue;
-      const name = canonicalName(label);
-      // A repeated entry (same ingredient listed as active and again as inactive) keeps its first position.
-      if (name === '' || seen.has(name)) continue;
-      seen.add(name);
-      ingredients.push({ label, name, mayContain });
+      if (label !== null) entries.push({ label, mayContain });
     }
+  }
+  const labels = recoverRunOns(entries, hasNoSeparator(normalized));
+  if (labels === null) return notAList('no separators between its words, and none could be recovered');
+  if (labels.length === 0) return notAList(`not ingredients: "${quote(prose.join(' / '))}"`);
+  if (labels.filter((entry) => looksLikeIngredient(entry.label)).length * 2 < labels.length) {
+    return notAList(`its entries do not read as ingredient names: "${quote(normalized)}"`);
+  }
+  const ingredients = toIngredients(labels);
+  if (ingredients.length === 0) return notAList(`no ingredient names: "${quote(normalized)}"`);
+  const note =
+    prose.length > 0 ? `left out text that is not an ingredient: "${quote(prose.join(' / '))}"` : null;
+  return { status: 'listed', ingredients, note };
+}
+
+function notAList(note: string): InciReading {
+  return { status: 'not_a_list', ingredients: [], note };
+}
+
+/** Shortened for a message. */
+function quote(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 80 ? `${flat.slice(0, 77)}...` : flat;
+}
+
+interface Entry {
+  readonly label: string;
+  readonly mayContain: boolean;
+}
+
+/**
+ * Entries that lost their separators are split where a name ends: every entry of at least three words in
+ * a field with no list separator at all (`Aqua Glycerin Alcohol Denat. Parfum`), and anywhere an entry is
+ * too long to be one INCI name. Null when a field without separators cannot be split into ingredient
+ * names. A short entry that does not split is one name (`Squalane`, `Rosa Canina Fruit Oil`).
+ */
+function recoverRunOns(entries: readonly Entry[], runOn: boolean): Entry[] | null {
+  const recovered: Entry[] = [];
+  for (const entry of entries) {
+    const words = wordCount(entry.label);
+    const pieces = (runOn && words >= 3) || words > MAX_NAME_WORDS ? splitRunOn(entry.label) : null;
+    if (pieces === null && runOn && words > MAX_NAME_WORDS) return null;
+    if (pieces === null) recovered.push(entry);
+    else for (const label of pieces) recovered.push({ label, mayContain: entry.mayContain });
+  }
+  return recovered;
+}
+
+/** A field with no list separator outside brackets and no line break: its separators may have been lost. */
+const hasNoSeparator = (text: string) => !/[,;•·|▪●◦\r\n]/.test(text.replace(/\([^)]*\)/g, ''));
+
+const wordCount = (label: string) =>
+  label
+    .replace(/\([^)]*\)/g, ' ')
+    .split(/\s+/)
+    .filter(Boolean).length;
+
+function toIngredients(entries: readonly Entry[]): Ingredient[] {
+  const ingredients: Ingredient[] = [];
+  const seen = new Set<string>();
+  for (const { label, mayContain } of entries) {
+    const name = canonicalName(label);
+    // A repeated entry (same ingredient listed as active and again as inactive) keeps its first position.
+    if (name === '' || seen.has(name)) continue;
+    seen.add(name);
+    ingredients.push({ label, name, mayContain });
   }
   return ingredients;
 }
 
 /**
  * Line breaks in a comma-separated list only wrap long names; in a list without commas each line is one
- * entry.
+ * entry, and so is a line of shop copy above or below a list.
  */
 function unifyLineBreaks(text: string): string {
   const lines = text.split(/\r\n|\r|\n/);
-  const separator = lines.some((line) => line.includes(',')) ? ' ' : ', ';
-  return lines.join(separator);
+  const wrapped = lines.some((line) => /,(?![^(]*\))/.test(line));
+  let joined = lines[0] ?? '';
+  for (let i = 1; i < lines.length; i++) {
+    const apart = !wrapped || isProse(lines[i - 1]!) || isProse(lines[i]!);
+    joined += (apart ? ', ' : ' ') + lines[i];
+  }
+  return joined;
 }
 
 function separateMayContain(text: string): { main: string; optional: string } {

@@ -31,9 +31,13 @@ function maskBracketed(text: string): string | null {
 /**
  * Entry separators: a comma not between two digits, a semicolon, a bullet, a pipe, a `(and)` that joins
  * the parts of a trade-name blend, and a stand-alone ` or ` naming alternatives (`Sodium Tallowate or Sodium
- * Palmitate`), which are kept as two entries so that either alternative raises its flags.
+ * Palmitate`), which are kept as two entries so that either alternative raises its flags. Sentence ends
+ * (`Alcohol Denat. Glycerin`, a period before a capital except after abbreviations such as `St.`), `!`, `?`
+ * and `: ` separate too: they end an entry in a list whose commas were lost, and they cut shop copy into
+ * pieces that can be told from ingredients.
  */
-const SEPARATOR = /,(?!\d)|(?<!\d),|[;•·|]|\s+or\s+/gi;
+const SEPARATOR =
+  /,(?!\d)|(?<!\d),|[;•·|▪●◦✓✔!?]|\s+[oO][rR]\s+|:(?=\s)|(?<!\b(?:St|ST|Sp|Spp|Ssp|Subsp|Var|No|Vit|Nr))\.(?=\s+\p{Lu})/gu;
 
 function splitAt(text: string, masked: string): string[] {
   const parts: string[] = [];

@@ -88,6 +88,11 @@ export function canonicalName(label: string): string {
   return base;
 }
 
+/** Whether a normalized spelling (normalizeSpelling) is a name or synonym the table knows. */
+export function isKnownSpelling(spelled: string): boolean {
+  return ALIASES.has(spelled);
+}
+
 /** Every canonical name the table knows, for tests and documentation. */
 export function canonicalNames(): string[] {
   return Object.keys(data.synonyms).sort();

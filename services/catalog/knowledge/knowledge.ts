@@ -91,24 +91,31 @@ function toListed(file: string, raw: RawEntry): Listed {
   return { name: raw.name, patterns: compileAll(file, raw.match), reason: raw.reason, kind: kind ?? null };
 }
 
+/** An `except` reference to other entries: a test of whether a name belongs to one of them. */
+type Reference = ((name: string) => boolean) | null;
+
 /**
- * Turns `except` sources into tests. `@list/entry` refers to another list's entry, so the fungal-acne list
- * can spare essential oils without repeating the fragrance list's patterns.
+ * Turns `except` sources into tests. `@list/entry` refers to another list's entry, and `@list/kind:k` to
+ * every entry of that kind (with that entry's own exceptions), so the fungal-acne list can spare essential
+ * oils without repeating the fragrance list's patterns.
  */
 function exceptionTests<T extends EntryBase>(
   file: string,
   raws: readonly RawEntry[],
   entries: readonly T[],
-  resolve: (reference: string) => EntryBase | undefined,
+  resolve: (reference: string) => Reference,
 ): Map<T, ((name: string) => boolean)[]> {
   const tests = new Map<T, ((name: string) => boolean)[]>();
   raws.forEach((raw, index) => {
     const entry = entries[index];
     if (entry === undefined || raw.except.length === 0) return;
     const checks = raw.except.map((source) => {
-      const target = source.startsWith('@') ? resolve(source.slice(1)) : undefined;
-      if (source.startsWith('@') && target === undefined) knowledgeError(file, `unknown reference ${source}`);
-      const patterns = target?.patterns ?? compileAll(file, [source]);
+      if (source.startsWith('@')) {
+        const test = resolve(source.slice(1));
+        if (test === null) knowledgeError(file, `unknown reference ${source}`);
+        return test;
+      }
+      const patterns = compileAll(file, [source]);
       return (name: string) => patterns.some((pattern) => matchesName(pattern, name));
     });
     tests.set(entry, checks);
@@ -128,11 +135,19 @@ function loadLists(): Record<CautionList, EntryList<Listed>> {
       read.map((raw) => toListed(file, raw)),
     );
   }
-  const resolve = (reference: string): EntryBase | undefined => {
-    const [list, name] = reference.split('/', 2);
-    return entries.get(list as CautionList)?.find((entry) => entry.name === name);
-  };
   const lists = {} as Record<CautionList, EntryList<Listed>>;
+  // Tests run after every list is built, so a reference may point to a list loaded later.
+  const resolve = (reference: string): Reference => {
+    const [list, name = ''] = reference.split('/', 2);
+    const kind = name.startsWith('kind:') ? name.slice('kind:'.length) : null;
+    const own = entries.get(list as CautionList) ?? [];
+    const targets = own.filter((entry) => (kind === null ? entry.name === name : entry.kind === kind));
+    if (targets.length === 0) return null;
+    return (candidate) => {
+      const found = lists[list as CautionList].find(candidate);
+      return found !== null && targets.includes(found);
+    };
+  };
   for (const list of CAUTION_LISTS) {
     const own = entries.get(list) ?? [];
     lists[list] = new EntryList(own, exceptionTests(`${list}.json`, raws.get(list) ?? [], own, resolve));
@@ -148,7 +163,7 @@ export const KNOWLEDGE = {
   version: manifest.version,
   actives: new EntryList(
     activeEntries,
-    exceptionTests('actives.json', activeRaws, activeEntries, () => undefined),
+    exceptionTests('actives.json', activeRaws, activeEntries, () => null),
   ),
   lists: loadLists(),
 } as const;

@@ -31,9 +31,9 @@ const BASE_WEIGHT = 250;
 const SEVERITY_STEPS = 1000;
 const MAX_WEIGHT = BASE_WEIGHT + SEVERITY_STEPS;
 /** Penalties are kept in units of percent × weight; this is 100 %. */
-const FULL = 100 * MAX_WEIGHT;
-const FIT = 4;
-const MISFIT = 3;
+export const FULL = 100 * MAX_WEIGHT;
+export const FIT = 4;
+export const MISFIT = 3;
 
 /** A scan's concerns prepared once, to score many products against. */
 export interface PreparedScan {

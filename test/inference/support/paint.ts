@@ -1,24 +1,26 @@
 /**
- * Synthetic changes to a face photo, placed with the pipeline's own detector: redness over both cheeks,
- * or a few small dark spots on them. They let tests check that each measure moves the right way.
+ * Synthetic changes to a face photo, placed on the skin regions the pipeline itself lays out from the
+ * landmarks: redness over both cheeks, or a few small dark spots on them. They let tests check that each
+ * measure moves the right way.
  */
 import sharp from 'sharp';
 import { decodeImage } from '../../../services/inference/decode.ts';
 import type { FaceDetector } from '../../../services/inference/face-detector.ts';
+import { FaceLandmarker } from '../../../services/inference/landmarks.ts';
+import { faceFrame, regionLayout } from '../../../services/inference/regions.ts';
+
+let landmarker: FaceLandmarker | undefined;
 
 async function cheeks(photo: Buffer, detector: FaceDetector) {
   const image = await decodeImage(photo);
   const [face] = await detector.detect(image);
   if (!face) throw new Error('no face to paint on');
-  const [right, left] = face.keypoints;
-  const d = Math.hypot(left[0] - right[0], left[1] - right[1]);
-  const u = [(left[0] - right[0]) / d, (left[1] - right[1]) / d] as const;
-  const v = [-u[1], u[0]] as const;
-  const at = (eye: readonly [number, number], side: number) =>
-    [eye[0] + (side * 0.15 * u[0] + 0.6 * v[0]) * d, eye[1] + (side * 0.15 * u[1] + 0.6 * v[1]) * d] as const;
-  return { image, d, centres: [at(right, -1), at(left, 1)], u, v };
+  landmarker ??= await FaceLandmarker.load();
+  const points = await landmarker.locate(image, face);
+  const { u, v, d } = faceFrame(points);
+  const layout = regionLayout(points);
+  return { image, d, centres: [layout.right_cheek.centre, layout.left_cheek.centre], u, v };
 }
-
 function overlay(width: number, height: number, shapes: string): Buffer {
   return Buffer.from(
     `<svg width="${width}" height="${height}" xmlns="http://www.w3.org/2000/svg">${shapes}</svg>`,

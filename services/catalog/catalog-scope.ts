@@ -1,0 +1,36 @@
+/**
+ * What a catalog holds as a whole: real products or demo ones, never both, and after a full import
+ * (`--replace`) nothing the source no longer lists. Each change is one statement, so the products table's
+ * trigger tells every core replica to reload (`catalog_changed`).
+ */
+import type { EntityManager } from '@mikro-orm/core';
+import type { SqlEntityManager } from '@mikro-orm/postgresql';
+
+const sql = (em: EntityManager) => (em as SqlEntityManager).getConnection();
+
+/** True when the catalog holds at least one real (non-demo) product. */
+export async function holdsRealProducts(em: EntityManager): Promise<boolean> {
+  const rows = await sql(em).execute<{ found: boolean }[]>(
+    'select exists (select 1 from products where not demo) as found',
+  );
+  return rows[0]?.found === true;
+}
+
+/** Removes every demo product; returns how many there were. */
+export async function removeDemoProducts(em: EntityManager): Promise<number> {
+  const rows = await sql(em).execute<{ product_id: string }[]>(
+    'delete from products where demo returning product_id',
+  );
+  return rows.length;
+}
+
+/** Withdraws (deletes) every product whose id is not in `keep`; returns the withdrawn ids, sorted. */
+export async function withdrawAbsent(em: EntityManager, keep: readonly string[]): Promise<string[]> {
+  const rows = await sql(em).execute<{ product_id: string }[]>(
+    // One JSON parameter: a catalog's ids are far more than a statement's parameter limit.
+    `delete from products where product_id not in (select jsonb_array_elements_text(?::jsonb))
+     returning product_id`,
+    [JSON.stringify(keep)],
+  );
+  return rows.map((row) => row.product_id).sort();
+}

@@ -1,0 +1,125 @@
+/**
+ * 68 facial landmarks (iBUG order: jaw 0–16, brows 17–26, nose 27–35, eyes 36–47, mouth 48–67; "right"
+ * is the subject's right, on the left of a photo) from the face-api.js network converted to ONNX by
+ * landmarks-graph/build.ts. The network reads an upright square crop around the BlazeFace box, turned by
+ * the eye line, and the crop's mirror image; the two answers are averaged point by point (the mirror's
+ * points swapped left for right), so a mirrored photo gets mirrored landmarks and the same scores.
+ */
+import * as ort from 'onnxruntime-node';
+import type { RgbImage } from './decode.ts';
+import type { Face, Point } from './face.ts';
+import {
+  LANDMARK_COUNT,
+  LANDMARKS_INPUT,
+  LANDMARKS_INPUT_SIZE,
+  LANDMARKS_MODEL_PATH,
+  LANDMARKS_MODEL_VERSION,
+  LANDMARKS_OUTPUT,
+} from './landmarks-graph/build.ts';
+import { fileVersion } from './model-version.ts';
+
+export type Landmarks = readonly Point[];
+
+/** The crop's side as a multiple of the BlazeFace box: the network was trained on boxes about this loose. */
+const CROP_SCALE = 1.1;
+/** Outside the photo the crop is filled with the network's mean colour, which reads as nothing. */
+const FILL = [122.782, 117.001, 104.298];
+/** Index of each point's mirror image (jaw, brows, nose, eyes, outer and inner lips). */
+const MIRROR: readonly number[] = [
+  ...Array.from({ length: 17 }, (_, i) => 16 - i),
+  ...[26, 25, 24, 23, 22, 21, 20, 19, 18, 17],
+  ...[27, 28, 29, 30, 35, 34, 33, 32, 31],
+  ...[45, 44, 43, 42, 47, 46, 39, 38, 37, 36, 41, 40],
+  ...[54, 53, 52, 51, 50, 49, 48, 59, 58, 57, 56, 55],
+  ...[64, 63, 62, 61, 60, 67, 66, 65],
+];
+
+export class FaceLandmarker {
+  readonly #session: ort.InferenceSession;
+  readonly version = fileVersion(LANDMARKS_MODEL_PATH, LANDMARKS_MODEL_VERSION);
+
+  private constructor(session: ort.InferenceSession) {
+    this.#session = session;
+  }
+
+  static async load(): Promise<FaceLandmarker> {
+    const session = await ort.InferenceSession.create(LANDMARKS_MODEL_PATH, {
+      intraOpNumThreads: 1,
+      logSeverityLevel: 3,
+    });
+    return new FaceLandmarker(session);
+  }
+
+  /** The face's 68 landmarks in image pixels. */
+  async locate(image: RgbImage, face: Face): Promise<Landmarks> {
+    const crop = cropFrame(face);
+    const size = LANDMARKS_INPUT_SIZE;
+    const plane = size * size;
+    const input = new Float32Array(2 * 3 * plane);
+    sampleCrop(image, crop, input.subarray(0, 3 * plane), false);
+    sampleCrop(image, crop, input.subarray(3 * plane), true);
+    const tensor = new ort.Tensor('float32', input, [2, 3, size, size]);
+    const out = (await this.#session.run({ [LANDMARKS_INPUT]: tensor }))[LANDMARKS_OUTPUT]!
+      .data as Float32Array;
+    const n = LANDMARK_COUNT * 2;
+    return Array.from({ length: LANDMARK_COUNT }, (_, i) => {
+      const m = MIRROR[i]!;
+      const s = (out[2 * i]! + 1 - out[n + 2 * m]!) / 2;
+      const t = (out[2 * i + 1]! + out[n + 2 * m + 1]!) / 2;
+      return crop.toImage(s, t);
+    });
+  }
+}
+
+interface CropFrame {
+  readonly centre: Point;
+  /** Unit vectors of the crop's x (along the eye line) and y (down the face) axes in the image. */
+  readonly u: Point;
+  readonly v: Point;
+  readonly side: number;
+  /** From crop fractions (0..1 across and down) to image pixels. */
+  toImage(s: number, t: number): Point;
+}
+
+function cropFrame(face: Face): CropFrame {
+  const [right, left] = face.keypoints;
+  const d = Math.hypot(left[0] - right[0], left[1] - right[1]) || 1;
+  const u: Point = [(left[0] - right[0]) / d, (left[1] - right[1]) / d];
+  const v: Point = [-u[1], u[0]];
+  const centre: Point = [face.box.x + face.box.w / 2, face.box.y + face.box.h / 2];
+  const side = Math.max(face.box.w, face.box.h) * CROP_SCALE;
+  const toImage = (s: number, t: number): Point => {
+    const a = (s - 0.5) * side;
+    const b = (t - 0.5) * side;
+    return [centre[0] + a * u[0] + b * v[0], centre[1] + a * u[1] + b * v[1]];
+  };
+  return { centre, u, v, side, toImage };
+}
+
+/** The crop, bilinearly resampled to the network's input, RGB 0..255 channel-major, optionally mirrored. */
+function sampleCrop(image: RgbImage, crop: CropFrame, out: Float32Array, mirrored: boolean): void {
+  const size = LANDMARKS_INPUT_SIZE;
+  const plane = size * size;
+  const { data, width, height } = image;
+  for (let y = 0; y < size; y++) {
+    for (let x = 0; x < size; x++) {
+      const s = ((mirrored ? size - 1 - x : x) + 0.5) / size;
+      const [sx, sy] = crop.toImage(s, (y + 0.5) / size);
+      const o = y * size + x;
+      if (sx < 0 || sy < 0 || sx > width - 1 || sy > height - 1) {
+        for (let c = 0; c < 3; c++) out[c * plane + o] = FILL[c]!;
+        continue;
+      }
+      const x0 = Math.min(width - 2, Math.floor(sx));
+      const y0 = Math.min(height - 2, Math.floor(sy));
+      const fx = sx - x0;
+      const fy = sy - y0;
+      for (let c = 0; c < 3; c++) {
+        const at = (px: number, py: number) => data[(py * width + px) * 3 + c]!;
+        const top = at(x0, y0) * (1 - fx) + at(x0 + 1, y0) * fx;
+        const bottom = at(x0, y0 + 1) * (1 - fx) + at(x0 + 1, y0 + 1) * fx;
+        out[c * plane + o] = top * (1 - fy) + bottom * fy;
+      }
+    }
+  }
+}

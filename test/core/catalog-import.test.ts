@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Code, ConnectError, createClient } from '@connectrpc/connect';
+import { createGrpcTransport } from '@connectrpc/connect-node';
+import { CatalogService } from '../../gen/skinmatch/v1/catalog_pb.ts';
+import { loadDemoCatalog } from '../../services/catalog/demo-catalog.ts';
+import { loadConfig } from '../../services/shared/config.ts';
+import { type Stack, startStack } from '../support/stack.ts';
+
+const run = promisify(execFile);
+
+/** A real-looking record; ids and names are invented. */
+const real = (id: string, ingredients: string | null = 'Aqua, Glycerin, Niacinamide, Phenoxyethanol') => ({
+  product_id: id,
+  name: `Product ${id}`,
+  brand: 'Retail Brand',
+  product_type: 'serum',
+  country: 'GB',
+  image_url: null,
+  product_url: null,
+  buy_url: null,
+  ingredients,
+  skin_types: null,
+  vegan: null,
+  cruelty_free: null,
+});
+
+describe('catalog import of retailer data', () => {
+  let stack: Stack;
+  let dir: string;
+  let catalog: ReturnType<typeof createClient<typeof CatalogService>>;
+
+  before(async () => {
+    stack = await startStack('catalog-retailer');
+    dir = mkdtempSync(join(tmpdir(), 'catalog-retailer-'));
+    catalog = createClient(CatalogService, createGrpcTransport({ baseUrl: stack.coreUrl }));
+  });
+  beforeEach(() => stack.orm.em.getConnection().execute('delete from products'));
+  after(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await stack?.close();
+  });
+
+  const importFile = (file: string, ...flags: string[]) =>
+    run(process.execPath, ['scripts/catalog-import.ts', ...flags, file], {
+      env: { ...process.env, DATABASE_URL: stack.databaseUrl, LOG_LEVEL: 'warn' },
+    }).then(
+      (r) => ({ code: 0, ...r }),
+      (e) => ({ code: e.code as number, stdout: e.stdout as string, stderr: e.stderr as string }),
+    );
+  const write = (name: string, text: string) => {
+    const file = join(dir, name);
+    writeFileSync(file, text);
+    return file;
+  };
+  const jsonl = (name: string, records: readonly object[]) =>
+    write(name, `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
+  const derived = async (id: string) =>
+    (await stack.orm.em.getConnection().execute(`select derived from products where product_id = ?`, [id]))[0]
+      ?.derived;
+  const ids = async (where = 'true') =>
+    (
+      await stack.orm.em
+        .getConnection()
+        .execute<{ product_id: string }[]>(
+          `select product_id from products where ${where} order by product_id`,
+        )
+    ).map((row) => row.product_id);
+
+  /** Polls the running core until it serves the product, or no longer does (it reloads on catalog_changed). */
+  async function untilCore(id: string, present: boolean): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const found = await catalog.getProduct({ productId: id }).then(
+        () => true,
+        (err) => {
+          if (ConnectError.from(err).code !== Code.NotFound) throw err;
+          return false;
+        },
+      );
+      if (found === present) return;
+      if (Date.now() > deadline) assert.fail(`core still ${present ? 'lacks' : 'serves'} ${id}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  it('a CSV with placeholders, shop copy and multi-line lists: warnings on file lines, flags unknown', async () => {
+    const header =
+      'product_id,name,brand,product_type,country,image_url,product_url,buy_url,ingredients,skin_types,vegan,cruelty_free';
+    const file = write(
+      'retailer.csv',
+      [
+        header,
+        'r-multi,Multi Line Cream,B,moisturizer,GB,,,,"Aqua,',
+        'Glycerin,',
+        'Cetearyl Alcohol, Parfum",,,',
+        'r-boutique,Boutique Serum,B,serum,GB,,,,Visit the Retail Brand boutique,,,',
+        'r-bullets,Bullet Gel,B,serum,GB,,,,"• Hydrates for 24 hours',
+        '• Suitable for sensitive skin',
+        '• Free from synthetic fragrance",,,',
+        'r-badurl,Bad Url,B,serum,GB,ftp://x,,,"Aqua, Glycerin",,,',
+        'r-noinfo,No Info Toner,B,toner,GB,,,,No Info,,,',
+        'r-disclaimer,Disclaimer Serum,B,serum,GB,,,,"Aqua, Glycerin, Niacinamide. Free from synthetic fragrance.",,,',
+      ].join('\r\n'),
+    );
+    const result = await importFile(file);
+    assert.equal(result.code, 1);
+    assert.match(result.stdout, /5 products imported/);
+    assert.match(result.stderr, /rejected line 9: image_url must be an http\(s\) URL/);
+    assert.match(result.stderr, /warning line 5 \(r-boutique\): ingredients are not an ingredient list/);
+    assert.match(result.stderr, /warning line 6 \(r-bullets\): ingredients are not an ingredient list/);
+    assert.match(result.stderr, /warning line 10 \(r-noinfo\): ingredients are not an ingredient list/);
+    assert.match(result.stderr, /warning line 11 \(r-disclaimer\): ingredients: left out text/);
+    assert.doesNotMatch(result.stderr, /r-multi/);
+    for (const id of ['r-boutique', 'r-bullets', 'r-noinfo']) {
+      const product = await derived(id);
+      assert.equal(product.ingredients_status, 'not_a_list', id);
+      assert.deepEqual(
+        [
+          product.attributes.fragrance_free,
+          product.attributes.alcohol_free,
+          product.attributes.fungal_acne_safe,
+        ],
+        [null, null, null],
+        id,
+      );
+      assert.deepEqual(product.parsed_ingredients, [], id);
+    }
+    const multi = await derived('r-multi');
+    assert.deepEqual(
+      multi.parsed_ingredients.map((i: { name: string }) => i.name),
+      ['water', 'glycerin', 'cetearyl alcohol', 'fragrance'],
+    );
+    assert.equal(multi.attributes.fragrance_free, false);
+    // A disclaimer naming fragrance is shop copy, not an ingredient.
+    const disclaimer = await derived('r-disclaimer');
+    assert.equal(disclaimer.ingredients_status, 'listed');
+    assert.equal(disclaimer.attributes.fragrance_free, true);
+  });
+
+  it('--replace withdraws what a full import no longer lists, and the running core stops serving it', async () => {
+    assert.equal((await importFile(jsonl('full-1.jsonl', [real('x-1'), real('x-2'), real('x-3')]))).code, 0);
+    await untilCore('x-3', true);
+    const partial = await importFile(jsonl('partial.jsonl', [real('x-1')]));
+    assert.equal(partial.code, 0);
+    assert.deepEqual(await ids(), ['x-1', 'x-2', 'x-3'], 'without --replace an import only adds');
+
+    const full = await importFile(
+      jsonl('full-2.jsonl', [real('x-1'), real('x-2'), real('x-4')]),
+      '--replace',
+    );
+    assert.equal(full.code, 0, full.stderr);
+    assert.match(full.stdout, /1 products withdrawn/);
+    assert.deepEqual(await ids(), ['x-1', 'x-2', 'x-4']);
+    await untilCore('x-3', false);
+    await untilCore('x-4', true);
+  });
+
+  it('--replace keeps products whose line was rejected, and withdraws nothing if a line names no product', async () => {
+    await importFile(jsonl('base.jsonl', [real('y-1'), real('y-2'), real('y-3')]));
+    const kept = await importFile(
+      jsonl('bad-url.jsonl', [real('y-1'), { ...real('y-2'), buy_url: 'not a url' }]),
+      '--replace',
+    );
+    assert.equal(kept.code, 1);
+    assert.deepEqual(await ids(), ['y-1', 'y-2']);
+    const file = write('broken.jsonl', `${JSON.stringify(real('y-1'))}\n{broken\n`);
+    const skipped = await importFile(file, '--replace');
+    assert.equal(skipped.code, 1);
+    assert.match(skipped.stderr, /nothing withdrawn: some rejected lines name no product_id/);
+    assert.deepEqual(await ids(), ['y-1', 'y-2']);
+  });
+
+  it('demo products never mix with real ones', async () => {
+    const demo = await loadDemoCatalog(stack.orm.em.fork());
+    assert.equal(demo.skipped, null);
+    assert.equal(demo.loaded, 320);
+
+    // A real import removes the demo catalog.
+    const first = await importFile(jsonl('first-real.jsonl', [real('z-1')]));
+    assert.equal(first.code, 0);
+    assert.match(first.stdout, /320 demo products removed/);
+    assert.deepEqual(await ids(), ['z-1']);
+
+    // Demo data is never loaded next to real products, at start or by an import.
+    assert.deepEqual(await loadDemoCatalog(stack.orm.em.fork()), {
+      loaded: 0,
+      skipped: 'the catalog is not empty',
+    });
+    const demoFile = await importFile(jsonl('demo.jsonl', [{ ...real('d-1'), demo: true }]));
+    assert.equal(demoFile.code, 1);
+    assert.match(demoFile.stderr, /rejected line 1: the catalog holds real products/);
+    const mixed = await importFile(jsonl('mixed.jsonl', [real('z-2'), { ...real('d-2'), demo: true }]));
+    assert.match(mixed.stderr, /rejected line 2: demo record in a file of real products/);
+    assert.deepEqual(await ids('demo'), []);
+    assert.deepEqual(await ids(), ['z-1', 'z-2']);
+  });
+
+  it('the demo catalog loads only when asked: npm start asks for its embedded database', () => {
+    assert.equal(loadConfig({ DATA_DIR: dir }).loadSampleCatalog, false);
+    assert.equal(loadConfig({ DATA_DIR: dir, LOAD_SAMPLE_CATALOG: 'true' }).loadSampleCatalog, true);
+  });
+});

@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import type { SkinType } from '../../services/catalog/derive.ts';
+import {
+  type EngineProduct,
+  NO_SCORE,
+  prepareScan,
+  scoreColumns,
+  scorePrepared,
+  toColumns,
+} from '../../services/match/engine/index.ts';
+import { MEASURES } from '../../services/shared/measures.ts';
+
+const concernsArb = fc.array(
+  fc.record({
+    name: fc.constantFrom(...MEASURES),
+    severity: fc.double({ min: 0, max: 1, noNaN: true }),
+  }),
+  { maxLength: 12 },
+);
+const skinTypeArb = fc.constantFrom<SkinType | undefined>(undefined, 'dry', 'oily', 'combination', 'normal');
+const productArb: fc.Arbitrary<EngineProduct> = fc.record({
+  evidence: fc.integer({ min: 0, max: 2 ** (2 * MEASURES.length) - 1 }),
+  targets: fc.integer({ min: 0, max: 2 ** MEASURES.length - 1 }),
+  flags: fc.integer({ min: 0, max: 31 }),
+  skinTypes: fc.integer({ min: 0, max: 15 }),
+  scorable: fc.boolean(),
+});
+
+describe('scoring a catalog in columns', () => {
+  it('gives every product exactly the score scorePrepared gives it', () => {
+    fc.assert(
+      fc.property(
+        concernsArb,
+        skinTypeArb,
+        fc.array(productArb, { minLength: 1, maxLength: 60 }),
+        (concerns, skinType, products) => {
+          const scan = prepareScan(concerns, skinType);
+          const scores = scoreColumns(scan, toColumns(products));
+          const expected = products.map((product) => scorePrepared(scan, product) ?? NO_SCORE);
+          assert.deepEqual([...scores], expected);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('scores nothing for a scan without concerns, and an unscorable product never', () => {
+    const products: EngineProduct[] = [
+      { evidence: 0b11, targets: 1, flags: 0, skinTypes: 0, scorable: true },
+      { evidence: 0b11, targets: 1, flags: 0, skinTypes: 0, scorable: false },
+    ];
+    assert.deepEqual([...scoreColumns(prepareScan([]), toColumns(products))], [NO_SCORE, NO_SCORE]);
+    const acne = prepareScan([{ name: 'acne', severity: 1 }]);
+    assert.deepEqual([...scoreColumns(acne, toColumns(products))], [100, NO_SCORE]);
+  });
+});
