@@ -76,6 +76,10 @@ export interface DerivedProduct extends Omit<RawProduct, 'skin_types'> {
   /** The actives behind the targets, in list order, at most MAX_KEY_INGREDIENTS. */
   readonly key_ingredients: readonly string[];
   readonly flags: readonly FormulationFlag[];
+  /** Distinct barrier-support entries among the ingredients (knowledge/barrier-support.json), list order. */
+  readonly barrier_support: readonly string[];
+  /** A sun-protection product whose list holds a UV filter. */
+  readonly sun_protection: boolean;
   readonly attributes: Attributes;
   readonly kb_version: string;
 }
@@ -144,6 +148,12 @@ export function deriveProduct(raw: RawProduct): DerivedProduct {
     targets,
     key_ingredients: keyIngredients,
     flags: FORMULATION_FLAGS.filter((flag) => flagged[flag]),
+    barrier_support: [
+      ...new Set(certain.flatMap((ingredient) => ingredientFacts(ingredient.name).barrier?.name ?? [])),
+    ],
+    sun_protection:
+      sunProtection &&
+      certain.some((ingredient) => ingredientFacts(ingredient.name).active?.context === 'sun_protection'),
     attributes: {
       vegan: raw.vegan ?? (listed('animal-derived') ? false : null),
       cruelty_free: raw.cruelty_free,

@@ -1,18 +1,24 @@
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { completeScan, RED_ACNE_SCORES, setScanStatus, TEST_CATALOG } from '../support/fixtures.ts';
+import {
+  completeScan,
+  HEALTHY_SCORES,
+  RED_ACNE_SCORES,
+  setScanStatus,
+  TEST_CATALOG,
+} from '../support/fixtures.ts';
 import { callTool, connectSdkClient, errorCode, rpc } from '../support/mcp.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
 type Identity = { run_id: string; access_token: string };
 
-async function newScan(stack: Stack, complete = true): Promise<Identity> {
+async function newScan(stack: Stack, complete = true, scores = RED_ACNE_SCORES): Promise<Identity> {
   const started = await callTool(stack.baseUrl, 'start_skin_scan', { source: 'recommend' });
   const identity = {
     run_id: started.structuredContent.run_id,
     access_token: started.structuredContent.access_token,
   };
-  if (complete) await completeScan(stack.orm, identity.run_id, RED_ACNE_SCORES);
+  if (complete) await completeScan(stack.orm, identity.run_id, scores);
   return identity;
 }
 
@@ -160,6 +166,47 @@ describe('recommend_products', () => {
     assert.equal(none.structuredContent.entitlement.used, 1);
     assert.equal(none.structuredContent.entitlement.remaining, 0);
     assert.equal(none.structuredContent.entitlement.upgrade_required, true);
+  });
+
+  it('a scan with no concern gets a scored maintenance match, explained in match_basis', async () => {
+    const result = (
+      await callTool(stack.baseUrl, 'recommend_products', await newScan(stack, true, HEALTHY_SCORES))
+    ).structuredContent;
+    assert.deepEqual(result.scan_concerns, []);
+    assert.match(result.match_basis, /no concern.*maintenance.*gentle.*barrier support.*sun protection/);
+    assert.match(result.match_basis, /engine 1\.1\.0/);
+    assert.equal(result.entitlement.used, 1);
+    // Gentle, barrier-supporting sun protection first; every score known; nothing claims to match a concern.
+    assert.deepEqual(
+      result.products.map((p: any) => [p.product_id, p.match_score]),
+      [
+        ['t-spf', 100],
+        ['t-azelaic', 63],
+        ['t-centella', 63],
+        ['t-plain', 38],
+        ['t-retinol', 38],
+      ],
+    );
+    assert.ok(result.products.every((p: any) => p.matches_concerns.length === 0));
+
+    // A stated skin type fits the match: the rich cream does not suit oily skin.
+    const oily = (
+      await callTool(stack.baseUrl, 'recommend_products', {
+        ...(await newScan(stack, true, HEALTHY_SCORES)),
+        skin_type: 'oily',
+      })
+    ).structuredContent;
+    assert.match(oily.match_basis, /fitted to the stated oily skin type/);
+    assert.deepEqual(
+      oily.products.map((p: any) => [p.product_id, p.match_score]),
+      [
+        ['t-spf', 100],
+        ['t-azelaic', 63],
+        ['t-centella', 63],
+        ['t-plain', 38],
+        ['t-vitc', 38],
+      ],
+    );
   });
 
   it('exactly one of 20 simultaneous first calls gets products', async () => {
