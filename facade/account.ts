@@ -39,6 +39,8 @@ export interface AccountSurfaceOptions {
   /** The guest tools whose twins /mcp/account serves (start_skin_scan, recommend_products). */
   readonly guestTools: readonly ToolDefinition[];
   readonly limits: GuestLimits;
+  /** The longest an MCP request waits for its answer. */
+  readonly requestTimeoutMs?: number;
 }
 
 export async function createAccountSurface(options: AccountSurfaceOptions) {
@@ -59,9 +61,9 @@ export async function createAccountSurface(options: AccountSurfaceOptions) {
     { ...guest('recommend_products'), scope: 'scan:read' },
     ...catalogTools(createClient(CatalogService, options.core)),
   ];
-  const mux = new RequestMultiplexer();
+  const mux = new RequestMultiplexer(options.requestTimeoutMs);
   await buildServer(tools, logger, ACCOUNT_INSTRUCTIONS).connect(mux);
-  const serve = mcpEndpoint(mux, options.limits);
+  const serve = mcpEndpoint(mux, options.limits, logger);
   const endpoint = accountEndpoint({
     verifier: new BearerVerifier(
       options.oauth.signingKey,
