@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { deriveProduct } from '../../services/catalog/derive.ts';
+import { compileProduct, score } from '../../services/match/engine/index.ts';
+import { concernsFromScores } from '../../services/shared/measures.ts';
 import {
   completeScan,
   HEALTHY_SCORES,
@@ -7,7 +10,7 @@ import {
   setScanStatus,
   TEST_CATALOG,
 } from '../support/fixtures.ts';
-import { callTool, connectSdkClient, errorCode, rpc } from '../support/mcp.ts';
+import { callTool, connectSdkClient, errorCode } from '../support/mcp.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
 type Identity = { run_id: string; access_token: string };
@@ -92,7 +95,7 @@ describe('recommend_products', () => {
       included: 1,
       remaining: 0,
       upgrade_required: false,
-      more_in_app: result.entitlement.more_in_app,
+      more_in_app: 'The skinmatch app shows more matches for this scan and tracks changes over time.',
     });
 
     const second = await client.callTool({ name: 'recommend_products', arguments: scan });
@@ -103,7 +106,6 @@ describe('recommend_products', () => {
   });
 
   it('filters narrow the candidates and never change a score', async () => {
-    const all = (await callTool(stack.baseUrl, 'recommend_products', await newScan(stack))).structuredContent;
     const filtered = (
       await callTool(stack.baseUrl, 'recommend_products', {
         ...(await newScan(stack)),
@@ -113,12 +115,14 @@ describe('recommend_products', () => {
       })
     ).structuredContent;
     assert.ok(filtered.products.length > 0);
+    // Each product's score as the engine gives it for this scan with no filter at all.
+    const concerns = concernsFromScores(RED_ACNE_SCORES);
     for (const p of filtered.products) {
       assert.equal(p.product_type, 'serum');
       assert.equal(p.brand, 'Testbrand');
       assert.equal(p.attributes.fragrance_free, true);
-      const unfiltered = all.products.find((q: any) => q.product_id === p.product_id);
-      if (unfiltered) assert.equal(p.match_score, unfiltered.match_score);
+      const raw = TEST_CATALOG.find((q) => q.product_id === p.product_id)!;
+      assert.equal(p.match_score, score(concerns, compileProduct(deriveProduct(raw))), p.product_id);
     }
     assert.ok(!filtered.products.some((p: any) => p.product_id === 't-fragrant'));
   });
@@ -332,8 +336,9 @@ describe('recommend_products when things go wrong', () => {
     });
     try {
       const scan = await newScan(stack);
-      const crashed = await rpc(stack.baseUrl, 'tools/call', { name: 'recommend_products', arguments: scan });
-      assert.equal(crashed.body.error.code, -32603);
+      const crashed = await callTool(stack.baseUrl, 'recommend_products', scan);
+      assert.equal(errorCode(crashed), 'unavailable', "a server fault, not the caller's");
+      assert.equal(crashed.structuredContent.error.retry_after_seconds, 5);
       const retry = await callTool(stack.baseUrl, 'recommend_products', scan);
       assert.equal(retry.structuredContent.products.length, 5);
       assert.equal(retry.structuredContent.entitlement.upgrade_required, false);
