@@ -29,7 +29,7 @@ const STRENGTHS: Strength[] = [1, 2, 3];
  * Measures an edit moves by more than 5 points although it is not aimed at them, with the largest move
  * the test accepts. Each is a known limit, not a design: see docs/inference.md.
  */
-export const KNOWN_CROSS_TALK: Partial<Record<Measure, Partial<Record<Measure, number>>>> = {
+const KNOWN_CROSS_TALK: Partial<Record<Measure, Partial<Record<Measure, number>>>> = {
   acne: { pores: 12, texture: 19, oiliness: 11 },
   redness: { uneven_tone: 14, dark_circles: 8, oiliness: 8, texture: 8 },
   dark_spots: { pores: 13, texture: 27, dark_circles: 13, wrinkles: 8 },
@@ -42,7 +42,7 @@ export const KNOWN_CROSS_TALK: Partial<Record<Measure, Partial<Record<Measure, n
 };
 
 /** Faces on which an edit does not yet move its measure (docs/inference.md): no direction test there. */
-export const NOT_YET_ALIVE: Partial<Record<Measure, readonly string[]>> = { oiliness: ['g'] };
+const NOT_YET_ALIVE: Partial<Record<Measure, readonly string[]>> = { oiliness: ['g'] };
 
 async function scoresOf(analysis: FaceAnalysis, photo: Buffer): Promise<Scores> {
   let last: Awaited<ReturnType<AsyncGenerator['next']>>['value'];
