@@ -10,6 +10,7 @@ import { ScansMigration } from './migrations/0001-scans.ts';
 import { CatalogMigration } from './migrations/0002-catalog.ts';
 import { PhotosMigration } from './migrations/0003-photos.ts';
 import { AnalysisModelsMigration } from './migrations/0004-analysis-models.ts';
+import { ProductsInlineMigration } from './migrations/0011-products-inline.ts';
 import { ScanSchema } from './scan-entity.ts';
 import { SettingSchema } from './setting-entity.ts';
 
@@ -20,6 +21,7 @@ const MIGRATIONS = [
   { name: '0002-catalog', class: CatalogMigration },
   { name: '0003-photos', class: PhotosMigration },
   { name: '0004-analysis-models', class: AnalysisModelsMigration },
+  { name: '0011-products-inline', class: ProductsInlineMigration },
 ];
 
 export async function openDatabase(databaseUrl: string): Promise<Orm> {
