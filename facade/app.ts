@@ -24,25 +24,35 @@ export interface FacadeOptions {
   readonly logger: Logger;
   /** Guest rate limits per network. */
   readonly limits?: GuestLimitsConfig;
-  /** Trust X-Forwarded-For from the proxy in front (set when behind an ingress). */
+  /** Trust X-Forwarded-For from the proxies in front (set when behind an ingress). */
   readonly trustProxy?: boolean;
+  /**
+   * How many proxies in front append to X-Forwarded-For (default 1): the client address is the entry that
+   * many places from the right, never one the client could have written itself.
+   */
+  readonly trustedProxyHops?: number;
+  /** The longest an MCP request waits for its answer before it ends as `unavailable`. */
+  readonly requestTimeoutMs?: number;
+  /** The request multiplexer to use (tests look into it); one is made otherwise. */
+  readonly multiplexer?: RequestMultiplexer;
 }
 
 export async function createFacade(options: FacadeOptions): Promise<Koa> {
   const { logger } = options;
-  const guestMux = new RequestMultiplexer();
+  const guestMux = options.multiplexer ?? new RequestMultiplexer(options.requestTimeoutMs);
   const guestTools = [
     ...scanTools(createClient(ScanService, options.core)),
     ...matchTools(createClient(MatchService, options.core)),
   ];
   await buildServer(guestTools, logger).connect(guestMux);
   const routes = new Map<string, Koa.Middleware>([
-    ['/mcp', mcpEndpoint(guestMux, new GuestLimits(options.limits))],
+    ['/mcp', mcpEndpoint(guestMux, new GuestLimits(options.limits), logger)],
     ['/health', healthEndpoint(createClient(StatusService, options.core))],
   ]);
 
   const app = new Koa();
   app.proxy = options.trustProxy === true;
+  app.maxIpsCount = options.trustedProxyHops ?? 1;
   app.use(async (ctx, next) => {
     try {
       await next();
@@ -55,12 +65,20 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
       ctx.body = { error: 'internal_error', message: 'The request could not be served.' };
     }
   });
-  // DNS-rebinding protection for the MCP endpoints; /health stays reachable by pod address for probes.
+  // DNS-rebinding protection for the MCP endpoints: the Host, and the Origin a browser sends, must be
+  // ours. /health stays reachable by pod address for probes.
   app.use(async (ctx, next) => {
-    if (ctx.path.startsWith('/mcp') && !options.allowedHosts.includes(ctx.get('host').toLowerCase())) {
-      ctx.status = 403;
-      ctx.body = { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Host not allowed.' } };
-      return;
+    if (ctx.path.startsWith('/mcp')) {
+      const refusal = !options.allowedHosts.includes(ctx.get('host').toLowerCase())
+        ? 'Host not allowed.'
+        : !originAllowed(ctx.get('origin'), options.allowedHosts)
+          ? 'Origin not allowed.'
+          : undefined;
+      if (refusal) {
+        ctx.status = 403;
+        ctx.body = { jsonrpc: '2.0', id: null, error: { code: -32000, message: refusal } };
+        return;
+      }
     }
     await next();
   });
@@ -75,4 +93,15 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
     await route(ctx, next);
   });
   return app;
+}
+
+/** No Origin (not a browser) is fine; one present must be an http(s) origin on an allowed host. */
+function originAllowed(origin: string, allowedHosts: readonly string[]): boolean {
+  if (origin === '') return true;
+  try {
+    const url = new URL(origin);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && allowedHosts.includes(url.host);
+  } catch {
+    return false; // "null" and anything else that is not an origin
+  }
 }

@@ -8,13 +8,20 @@ import { createFacade } from './app.ts';
 
 const logger = createLogger('facade');
 const config = loadConfig();
-const core = createConnectTransport({ baseUrl: config.coreUrl, httpVersion: '2', useBinaryFormat: true });
+const core = createConnectTransport({
+  baseUrl: config.coreUrl,
+  httpVersion: '2',
+  useBinaryFormat: true,
+  defaultTimeoutMs: config.coreTimeoutMs,
+});
 const app = await createFacade({
   core,
   allowedHosts: config.allowedHosts,
   logger,
   limits: { callsPerMinute: config.guestCallsPerMinute, scansPerHour: config.guestScansPerHour },
-  trustProxy: config.trustProxy,
+  trustProxy: config.trustedProxyHops > 0,
+  trustedProxyHops: config.trustedProxyHops,
+  requestTimeoutMs: config.mcpRequestTimeoutMs,
 });
 const server = app.listen(config.facadePort, () => {
   logger.info({ port: config.facadePort, base_url: config.publicBaseUrl }, 'facade listening');

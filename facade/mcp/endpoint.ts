@@ -1,24 +1,26 @@
 /**
  * POST /mcp (and /mcp/account later): the Streamable HTTP transport's rules for a stateless server that
- * answers in JSON. No session, no initialize needed before tools/call. Bodies are bounded, malformed JSON
- * gets JSON-RPC -32700, other methods get 405. Tool calls over the network's rate limit are answered here
- * with a `rate_limited` tool error, before any work is done.
+ * answers in JSON. No session, no initialize needed before tools/call. Bodies are bounded (a larger one
+ * gets 413, its rest drained: body.ts), malformed JSON gets JSON-RPC
+ * -32700, malformed tools/call params -32602, other methods get 405. Tool calls over the network's rate
+ * limit are answered here with a `rate_limited` tool error, before any work is done. Notifications get 202
+ * with no body and go no further (multiplexer.ts says why). Each request gets an id (`X-Request-Id`) under
+ * which a server fault is logged once.
  */
-import type {
-  JSONRPCNotification,
-  JSONRPCRequest,
-  MessageExtraInfo,
-} from '@modelcontextprotocol/sdk/types.js';
+import { randomUUID } from 'node:crypto';
+import type { JSONRPCRequest, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from 'koa';
-import getRawBody from 'raw-body';
+import type { Logger } from '../../services/shared/logger.ts';
+import { readBody } from '../body.ts';
 import type { GuestLimits } from '../rate-limits.ts';
-import type { RequestMultiplexer } from './multiplexer.ts';
-import { errorResult } from './tool-errors.ts';
+import { REQUEST_ID_HEADER } from './mcp-server.ts';
+import { type RequestMultiplexer, TIMED_OUT } from './multiplexer.ts';
+import { errorResult, unavailable } from './tool-errors.ts';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
-export function mcpEndpoint(mux: RequestMultiplexer, limits: GuestLimits) {
+export function mcpEndpoint(mux: RequestMultiplexer, limits: GuestLimits, logger: Logger) {
   return async (ctx: Context): Promise<void> => {
     if (ctx.method !== 'POST') {
       ctx.set('Allow', 'POST');
@@ -33,45 +35,74 @@ export function mcpEndpoint(mux: RequestMultiplexer, limits: GuestLimits) {
     if (version && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
       return reject(ctx, 400, -32000, `Unsupported MCP-Protocol-Version: ${version}.`);
     }
-    let text: string;
-    try {
-      text = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, encoding: 'utf8' });
-    } catch (err) {
-      const status = (err as { status?: number }).status === 413 ? 413 : 400;
+    const body = await readBody(ctx, MAX_BODY_BYTES);
+    if (!('text' in body)) {
+      const tooLarge = body.status === 413;
       return reject(
         ctx,
-        status,
+        body.status,
         -32600,
-        status === 413 ? 'Request body too large.' : 'Unreadable request body.',
+        tooLarge ? 'Request body too large.' : 'Unreadable request body.',
       );
     }
+    const text = body.text;
     let message: unknown;
     try {
       message = JSON.parse(text);
     } catch {
       return reject(ctx, 400, -32700, 'Parse error: the body is not valid JSON.');
     }
-    const extra: MessageExtraInfo = { requestInfo: { headers: ctx.headers } };
+    const requestId = randomUUID();
+    ctx.set('X-Request-Id', requestId);
+    const headers = { ...ctx.headers, [REQUEST_ID_HEADER]: requestId };
+    const extra: MessageExtraInfo = { requestInfo: { headers } };
     const kind = envelope(message);
     if (kind === 'request') {
       const request = message as JSONRPCRequest;
-      if (request.method === 'tools/call') {
+      const isToolCall = request.method === 'tools/call';
+      if (isToolCall) {
+        if (!toolCallParamsOk(request.params)) {
+          return reject(
+            ctx,
+            200,
+            -32602,
+            'Invalid params: tools/call takes a string "name" and an object "arguments".',
+            request.id,
+          );
+        }
         const refusal = await limits.check(String(request.params?.name), ctx.ip);
         if (refusal) {
           ctx.body = { jsonrpc: '2.0', id: request.id, result: errorResult(refusal) };
           return;
         }
       }
-      ctx.body = await mux.request(request, extra);
+      const gone = new AbortController();
+      ctx.res.once('close', () => gone.abort());
+      const response = await mux.request(request, extra, gone.signal);
+      if (!response) return; // the client went away; nothing to answer
+      if (isToolCall && 'error' in response && (response.error as { code: number }).code === TIMED_OUT) {
+        logger.error({ request_id: requestId, tool: request.params?.name }, 'tool call timed out');
+        ctx.body = { jsonrpc: '2.0', id: request.id, result: errorResult(unavailable(requestId)) };
+        return;
+      }
+      ctx.body = response;
       return;
     }
     if (kind === 'notification' || kind === 'response') {
-      if (kind === 'notification') mux.notify(message as JSONRPCNotification, extra);
+      ctx.body = null; // 202 with no body at all (Koa would otherwise write "Accepted")
       ctx.status = 202;
       return;
     }
     return reject(ctx, 400, -32600, 'Invalid Request: expected one JSON-RPC 2.0 request object.');
   };
+}
+
+/** tools/call needs a string name and, if any, an object of arguments; the SDK's own answer is a dump. */
+function toolCallParamsOk(params: unknown): boolean {
+  if (typeof params !== 'object' || params === null) return false;
+  const { name, arguments: args } = params as Record<string, unknown>;
+  const argsOk = args === undefined || (typeof args === 'object' && args !== null && !Array.isArray(args));
+  return typeof name === 'string' && argsOk;
 }
 
 /**
@@ -99,7 +130,7 @@ function acceptsBoth(accept: string): boolean {
   return accept.includes('application/json') && accept.includes('text/event-stream');
 }
 
-function reject(ctx: Context, status: number, code: number, message: string): void {
+function reject(ctx: Context, status: number, code: number, message: string, id: RequestId | null = null) {
   ctx.status = status;
-  ctx.body = { jsonrpc: '2.0', id: null, error: { code, message } };
+  ctx.body = { jsonrpc: '2.0', id, error: { code, message } };
 }

@@ -13,7 +13,11 @@ import {
 import type { ToolDefinition } from './tool-definition.ts';
 
 const MAX_INTEGER = Number.MAX_SAFE_INTEGER;
-const nullable = (type: string, extra: object = {}) => ({ type: [type, 'null'], ...extra });
+/** A field that may be null, as `anyOf` (clients that map schemas to one type per field drop type arrays). */
+const nullable = (type: string, extra: Record<string, unknown> & { description?: string } = {}) => {
+  const { description, ...rest } = extra;
+  return { anyOf: [{ type, ...rest }, { type: 'null' }], ...(description ? { description } : {}) };
+};
 const strings = (maxItems: number, description: string) => ({
   type: 'array',
   items: { type: 'string' },

@@ -14,7 +14,14 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../services/shared/logger.ts';
 import type { ToolDefinition } from './tool-definition.ts';
-import { ERROR_OUTPUT_SCHEMA, errorResult, fromCoreError, ToolError, toolResult } from './tool-errors.ts';
+import {
+  ERROR_OUTPUT_SCHEMA,
+  errorResult,
+  fromCoreError,
+  ToolError,
+  toolResult,
+  unavailable,
+} from './tool-errors.ts';
 import { compileInput } from './validate.ts';
 
 export const INSTRUCTIONS = [
@@ -38,7 +45,7 @@ export function buildServer(tools: readonly ToolDefinition[], logger: Logger): S
   );
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const entry = served.get(request.params.name);
     if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     try {
@@ -46,11 +53,9 @@ export function buildServer(tools: readonly ToolDefinition[], logger: Logger): S
     } catch (err) {
       const toolError = err instanceof ToolError ? err : fromCoreError(err);
       if (toolError) return errorResult(toolError);
-      logger.error({ tool: entry.tool.name, err: describe(err) }, 'tool call failed');
-      throw new McpError(
-        ErrorCode.InternalError,
-        'The service could not complete this call; try again later.',
-      );
+      const requestId = requestIdOf(extra.requestInfo?.headers);
+      logger.error({ request_id: requestId, tool: entry.tool.name, err: describe(err) }, 'tool call failed');
+      return errorResult(unavailable(requestId));
     }
   });
   return server;
@@ -66,6 +71,14 @@ export function toolListing(tools: readonly ToolDefinition[]): Tool[] {
     outputSchema: { type: 'object', anyOf: [tool.outputSchema, ERROR_OUTPUT_SCHEMA] },
     annotations: { title: tool.title, ...tool.annotations },
   }));
+}
+
+/** The id the endpoint gave this HTTP request (`X-Request-Id` on the response). */
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+function requestIdOf(headers: Record<string, string | string[] | undefined> | undefined): string {
+  const value = headers?.[REQUEST_ID_HEADER];
+  return typeof value === 'string' ? value : 'unknown';
 }
 
 /** Enough of an unexpected error to act on, without anything from the request. */

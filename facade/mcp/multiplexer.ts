@@ -5,17 +5,27 @@
  * request that sent it. Clients pick their own JSON-RPC ids (usually 1, 2, …), so ids are renumbered on
  * the way in and restored on the way out: two clients that both send id 1 never see each other's answer.
  * The SDK keeps all protocol handling: validation of requests, method dispatch, error responses.
+ *
+ * Client notifications never reach the shared server: on this stateless endpoint nothing ties a
+ * notification to the HTTP request it would refer to, and the server's internal ids belong to whoever
+ * sent each request, so a `notifications/cancelled` naming one could stop another client's call. A
+ * request is cancelled only by its own HTTP request going away, or by its deadline: every request ends
+ * with the server's answer or a timeout, and leaves nothing behind.
  */
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {
   JSONRPCMessage,
-  JSONRPCNotification,
   JSONRPCRequest,
   MessageExtraInfo,
   RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 
 type Response = Extract<JSONRPCMessage, { id: RequestId }> & ({ result: unknown } | { error: unknown });
+
+/** What `request` resolves with when the server did not answer in time (the SDK's RequestTimeout). */
+export const TIMED_OUT = -32001;
+/** Longest a request waits for the server's answer unless configured. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
 
 interface Pending {
   readonly clientId: RequestId;
@@ -28,7 +38,17 @@ export class RequestMultiplexer implements Transport {
   onerror?: (error: Error) => void;
 
   readonly #pending = new Map<number, Pending>();
+  readonly #timeoutMs: number;
   #nextId = 1;
+
+  constructor(timeoutMs: number = DEFAULT_REQUEST_TIMEOUT_MS) {
+    this.#timeoutMs = timeoutMs;
+  }
+
+  /** Requests handed to the server and not yet answered, timed out or abandoned. */
+  get pendingCount(): number {
+    return this.#pending.size;
+  }
 
   async start(): Promise<void> {}
 
@@ -36,18 +56,49 @@ export class RequestMultiplexer implements Transport {
     this.onclose?.();
   }
 
-  /** Sends a client request into the server and resolves with the server's response to it. */
-  request(message: JSONRPCRequest, extra?: MessageExtraInfo): Promise<Response> {
+  /**
+   * Sends a client request into the server and resolves with the server's response to it, or with a
+   * `TIMED_OUT` error after the deadline. When `abandoned` fires first (the HTTP client went away), the
+   * server is told to stop the work and the promise resolves with nothing.
+   */
+  request(
+    message: JSONRPCRequest,
+    extra?: MessageExtraInfo,
+    abandoned?: AbortSignal,
+  ): Promise<Response | undefined> {
     const id = this.#nextId++;
     return new Promise((resolve) => {
-      this.#pending.set(id, { clientId: message.id, resolve });
+      const finish = (response: Response | undefined) => {
+        clearTimeout(timer);
+        abandoned?.removeEventListener('abort', onAbandoned);
+        this.#pending.delete(id);
+        resolve(response);
+      };
+      const cancel = (reason: string) => {
+        if (!this.#pending.has(id)) return false;
+        this.onmessage?.({
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId: id, reason },
+        });
+        return true;
+      };
+      const timer = setTimeout(() => {
+        if (!cancel('timed out')) return;
+        finish({
+          jsonrpc: '2.0',
+          id: message.id,
+          error: { code: TIMED_OUT, message: 'The service did not answer in time; try again later.' },
+        } as Response);
+      }, this.#timeoutMs);
+      const onAbandoned = () => {
+        if (cancel('client went away')) finish(undefined);
+      };
+      this.#pending.set(id, { clientId: message.id, resolve: finish });
+      abandoned?.addEventListener('abort', onAbandoned, { once: true });
       this.onmessage?.({ ...message, id }, extra);
+      if (abandoned?.aborted) onAbandoned();
     });
-  }
-
-  /** Client notifications need no answer (e.g. `notifications/initialized`). */
-  notify(message: JSONRPCNotification, extra?: MessageExtraInfo): void {
-    this.onmessage?.(message, extra);
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
@@ -56,7 +107,6 @@ export class RequestMultiplexer implements Transport {
     if (typeof id !== 'number') return; // server-initiated notifications have no one to go to: stateless
     const pending = this.#pending.get(id);
     if (!pending || !('result' in message || 'error' in message)) return;
-    this.#pending.delete(id);
     pending.resolve({ ...message, id: pending.clientId } as Response);
   }
 }

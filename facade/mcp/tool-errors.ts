@@ -35,6 +35,23 @@ export function errorResult(error: ToolError): CallToolResult {
   return toolResult({ error: body }, true);
 }
 
+/** Seconds an agent should wait before calling again after a server fault. */
+export const FAULT_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * A fault on the service's side (core down or too slow, an unexpected error) as a tool error the agent's
+ * model can read and act on: `unavailable`, with when to try again and the request id the fault was logged
+ * under. Never the fault's own text.
+ */
+export function unavailable(requestId: string): ToolError {
+  return new ToolError(
+    'unavailable',
+    `The service could not complete this call; try again in ${FAULT_RETRY_AFTER_SECONDS} s (request ${requestId}).`,
+    undefined,
+    FAULT_RETRY_AFTER_SECONDS,
+  );
+}
+
 /** A core error carrying one of the spec's codes, as a ToolError; anything else is not for the client. */
 export function fromCoreError(err: unknown): ToolError | undefined {
   if (!(err instanceof ConnectError)) return undefined;
@@ -64,6 +81,7 @@ export const ERROR_OUTPUT_SCHEMA = {
             'catalog_unavailable',
             'rate_limited',
             'admissions_paused',
+            'unavailable',
           ],
         },
         message: { type: 'string' },

@@ -76,6 +76,10 @@ export interface DerivedProduct extends Omit<RawProduct, 'skin_types'> {
   /** The actives behind the targets, in list order, at most MAX_KEY_INGREDIENTS. */
   readonly key_ingredients: readonly string[];
   readonly flags: readonly FormulationFlag[];
+  /** Distinct barrier-support entries among the ingredients (knowledge/barrier-support.json), list order. */
+  readonly barrier_support: readonly string[];
+  /** A sun-protection product whose list holds a UV filter. */
+  readonly sun_protection: boolean;
   readonly attributes: Attributes;
   readonly kb_version: string;
 }
@@ -100,6 +104,9 @@ export interface Formula {
   readonly targets: readonly Measure[];
   readonly keyIngredients: readonly string[];
   readonly flags: readonly FormulationFlag[];
+  readonly barrierSupport: readonly string[];
+  /** A sun-care product whose list has a UV filter. */
+  readonly sunProtects: boolean;
   readonly animalDerived: boolean;
 }
 
@@ -137,6 +144,12 @@ export function analyseFormula(ingredients: string | null, sunProtection: boolea
     targets,
     keyIngredients,
     flags: FORMULATION_FLAGS.filter((flag) => flagged[flag]),
+    barrierSupport: [
+      ...new Set(certain.flatMap((ingredient) => ingredientFacts(ingredient.name).barrier?.name ?? [])),
+    ],
+    sunProtects:
+      sunProtection &&
+      certain.some((ingredient) => ingredientFacts(ingredient.name).active?.context === 'sun_protection'),
     animalDerived: listed('animal-derived'),
   };
 }
@@ -147,7 +160,8 @@ export function deriveProduct(raw: RawProduct): DerivedProduct {
 
 /** The derived product of a record whose ingredient field says `formula`. */
 export function productOf(raw: RawProduct, formula: Formula): DerivedProduct {
-  const { reading, evidence, targets, keyIngredients, flags, animalDerived } = formula;
+  const { reading, evidence, targets, keyIngredients, flags, barrierSupport, sunProtects, animalDerived } =
+    formula;
   const hasList = reading.ingredients.length > 0;
   const has = (flag: FormulationFlag) => flags.includes(flag);
   const declared = declaredSkinTypes(raw.skin_types);
@@ -175,6 +189,8 @@ export function productOf(raw: RawProduct, formula: Formula): DerivedProduct {
     targets,
     key_ingredients: keyIngredients,
     flags,
+    barrier_support: barrierSupport,
+    sun_protection: sunProtects,
     attributes: {
       vegan: raw.vegan ?? (animalDerived ? false : null),
       cruelty_free: raw.cruelty_free,

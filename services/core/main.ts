@@ -32,12 +32,14 @@ const core = await startCore({
   pepper: config.tokenPepper,
   publicBaseUrl: config.publicBaseUrl,
   port: config.corePort,
+  host: config.coreHost,
   logger,
   analyzer: new InferenceAnalyzer(
     createConnectTransport({ baseUrl: config.inferenceUrl, httpVersion: '2', useBinaryFormat: true }),
+    config.inferenceTimeoutMs,
   ),
 });
-logger.info({ port: core.port }, 'core listening (Connect, gRPC, gRPC-Web on h2c)');
+logger.info({ host: config.coreHost, port: core.port }, 'core listening (Connect, gRPC, gRPC-Web on h2c)');
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {

@@ -4,6 +4,7 @@
  * result or one failure the person can act on.
  */
 import type { Measure } from '../shared/measures.ts';
+import { normaliseColour } from './colour-constancy.ts';
 import { decodeImage, ImageError } from './decode.ts';
 import { FaceDetector } from './face-detector.ts';
 import { FaceLandmarker } from './landmarks.ts';
@@ -123,7 +124,7 @@ export class FaceAnalysis {
       return;
     }
     yield await progress('measuring');
-    const features = await this.#measurer.measure(regionPatches(image, landmarks));
+    const features = await this.#measurer.measure(normaliseColour(regionPatches(image, landmarks)));
     yield await progress('scoring');
     const { scores, raw, concerns } = scoreFeatures(features);
     yield { kind: 'result', scores, raw, concerns, quality: verdict.quality };

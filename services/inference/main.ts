@@ -5,10 +5,13 @@ import { startInference } from './inference-server.ts';
 
 const logger = createLogger('inference');
 const config = loadConfig();
-const server = await startInference(config.inferencePort, logger, undefined, {
+const server = await startInference(config.inferencePort, logger, config.inferenceHost, {
   stageDelayMs: config.inferenceStageDelayMs,
 });
-logger.info({ port: server.port }, 'inference listening (Connect, gRPC, gRPC-Web on h2c)');
+logger.info(
+  { host: config.inferenceHost, port: server.port },
+  'inference listening (Connect, gRPC, gRPC-Web on h2c)',
+);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {

@@ -17,7 +17,7 @@ export const PATCH = 64;
  * texture is measured at the same scale relative to the face whatever the photo's resolution (a face too
  * small to give this many pixels fails the face_too_small gate first).
  */
-const SAMPLES_PER_EYE_DISTANCE = 40;
+const SAMPLES_PER_EYE_DISTANCE = 64;
 
 export const REGIONS = [
   'forehead',
@@ -29,6 +29,7 @@ export const REGIONS = [
   'left_under_eye',
   'right_crows_feet',
   'left_crows_feet',
+  'face',
 ] as const;
 export type Region = (typeof REGIONS)[number];
 
@@ -68,9 +69,10 @@ export function regionLayout(points: Landmarks): Record<Region, RegionRect> {
   ];
   const cheek = (lid: number[], noseSide: number, mouthCorner: number, jaw: number) =>
     meanOf(points, [...lid, noseSide, mouthCorner, jaw]);
+  const brows = meanOf(points, range(17, 26));
   const chinHeight = Math.min(0.28, (0.55 * distance(p(57), p(8))) / d);
   return {
-    forehead: { centre: shift(meanOf(points, range(17, 26)), 0, -0.34), w: 1.1, h: 0.34 },
+    forehead: { centre: shift(brows, 0, -0.34), w: 1.1, h: 0.34 },
     right_cheek: { centre: cheek([40, 41], 31, 48, 2), w: 0.42, h: 0.36 },
     left_cheek: { centre: cheek([46, 47], 35, 54, 14), w: 0.42, h: 0.36 },
     nose: { centre: meanOf(points, [29, 30]), w: 0.24, h: 0.24 },
@@ -79,6 +81,12 @@ export function regionLayout(points: Landmarks): Record<Region, RegionRect> {
     left_under_eye: { centre: shift(meanOf(points, [46, 47]), 0, 0.2), w: 0.34, h: 0.14 },
     right_crows_feet: { centre: shift(p(36), -0.17, 0.02), w: 0.2, h: 0.24 },
     left_crows_feet: { centre: shift(p(45), 0.17, 0.02), w: 0.2, h: 0.24 },
+    // The whole face from the brows to the chin, inside the jaw: its features and their contrast.
+    face: {
+      centre: meanOf([brows, p(8)], [0, 1]),
+      w: (0.8 * distance(p(0), p(16))) / d,
+      h: distance(brows, p(8)) / d,
+    },
   };
 }
 
@@ -103,10 +111,11 @@ export function regionPatches(image: RgbImage, points: Landmarks): Float32Array 
   const out = new Float32Array(REGIONS.length * 3 * PATCH * PATCH);
   REGIONS.forEach((name, r) => {
     const { centre, w, h } = layout[name];
-    const across = Math.max(2, Math.round(w * SAMPLES_PER_EYE_DISTANCE));
-    const down = Math.max(2, Math.round(h * SAMPLES_PER_EYE_DISTANCE));
+    // The whole face is larger than a patch at the sampling density: it is shrunk, area-averaged.
+    const across = name === 'face' ? PATCH : Math.max(2, Math.round(w * SAMPLES_PER_EYE_DISTANCE));
+    const down = name === 'face' ? PATCH : Math.max(2, Math.round(h * SAMPLES_PER_EYE_DISTANCE));
     const coarse = sampleRect(image, centre, frame.u, frame.v, w * frame.d, h * frame.d, across, down);
-    const rgb = enlarge(coarse, across, down, PATCH);
+    const rgb = name === 'face' ? coarse : enlarge(coarse, across, down, PATCH);
     const plane = PATCH * PATCH;
     for (let i = 0; i < plane; i++) {
       for (let c = 0; c < 3; c++) out[(r * 3 + c) * plane + i] = rgb[i * 3 + c]! / 255;

@@ -1,55 +1,48 @@
 /**
- * From raw region features to scores. Each measure reads the regions where it shows (redness on the
- * cheeks, shine on forehead and nose, …), averaging left and right so that a mirrored photo scores the
- * same, and maps its raw value to 0–100 by a linear calibration between a "good" and a "bad" value,
- * clamped (docs/inference.md lists them and why). Higher is healthier. Concerns come from the shared
- * thresholds. All of it is a cosmetic estimate from one photo, not a diagnosis.
+ * From raw region features to scores. Each measure's raw value reads the regions where it shows (redness
+ * on the cheeks, shine on forehead and nose, …), averaging left and right so that a mirrored photo scores
+ * the same; higher raw values are always worse. The regions were colour-normalised to the face's own
+ * baseline first (colour-constancy.ts), so colour measures are relative to the person's skin. Raw values
+ * map to 0–100 linearly between the calibration's "good" (100) and "bad" (0) values, clamped; the
+ * calibration is derived from a committed table of raw measures of real faces (calibration/). Higher is
+ * healthier. Concerns come from the shared thresholds. All of it is a cosmetic estimate, not a diagnosis.
  */
 import { concernsFromScores, MEASURES, type Measure } from '../shared/measures.ts';
+import { CALIBRATION, CALIBRATION_VERSION } from './calibration/calibration.ts';
+import { REFERENCE_L } from './colour-constancy.ts';
 import type { Features } from './measurer.ts';
 import { REGIONS, type Region } from './regions.ts';
 
-/** Changes whenever a calibration below changes: stored scores name what they were computed with. */
-export const CALIBRATION_VERSION = 'calibration-1.0.0';
+export { CALIBRATION_VERSION };
 
-interface Calibration {
-  /** Regions whose features are averaged. */
-  readonly regions: readonly Region[];
-  /** The raw value from the averaged features. */
-  readonly raw: (
-    f: (name: keyof Features) => number,
-    at: (region: Region, name: keyof Features) => number,
-  ) => number;
-  /** Raw value scoring 100, and raw value scoring 0. */
-  readonly good: number;
-  readonly bad: number;
-}
+type Read = (regions: readonly Region[], name: keyof Features) => number;
 
 const CHEEKS: Region[] = ['right_cheek', 'left_cheek'];
 const UNDER_EYES: Region[] = ['right_under_eye', 'left_under_eye'];
+const CROWS_FEET: Region[] = ['right_crows_feet', 'left_crows_feet'];
 
-export const CALIBRATION: Readonly<Record<Measure, Calibration>> = {
-  acne: { regions: [...CHEEKS, 'forehead', 'chin'], raw: (f) => f('red_spot_frac'), good: 0.002, bad: 0.05 },
-  redness: { regions: CHEEKS, raw: (f) => f('a_mean'), good: 8, bad: 28 },
-  dark_spots: { regions: [...CHEEKS, 'forehead'], raw: (f) => f('dark_spot_frac'), good: 0.008, bad: 0.05 },
-  uneven_tone: { regions: [...CHEEKS, 'forehead'], raw: (f) => f('l_std'), good: 2, bad: 18 },
-  wrinkles: { regions: ['forehead'], raw: (f) => f('line_energy'), good: 0.05, bad: 0.8 },
-  pores: { regions: [...CHEEKS, 'nose'], raw: (f) => f('fine_energy'), good: 0.1, bad: 0.6 },
-  texture: { regions: [...CHEEKS, 'forehead'], raw: (f) => f('coarse_energy'), good: 0.4, bad: 2.4 },
-  dark_circles: {
-    regions: [...CHEEKS, ...UNDER_EYES],
-    raw: (_, at) => mean(CHEEKS.map((r) => at(r, 'l_mean'))) - mean(UNDER_EYES.map((r) => at(r, 'l_mean'))),
-    good: 0,
-    bad: 20,
-  },
-  oiliness: { regions: ['forehead', 'nose'], raw: (f) => f('specular_frac'), good: 0.01, bad: 0.15 },
-  // Chroma relative to lightness, so that a deeper skin tone is not read as dull.
-  dullness: {
-    regions: [...CHEEKS, 'forehead'],
-    raw: (f) => -f('chroma_mean') / Math.max(1, f('l_mean')),
-    good: -0.4,
-    bad: -0.05,
-  },
+/** Each measure's raw value, and what it means (docs/inference.md has the same table). */
+export const RAW_MEASURES: Readonly<Record<Measure, (read: Read) => number>> = {
+  /** Share of pixels redder (a*) than their 9×9 surroundings by more than 6. */
+  acne: (read) => read([...CHEEKS, 'forehead', 'chin'], 'red_spot_frac'),
+  /** a* of the cheeks' skin (spots left out) above that of the forehead, nose and chin. */
+  redness: (read) => read(CHEEKS, 'a_skin') - read(['forehead', 'nose', 'chin'], 'a_skin'),
+  /** Share of cheek pixels darker (L*) than their 9×9 surroundings by more than 6. */
+  dark_spots: (read) => read(CHEEKS, 'dark_spot_frac'),
+  /** Standard deviation of the cheeks' L* after a 7×7 blur: patches lighter and darker than the rest. */
+  uneven_tone: (read) => read(CHEEKS, 'l_std'),
+  /** Horizontal-line energy of the forehead and the crow's-feet. */
+  wrinkles: (read) => read(['forehead', ...CROWS_FEET], 'line_energy'),
+  /** Mean |Laplacian| of the cheeks' L* (capped): pits and bumps a few pixels wide. */
+  pores: (read) => read(CHEEKS, 'fine_energy'),
+  /** Mean |Laplacian| of L* at half resolution on the cheeks: coarser unevenness of the surface. */
+  texture: (read) => read(CHEEKS, 'coarse_energy'),
+  /** How much darker under the eyes is than the baseline skin, in L*. */
+  dark_circles: (read) => REFERENCE_L - read(UNDER_EYES, 'l_mean'),
+  /** Share of very light, nearly neutral pixels (shine, counted by degree) on forehead and nose. */
+  oiliness: (read) => read(['forehead', 'nose'], 'specular_frac'),
+  /** Flatness of the whole face: minus the standard deviation of its L* (luminance contrast). */
+  dullness: (read) => -read(['face'], 'l_contrast'),
 };
 
 export interface Scored {
@@ -58,21 +51,21 @@ export interface Scored {
   readonly concerns: Measure[];
 }
 
-/** `features` holds one row per region, in REGIONS order. */
-export function scoreFeatures(features: readonly Features[]): Scored {
-  const at = (region: Region, name: keyof Features) => features[REGIONS.indexOf(region)]![name];
-  const scores = {} as Record<Measure, number>;
-  const raw = {} as Record<Measure, number>;
-  for (const measure of MEASURES) {
-    const c = CALIBRATION[measure];
-    const value = c.raw((name) => mean(c.regions.map((region) => at(region, name))), at);
-    raw[measure] = value;
-    const t = (value - c.good) / (c.bad - c.good);
-    scores[measure] = Math.round(100 * (1 - Math.min(1, Math.max(0, t))));
-  }
-  return { scores, raw, concerns: concernsFromScores(scores).map((c) => c.name) };
+/** Raw values of every measure; `features` holds one row per region, in REGIONS order. */
+export function rawMeasures(features: readonly Features[]): Record<Measure, number> {
+  const read: Read = (regions, name) =>
+    regions.reduce((sum, region) => sum + features[REGIONS.indexOf(region)]![name], 0) / regions.length;
+  return Object.fromEntries(MEASURES.map((m) => [m, RAW_MEASURES[m](read)])) as Record<Measure, number>;
 }
 
-function mean(values: readonly number[]): number {
-  return values.reduce((sum, v) => sum + v, 0) / values.length;
+export function scoreRaw(measure: Measure, value: number): number {
+  const { good, bad } = CALIBRATION[measure];
+  const t = (value - good) / (bad - good);
+  return Math.round(100 * (1 - Math.min(1, Math.max(0, t))));
+}
+
+export function scoreFeatures(features: readonly Features[]): Scored {
+  const raw = rawMeasures(features);
+  const scores = Object.fromEntries(MEASURES.map((m) => [m, scoreRaw(m, raw[m])])) as Record<Measure, number>;
+  return { scores, raw, concerns: concernsFromScores(scores).map((c) => c.name) };
 }

@@ -4,6 +4,7 @@
  */
 import type { ProductFilter } from '../../gen/skinmatch/v1/catalog_types_pb.ts';
 import { serviceError } from '../shared/errors.ts';
+import { characterCount } from '../shared/text.ts';
 import { type SkinType, STATED_SKIN_TYPES } from './engine/index.ts';
 
 export const PRODUCT_TYPES = [
@@ -38,8 +39,9 @@ export function checkFilter(filter: ProductFilter | undefined): SkinType | null 
       throw invalid('free_from', `free_from items must be ${FREE_FROM.join(', ')}.`);
     }
   }
-  if (filter.brand.length > MAX_BRAND) throw invalid('brand', `brand is at most ${MAX_BRAND} characters.`);
-  if (filter.country.length > MAX_COUNTRY)
+  if (characterCount(filter.brand) > MAX_BRAND)
+    throw invalid('brand', `brand is at most ${MAX_BRAND} characters.`);
+  if (characterCount(filter.country) > MAX_COUNTRY)
     throw invalid('country', `country is at most ${MAX_COUNTRY} characters.`);
   return (filter.skinType as SkinType) || null;
 }

@@ -2,7 +2,8 @@
  * MatchService: the five catalog products that best fit a completed scan's concerns. Scores come from the
  * pure matching engine; filters only narrow the candidates. The first successful call consumes the scan's
  * allowance; later calls succeed with no products and `upgrade_required`. A call that fails validation or
- * finds no candidate at all consumes nothing, so a person whose filters were too narrow can try again.
+ * finds no candidate at all consumes nothing, so a person whose filters were too narrow can try again. A
+ * scan with no concern is matched for maintenance (engine/maintenance.ts), scored and explained.
  */
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
@@ -21,7 +22,7 @@ import { authorizeScan } from '../scan/scan-access.ts';
 import { serviceError } from '../shared/errors.ts';
 import { type Concern, concernsFromScores, type Measure } from '../shared/measures.ts';
 import { consumeAllowance, INCLUDED_MATCHES, matchesUsed } from './allowance.ts';
-import { ENGINE_VERSION, matchesConcerns } from './engine/index.ts';
+import { ENGINE_VERSION, matchesConcerns, type SkinType } from './engine/index.ts';
 import { checkFilter } from './match-input.ts';
 import { toProductMessage } from './product-message.ts';
 
@@ -86,7 +87,7 @@ export class MatchServiceImpl implements ServiceImpl<typeof MatchService> {
       create(RecommendProductsResponseSchema, {
         products,
         scanConcerns: concerns.map((c) => c.name),
-        matchBasis: matchBasis(concerns),
+        matchBasis: matchBasis(concerns, skinType),
         limitations: LIMITATIONS,
         entitlement: {
           tier: 'free_guest',
@@ -124,10 +125,15 @@ export class MatchServiceImpl implements ServiceImpl<typeof MatchService> {
   }
 }
 
-function matchBasis(concerns: readonly Concern[]): string {
+function matchBasis(concerns: readonly Concern[], skinType: SkinType | null): string {
   const engine = `skinmatch matching engine ${ENGINE_VERSION}, ingredient knowledge ${KB_VERSION}`;
   if (concerns.length === 0) {
-    return `The scan shows no concern below its threshold, so products cannot be scored against it (${engine}).`;
+    const fitted = skinType === null ? '' : `, fitted to the stated ${skinType} skin type`;
+    return (
+      'The scan shows no concern, so products are scored for maintenance: gentle formulas (no fragrance, ' +
+      'no drying alcohol), barrier support (ceramides, humectants, soothing agents) and sun protection' +
+      `${fitted}; by the ${engine}.`
+    );
   }
   const list = concerns.map((c) => `${label(c.name)} (severity ${c.severity.toFixed(2)})`).join(', ');
   return `Scored against the scan's concerns, weighted by severity: ${list}; by the ${engine}.`;

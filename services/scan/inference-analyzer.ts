@@ -1,7 +1,8 @@
 /**
  * The scan worker's Analyzer backed by the inference service: one AnalyzeFace stream per photo, over
- * Connect on HTTP/2. A transport failure, or a stream that ends without an outcome, throws, and the
- * worker retries the job.
+ * Connect on HTTP/2, under a deadline. A transport failure, a stream that ends without an outcome, or one
+ * that is still open at its deadline (a stalled process: alive, not answering) throws, and the worker
+ * retries the job.
  */
 import { type Client, createClient, type Transport } from '@connectrpc/connect';
 import { InferenceService, Stage } from '../../gen/skinmatch/inference/v1/inference_pb.ts';
@@ -16,15 +17,21 @@ const STAGE_NAMES: Record<number, string> = {
   [Stage.SCORING]: 'scoring',
 };
 
+/** The deadline of one analysis unless configured (INFERENCE_TIMEOUT_MS). */
+export const DEFAULT_ANALYSIS_TIMEOUT_MS = 30_000;
+
 export class InferenceAnalyzer implements Analyzer {
   readonly #client: Client<typeof InferenceService>;
+  readonly #timeoutMs: number;
 
-  constructor(transport: Transport) {
+  constructor(transport: Transport, timeoutMs: number = DEFAULT_ANALYSIS_TIMEOUT_MS) {
     this.#client = createClient(InferenceService, transport);
+    this.#timeoutMs = timeoutMs;
   }
 
   async *analyze(image: Uint8Array, signal: AbortSignal): AsyncIterable<AnalysisEvent> {
-    for await (const message of this.#client.analyzeFace({ image }, { signal })) {
+    const call = this.#client.analyzeFace({ image }, { signal, timeoutMs: this.#timeoutMs });
+    for await (const message of call) {
       const { event } = message;
       if (event.case === 'progress') {
         yield {

@@ -3,6 +3,7 @@
  * every rule itself because internal systems call it directly.
  */
 import { serviceError } from '../shared/errors.ts';
+import { characterCount } from '../shared/text.ts';
 import { TOKEN_PATTERN } from './token.ts';
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -27,7 +28,8 @@ export function checkIdentity(req: ScanIdentity): ScanIdentity {
 
 export function checkSource(source: string): string {
   const trimmed = source.trim();
-  if (trimmed.length < 1 || trimmed.length > SOURCE_MAX_LENGTH) {
+  const length = characterCount(trimmed);
+  if (length < 1 || length > SOURCE_MAX_LENGTH) {
     throw serviceError('invalid_input', `source must be 1 to ${SOURCE_MAX_LENGTH} characters.`, {
       field: 'source',
     });

@@ -21,12 +21,13 @@ export type ScanRecord = Pick<
   | 'updatedAt'
   | 'expiresAt'
   | 'completedAt'
+  | 'version'
 >;
 
 const SCAN_BY_ID = `select id, token_hash as "tokenHash", status, stage, progress,
     failure_reason as "failureReason", scores, concerns, ${epochMs('created_at', 'createdAt')},
     ${epochMs('updated_at', 'updatedAt')}, ${epochMs('expires_at', 'expiresAt')},
-    ${epochMs('completed_at', 'completedAt')}
+    ${epochMs('completed_at', 'completedAt')}, version
   from scans where id = $1`;
 
 interface ScanRow extends Omit<ScanRecord, 'createdAt' | 'updatedAt' | 'expiresAt' | 'completedAt'> {

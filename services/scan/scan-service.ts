@@ -93,7 +93,7 @@ export class ScanServiceImpl implements ServiceImpl<typeof ScanService> {
       if (ctx.signal.aborted) return;
       const fresh = await this.#current(this.#deps.orm.em.fork(), scan.id);
       if (!fresh) throw serviceError('not_found', NOT_FOUND_MESSAGE);
-      if (fresh.updatedAt.getTime() === scan.updatedAt.getTime()) continue;
+      if (fresh.version === scan.version) continue;
       scan = fresh;
       yield create(WatchScanResponseSchema, { scan: toScanMessage(scan, this.#deps.publicBaseUrl) });
     }

@@ -19,6 +19,14 @@ export interface Config {
   readonly corePort: number;
   /** Address the façade uses to reach core (h2c). */
   readonly coreUrl: string;
+  /** Interfaces core and inference listen on: loopback unless a container needs more. */
+  readonly coreHost: string;
+  readonly inferenceHost: string;
+  /** Deadline of each façade → core call, and the longest an MCP request waits for its answer. */
+  readonly coreTimeoutMs: number;
+  readonly mcpRequestTimeoutMs: number;
+  /** Deadline of one AnalyzeFace stream, core → inference; past it the attempt counts as failed. */
+  readonly inferenceTimeoutMs: number;
   readonly inferencePort: number;
   /** Address core's scan worker uses to reach the inference service (h2c). */
   readonly inferenceUrl: string;
@@ -29,8 +37,8 @@ export interface Config {
   /** Guest tool calls per network per minute, and scans started per network per hour. */
   readonly guestCallsPerMinute: number;
   readonly guestScansPerHour: number;
-  /** Take the client address from X-Forwarded-For (only behind a proxy that sets it). */
-  readonly trustProxy: boolean;
+  /** Proxies in front that append to X-Forwarded-For (0: use the socket's address). */
+  readonly trustedProxyHops: number;
   /**
    * Load the bundled demo catalog into an empty catalog at start. Off unless set; `npm start` sets it when
    * it runs the embedded PostgreSQL, so a deployment that forgets NODE_ENV never serves invented products.
@@ -62,6 +70,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     facadePort,
     corePort,
     coreUrl: env.CORE_URL ?? `http://127.0.0.1:${corePort}`,
+    coreHost: env.CORE_HOST || '127.0.0.1',
+    inferenceHost: env.INFERENCE_HOST || '127.0.0.1',
+    coreTimeoutMs: positive(env.CORE_TIMEOUT_MS, 10_000, 'CORE_TIMEOUT_MS'),
+    mcpRequestTimeoutMs: positive(env.MCP_REQUEST_TIMEOUT_MS, 15_000, 'MCP_REQUEST_TIMEOUT_MS'),
+    inferenceTimeoutMs: positive(env.INFERENCE_TIMEOUT_MS, 30_000, 'INFERENCE_TIMEOUT_MS'),
     inferencePort,
     inferenceUrl: env.INFERENCE_URL ?? `http://127.0.0.1:${inferencePort}`,
     inferenceStageDelayMs: env.INFERENCE_STAGE_DELAY_MS
@@ -70,7 +83,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowedHosts,
     guestCallsPerMinute: positive(env.RATE_LIMIT_CALLS_PER_MINUTE, 120, 'RATE_LIMIT_CALLS_PER_MINUTE'),
     guestScansPerHour: positive(env.RATE_LIMIT_SCANS_PER_HOUR, 30, 'RATE_LIMIT_SCANS_PER_HOUR'),
-    trustProxy: env.TRUST_PROXY === 'true',
+    trustedProxyHops: proxyHops(env.TRUST_PROXY),
     loadSampleCatalog: env.LOAD_SAMPLE_CATALOG === 'true',
     tokenPepper: pepper(env.TOKEN_PEPPER, production, dataDir, warnings),
     warnings,
@@ -82,6 +95,17 @@ function port(value: string | undefined, fallback: number, name: string): number
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535)
     throw new Error(`${name} must be a port number, got "${value}"`);
+  return n;
+}
+
+/** TRUST_PROXY: false (default), true (one proxy in front), or the number of proxies in front. */
+function proxyHops(value: string | undefined): number {
+  if (value === undefined || value === '' || value === 'false') return 0;
+  if (value === 'true') return 1;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) {
+    throw new Error(`TRUST_PROXY must be false, true or a number of proxies, got "${value}"`);
+  }
   return n;
 }
 

@@ -18,6 +18,7 @@ const CODES = {
   catalog_unavailable: Code.Unavailable,
   rate_limited: Code.ResourceExhausted,
   admissions_paused: Code.Unavailable,
+  unavailable: Code.Unavailable,
 } as const;
 
 export type ErrorReason = keyof typeof CODES;

@@ -35,7 +35,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, options.host ?? '0.0.0.0', resolve);
+    server.listen(options.port, options.host ?? '127.0.0.1', resolve);
   });
   return {
     port: (server.address() as AddressInfo).port,

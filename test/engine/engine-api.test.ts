@@ -25,8 +25,17 @@ describe('matching engine API', () => {
       flags: 1 | (1 << 4),
       skinTypes: 1,
       scorable: true,
+      // Derived before the maintenance match: no barrier support, no UV filter.
+      barrier: 0,
+      sunProtection: false,
     });
     assert.equal(compileProduct({ ...facts, parsed_ingredients: [] }).scorable, false);
+    const supported = compileProduct({
+      ...facts,
+      barrier_support: ['ceramides', 'cholesterol', 'glycerin', 'panthenol'],
+      sun_protection: true,
+    });
+    assert.deepEqual([supported.barrier, supported.sunProtection], [3, true]);
   });
 
   it('refuses evidence that is not a non-negative integer', () => {

@@ -25,6 +25,8 @@ const productArb: fc.Arbitrary<EngineProduct> = fc.record({
   flags: fc.integer({ min: 0, max: 31 }),
   skinTypes: fc.integer({ min: 0, max: 15 }),
   scorable: fc.boolean(),
+  barrier: fc.integer({ min: 0, max: 3 }),
+  sunProtection: fc.boolean(),
 });
 
 describe('scoring a catalog in columns', () => {
@@ -45,12 +47,29 @@ describe('scoring a catalog in columns', () => {
     );
   });
 
-  it('scores nothing for a scan without concerns, and an unscorable product never', () => {
+  it('gives a scan without concerns maintenance scores, and an unscorable product never a score', () => {
     const products: EngineProduct[] = [
-      { evidence: 0b11, targets: 1, flags: 0, skinTypes: 0, scorable: true },
-      { evidence: 0b11, targets: 1, flags: 0, skinTypes: 0, scorable: false },
+      {
+        evidence: 0b11,
+        targets: 1,
+        flags: 0,
+        skinTypes: 0,
+        scorable: true,
+        barrier: 1,
+        sunProtection: false,
+      },
+      {
+        evidence: 0b11,
+        targets: 1,
+        flags: 0,
+        skinTypes: 0,
+        scorable: false,
+        barrier: 3,
+        sunProtection: true,
+      },
     ];
-    assert.deepEqual([...scoreColumns(prepareScan([]), toColumns(products))], [NO_SCORE, NO_SCORE]);
+    // Gentle 2 + barrier 1 of 8 points: 37.5 → 38.
+    assert.deepEqual([...scoreColumns(prepareScan([]), toColumns(products))], [38, NO_SCORE]);
     const acne = prepareScan([{ name: 'acne', severity: 1 }]);
     assert.deepEqual([...scoreColumns(acne, toColumns(products))], [100, NO_SCORE]);
   });

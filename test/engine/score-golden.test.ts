@@ -9,16 +9,17 @@ import {
 import type { Concern } from '../../services/shared/measures.ts';
 
 /**
- * Golden vectors: fixed concern sets × fixed products → exact scores, for ENGINE_VERSION 1.0.0 and the
+ * Golden vectors: fixed concern sets × fixed products → exact scores, for ENGINE_VERSION 1.1.0 and the
  * knowledge base as committed. A change to the formula or the knowledge base that moves any score must
- * update this table on purpose (and bump the matching version).
+ * update this table on purpose (and bump the matching version). 1.1.0 added the maintenance score of a
+ * scan with no concern (the `none` rows, null in 1.0.0); every other row is unchanged from 1.0.0.
  */
 
-function product(ingredients: string | null): EngineProduct {
+function product(ingredients: string | null, name = 'Golden'): EngineProduct {
   return compileProduct(
     deriveProduct({
       product_id: 'golden',
-      name: 'Golden',
+      name,
       brand: null,
       product_type: 'serum',
       country: null,
@@ -49,6 +50,11 @@ const PRODUCTS = {
   // Niacinamide evidence (2 for most concerns); flags fragrance, drying_alcohol, fungal_acne_trigger, pore_clogging.
   scentedToner: product('Water, Niacinamide, Alcohol Denat., Isopropyl Myristate, Parfum'),
   plain: product('Water, Glycerin'),
+  // A sun product (SPF in the name) with a UV filter and four barrier-support ingredients; no flags.
+  barrierSpf: product(
+    'Water, Zinc Oxide, Glycerin, Ceramide NP, Cholesterol, Niacinamide, Phenoxyethanol',
+    'Barrier Day Fluid SPF 30',
+  ),
   noList: product(null),
 };
 
@@ -88,7 +94,7 @@ const TABLE: readonly Row[] = [
   ['niacinamide', 'redness', 67, 67, 67],
   ['niacinamide', 'oily', 100, 100, 100],
   ['niacinamide', 'ageing', 45, 45, 45],
-  ['niacinamide', 'none', null, null, null],
+  ['niacinamide', 'none', 38, 38, 38],
   ['bha', 'acneRedness', 71, 71, 71],
   ['bha', 'redness', 33, 33, 33],
   ['bha', 'oily', 97, 97, 97],
@@ -96,18 +102,22 @@ const TABLE: readonly Row[] = [
   ['richCream', 'acneRedness', 9, 9, 7],
   ['richCream', 'redness', 26, 26, 20],
   ['richCream', 'oily', 0, 0, 0],
+  ['richCream', 'none', 38, 38, 28],
   ['scentedToner', 'acneRedness', 42, 29, 42],
   ['scentedToner', 'redness', 41, 28, 41],
   ['scentedToner', 'oily', 56, 42, 56],
   ['scentedToner', 'ageing', 45, 36, 45],
   ['scentedToner', 'worstReactive', 27, 27, 27],
+  ['scentedToner', 'none', 13, 13, 13],
   ['plain', 'acneRedness', 0, 0, 0],
-  ['plain', 'none', null, null, null],
+  ['plain', 'none', 38, 38, 38],
+  ['barrierSpf', 'none', 100, 100, 100],
   ['noList', 'acneRedness', null, null, null],
+  ['noList', 'none', null, null, null],
 ];
 
 describe('match score golden vectors', () => {
-  it('are for engine 1.0.0', () => assert.equal(ENGINE_VERSION, '1.0.0'));
+  it('are for engine 1.1.0', () => assert.equal(ENGINE_VERSION, '1.1.0'));
 
   for (const [productName, concernsName, none, dry, oily] of TABLE) {
     it(`${productName} × ${concernsName}`, () => {
@@ -132,5 +142,14 @@ describe('match score golden vectors', () => {
     // The toner's conflicts add up to 115 % against this scan and stop at the 60 % cap:
     // coverage (1250·2 · 3) / (3 · 3750) = 2/3; 100 · 2/3 · 0.4 = 26.7 → 27, with or without a stated type.
     assert.equal(score(CONCERNS.worstReactive!, PRODUCTS.scentedToner, 'dry'), 27);
+  });
+
+  it('match the maintenance hand calculation of docs/matching-engine.md', () => {
+    // Rich cream, no concern: gentle 2 − 1 (fragrance) = 1; barrier: glycerin, panthenol = 2; no sun:
+    // 100 · 3/8 = 37.5 → 38. It suits dry and normal skin only, so stated oily: 37.5 · 3/4 = 28.1 → 28.
+    assert.equal(score([], PRODUCTS.richCream), 38);
+    assert.equal(score([], PRODUCTS.richCream, 'oily'), 28);
+    // Scented toner: gentle 0 (fragrance, drying alcohol), barrier 1 (niacinamide): 100 · 1/8 = 12.5 → 13.
+    assert.equal(score([], PRODUCTS.scentedToner), 13);
   });
 });

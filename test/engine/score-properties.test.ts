@@ -22,6 +22,8 @@ const productArb: fc.Arbitrary<EngineProduct> = fc.record({
   flags: fc.integer({ min: 0, max: 31 }),
   skinTypes: fc.integer({ min: 0, max: 15 }),
   scorable: fc.boolean(),
+  barrier: fc.integer({ min: 0, max: 3 }),
+  sunProtection: fc.boolean(),
 });
 
 const shift = (measure: Measure) => MEASURES.indexOf(measure) * 2;
@@ -84,11 +86,11 @@ function compiled(labels: readonly string[]): EngineProduct {
 }
 
 describe('match score properties', () => {
-  it('is an integer in 0..100, or null exactly when nothing can be said', () => {
+  it('is an integer in 0..100, or null exactly when nothing can be said (no ingredient list)', () => {
     fc.assert(
       fc.property(concernsArb, productArb, skinTypeArb, (concerns, product, skinType) => {
         const result = score(concerns, product, skinType);
-        if (!product.scorable || concerns.length === 0) {
+        if (!product.scorable) {
           assert.equal(result, null);
           return;
         }
@@ -192,3 +194,34 @@ describe('match score properties', () => {
 function worstConcern(concerns: readonly Concern[]): Measure {
   return concerns.reduce((worst, concern) => (concern.severity > worst.severity ? concern : worst)).name;
 }
+
+describe('the maintenance score of a scan with no concern (property)', () => {
+  it('never falls when a product gains barrier support or sun protection, or loses a caution flag', () => {
+    fc.assert(
+      fc.property(productArb, skinTypeArb, (product, skinType) => {
+        fc.pre(product.scorable);
+        const base = score([], product, skinType)!;
+        const more = { ...product, barrier: Math.min(3, product.barrier + 1) };
+        const sun = { ...product, sunProtection: true };
+        const gentler = { ...product, flags: product.flags & ~0b11 };
+        return (
+          score([], more, skinType)! >= base &&
+          score([], sun, skinType)! >= base &&
+          score([], gentler, skinType)! >= base
+        );
+      }),
+    );
+  });
+
+  it('is lower for a stated skin type the product does not suit', () => {
+    fc.assert(
+      fc.property(productArb, (product) => {
+        fc.pre(product.scorable);
+        const onlyDry = { ...product, skinTypes: 0b0001 };
+        const fitting = score([], onlyDry, 'dry')!;
+        const misfit = score([], onlyDry, 'oily')!;
+        return fitting === 0 ? misfit === 0 : misfit < fitting;
+      }),
+    );
+  });
+});

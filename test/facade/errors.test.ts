@@ -242,16 +242,7 @@ describe('tool errors and HTTP behaviour of /mcp', () => {
       assert.equal((await post(body, { ...JSON_RPC_HEADERS, accept: 'application/json' })).status, 406);
     });
 
-    it('two clients using the same JSON-RPC id each get their own answer', async () => {
-      const [a, b] = await Promise.all([
-        callTool(stack.baseUrl, 'get_skin_scan', identity),
-        callTool(stack.baseUrl, 'get_skin_scan', { ...identity, run_id: UNKNOWN_ID }),
-      ]);
-      assert.equal(a.structuredContent.run_id, identity.run_id);
-      assert.equal(errorCode(b), 'not_found');
-    });
-
-    it('with core down: tool calls get JSON-RPC -32603, /health says ok: false with 503', async () => {
+    it('with core down: tool calls get unavailable, /health says ok: false with 503', async () => {
       const { createConnectTransport } = await import('@connectrpc/connect-node');
       const { createFacade } = await import('../../facade/app.ts');
       const { pino } = await import('pino');
@@ -280,8 +271,9 @@ describe('tool errors and HTTP behaviour of /mcp', () => {
         });
         const failed = (await call.json()) as any;
         assert.equal(failed.id, 7);
-        assert.equal(failed.error.code, -32603, 'core down: a JSON-RPC internal error, no tool result');
-        assert.match(failed.error.message, /could not complete this call; try again later/);
+        assert.equal(errorCode(failed.result), 'unavailable', 'core down: a tool result the agent can read');
+        assert.equal(failed.result.structuredContent.error.retry_after_seconds, 5);
+        assert.match(failed.result.structuredContent.error.message, /try again in 5 s/);
         const res = await fetch(`http://127.0.0.1:${port}/health`);
         assert.equal(res.status, 503);
         assert.deepEqual(await res.json(), {

@@ -1,18 +1,27 @@
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { completeScan, RED_ACNE_SCORES, setScanStatus, TEST_CATALOG } from '../support/fixtures.ts';
-import { callTool, connectSdkClient, errorCode, rpc } from '../support/mcp.ts';
+import { deriveProduct } from '../../services/catalog/derive.ts';
+import { compileProduct, score } from '../../services/match/engine/index.ts';
+import { concernsFromScores } from '../../services/shared/measures.ts';
+import {
+  completeScan,
+  HEALTHY_SCORES,
+  RED_ACNE_SCORES,
+  setScanStatus,
+  TEST_CATALOG,
+} from '../support/fixtures.ts';
+import { callTool, connectSdkClient, errorCode } from '../support/mcp.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
 type Identity = { run_id: string; access_token: string };
 
-async function newScan(stack: Stack, complete = true): Promise<Identity> {
+async function newScan(stack: Stack, complete = true, scores = RED_ACNE_SCORES): Promise<Identity> {
   const started = await callTool(stack.baseUrl, 'start_skin_scan', { source: 'recommend' });
   const identity = {
     run_id: started.structuredContent.run_id,
     access_token: started.structuredContent.access_token,
   };
-  if (complete) await completeScan(stack.orm, identity.run_id, RED_ACNE_SCORES);
+  if (complete) await completeScan(stack.orm, identity.run_id, scores);
   return identity;
 }
 
@@ -86,7 +95,7 @@ describe('recommend_products', () => {
       included: 1,
       remaining: 0,
       upgrade_required: false,
-      more_in_app: result.entitlement.more_in_app,
+      more_in_app: 'The skinmatch app shows more matches for this scan and tracks changes over time.',
     });
 
     const second = await client.callTool({ name: 'recommend_products', arguments: scan });
@@ -97,7 +106,6 @@ describe('recommend_products', () => {
   });
 
   it('filters narrow the candidates and never change a score', async () => {
-    const all = (await callTool(stack.baseUrl, 'recommend_products', await newScan(stack))).structuredContent;
     const filtered = (
       await callTool(stack.baseUrl, 'recommend_products', {
         ...(await newScan(stack)),
@@ -107,12 +115,14 @@ describe('recommend_products', () => {
       })
     ).structuredContent;
     assert.ok(filtered.products.length > 0);
+    // Each product's score as the engine gives it for this scan with no filter at all.
+    const concerns = concernsFromScores(RED_ACNE_SCORES);
     for (const p of filtered.products) {
       assert.equal(p.product_type, 'serum');
       assert.equal(p.brand, 'Testbrand');
       assert.equal(p.attributes.fragrance_free, true);
-      const unfiltered = all.products.find((q: any) => q.product_id === p.product_id);
-      if (unfiltered) assert.equal(p.match_score, unfiltered.match_score);
+      const raw = TEST_CATALOG.find((q) => q.product_id === p.product_id)!;
+      assert.equal(p.match_score, score(concerns, compileProduct(deriveProduct(raw))), p.product_id);
     }
     assert.ok(!filtered.products.some((p: any) => p.product_id === 't-fragrant'));
   });
@@ -160,6 +170,47 @@ describe('recommend_products', () => {
     assert.equal(none.structuredContent.entitlement.used, 1);
     assert.equal(none.structuredContent.entitlement.remaining, 0);
     assert.equal(none.structuredContent.entitlement.upgrade_required, true);
+  });
+
+  it('a scan with no concern gets a scored maintenance match, explained in match_basis', async () => {
+    const result = (
+      await callTool(stack.baseUrl, 'recommend_products', await newScan(stack, true, HEALTHY_SCORES))
+    ).structuredContent;
+    assert.deepEqual(result.scan_concerns, []);
+    assert.match(result.match_basis, /no concern.*maintenance.*gentle.*barrier support.*sun protection/);
+    assert.match(result.match_basis, /engine 1\.1\.0/);
+    assert.equal(result.entitlement.used, 1);
+    // Gentle, barrier-supporting sun protection first; every score known; nothing claims to match a concern.
+    assert.deepEqual(
+      result.products.map((p: any) => [p.product_id, p.match_score]),
+      [
+        ['t-spf', 100],
+        ['t-azelaic', 63],
+        ['t-centella', 63],
+        ['t-plain', 38],
+        ['t-retinol', 38],
+      ],
+    );
+    assert.ok(result.products.every((p: any) => p.matches_concerns.length === 0));
+
+    // A stated skin type fits the match: the rich cream does not suit oily skin.
+    const oily = (
+      await callTool(stack.baseUrl, 'recommend_products', {
+        ...(await newScan(stack, true, HEALTHY_SCORES)),
+        skin_type: 'oily',
+      })
+    ).structuredContent;
+    assert.match(oily.match_basis, /fitted to the stated oily skin type/);
+    assert.deepEqual(
+      oily.products.map((p: any) => [p.product_id, p.match_score]),
+      [
+        ['t-spf', 100],
+        ['t-azelaic', 63],
+        ['t-centella', 63],
+        ['t-plain', 38],
+        ['t-vitc', 38],
+      ],
+    );
   });
 
   it('exactly one of 20 simultaneous first calls gets products', async () => {
@@ -260,8 +311,9 @@ describe('recommend_products when things go wrong', () => {
     });
     try {
       const scan = await newScan(stack);
-      const crashed = await rpc(stack.baseUrl, 'tools/call', { name: 'recommend_products', arguments: scan });
-      assert.equal(crashed.body.error.code, -32603);
+      const crashed = await callTool(stack.baseUrl, 'recommend_products', scan);
+      assert.equal(errorCode(crashed), 'unavailable', "a server fault, not the caller's");
+      assert.equal(crashed.structuredContent.error.retry_after_seconds, 5);
       const retry = await callTool(stack.baseUrl, 'recommend_products', scan);
       assert.equal(retry.structuredContent.products.length, 5);
       assert.equal(retry.structuredContent.entitlement.upgrade_required, false);

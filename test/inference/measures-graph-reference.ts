@@ -79,16 +79,57 @@ function localMean(p: Plane, window: number): Plane {
   });
 }
 
-function halve(p: Plane): Plane {
-  return plane(p.width / 2, p.height / 2, (x, y) => {
-    const [u, v] = [2 * x, 2 * y];
-    return (pixel(p, u, v) + pixel(p, u + 1, v) + pixel(p, u, v + 1) + pixel(p, u + 1, v + 1)) / 4;
+/** Mean over window×window without padding: the output is window − 1 pixels smaller each way. */
+function boxValid(p: Plane, window: number): Plane {
+  return plane(p.width - window + 1, p.height - window + 1, (x, y) => {
+    let sum = 0;
+    for (let v = 0; v < window; v++) for (let u = 0; u < window; u++) sum += pixel(p, x + u, y + v);
+    return sum / (window * window);
   });
 }
 
-function std(p: Plane): number {
-  const m = mean(p);
-  return Math.sqrt(p.data.reduce((sum, v) => sum + (v - m) ** 2, 0) / p.data.length);
+function quarter(p: Plane): Plane {
+  return plane(p.width / 4, p.height / 4, (x, y) => {
+    let sum = 0;
+    for (let v = 0; v < 4; v++) for (let u = 0; u < 4; u++) sum += pixel(p, 4 * x + u, 4 * y + v);
+    return sum / 16;
+  });
+}
+
+/**
+ * 1 where no spot lies within the window (window×window, the image padded by `pad` on every side), else
+ * 0: the output is as large as a valid filter's, window − 1 − 2·pad pixels smaller each way.
+ */
+function keepAwayFrom(mask: Plane, window: number, pad: number): Plane {
+  const size = mask.width + 2 * pad - window + 1;
+  return plane(size, size, (x, y) => {
+    for (let v = y - pad; v < y - pad + window; v++) {
+      for (let u = x - pad; u < x - pad + window; u++) {
+        if (u >= 0 && v >= 0 && u < mask.width && v < mask.height && pixel(mask, u, v) > 0) return 0;
+      }
+    }
+    return 1;
+  });
+}
+
+function weightedMean(p: Plane, w: Plane): number {
+  let sum = 0;
+  let total = 0;
+  for (let i = 0; i < p.data.length; i++) {
+    sum += p.data[i]! * w.data[i]!;
+    total += w.data[i]!;
+  }
+  return sum / p.data.length / (total / p.data.length + 1e-6);
+}
+
+function weightedStd(p: Plane, w: Plane): number {
+  const m = weightedMean(p, w);
+  return Math.sqrt(
+    weightedMean(
+      plane(p.width, p.height, (x, y) => (pixel(p, x, y) - m) ** 2),
+      w,
+    ),
+  );
 }
 
 const BOX_3 = Array<number>(9).fill(1 / 9);
@@ -96,7 +137,7 @@ const LAPLACIAN = [0, 1, 0, 1, -4, 1, 0, 1, 0];
 const SOBEL_DY = [-1, -2, -1, 0, 0, 0, 1, 2, 1];
 const SOBEL_DX = [-1, 0, 1, -2, 0, 2, -1, 0, 1];
 
-/** The twelve features of one patch, by name. */
+/** The fourteen features of one patch, by name. */
 export function referenceFeatures(patch: Patch): Record<string, number> {
   const area = SIZE * SIZE;
   const lab = Array.from({ length: area }, (_, i) =>
@@ -109,22 +150,48 @@ export function referenceFeatures(patch: Patch): Record<string, number> {
   const localL = localMean(L, 9);
   const localA = localMean(A, 9);
   const blurred = filterValid(L, BOX_3);
+  const smoothed = boxValid(L, 7);
+  const spots = plane(SIZE, SIZE, (x, y) => {
+    const i = y * SIZE + x;
+    return localL.data[i]! - L.data[i]! > 6 || A.data[i]! - localA.data[i]! > 6 ? 1 : 0;
+  });
+  const quarterSpots = plane(SIZE / 4, SIZE / 4, (x, y) => {
+    let any = 0;
+    for (let v = 0; v < 4; v++)
+      for (let u = 0; u < 4; u++) any = Math.max(any, pixel(spots, 4 * x + u, 4 * y + v));
+    return any;
+  });
+  const capped = (p: Plane, w: Plane) =>
+    weightedMean(
+      plane(p.width, p.height, (x, y) => Math.min(Math.abs(pixel(p, x, y)), 4)),
+      w,
+    );
 
   return {
     l_mean: mean(L),
-    l_std: std(blurred),
+    l_std: weightedStd(smoothed, keepAwayFrom(spots, 9, 1)),
     a_mean: mean(A),
     b_mean: mean(B),
     chroma_mean: mean(chroma),
     red_spot_frac: share(A, (a, i) => a - localA.data[i]! > 6),
-    dark_spot_frac: share(L, (l, i) => localL.data[i]! - l > 6),
-    fine_energy: meanAbs(filterValid(L, LAPLACIAN)),
-    coarse_energy: meanAbs(filterValid(halve(L), LAPLACIAN)),
+    dark_spot_frac: share(L, (l, i) => localL.data[i]! - l > 6 && !(A.data[i]! - localA.data[i]! > 3)),
+    fine_energy: capped(filterValid(L, LAPLACIAN), keepAwayFrom(spots, 7, 2)),
+    coarse_energy: capped(filterValid(quarter(L), LAPLACIAN), keepAwayFrom(quarterSpots, 3, 0)),
     line_energy: Math.max(
       0,
       meanAbs(filterValid(blurred, SOBEL_DY)) - meanAbs(filterValid(blurred, SOBEL_DX)),
     ),
-    specular_frac: share(L, (l, i) => l > 80 && chroma.data[i]! < 12),
+    specular_frac:
+      L.data.reduce(
+        (sum, l, i) =>
+          sum + Math.min(1, Math.max(0, (l - 76) / 8)) * Math.min(1, Math.max(0, (20 - chroma.data[i]!) / 8)),
+        0,
+      ) / L.data.length,
     red_frac: share(A, (a) => a > 15),
+    l_contrast: weightedStd(
+      blurred,
+      plane(blurred.width, blurred.height, () => 1),
+    ),
+    a_skin: weightedMean(A, keepAwayFrom(spots, 5, 2)),
   };
 }

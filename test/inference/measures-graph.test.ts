@@ -60,7 +60,7 @@ const PATCHES = {
   horizontalStripes: stripes('horizontal'),
   verticalStripes: stripes('vertical'),
   highlight: highlighted(5),
-  noise: noisy(0.06, 42),
+  noise: noisy(0.025, 42),
 };
 type Case = keyof typeof PATCHES;
 
@@ -100,7 +100,7 @@ describe('skin-measures model', () => {
       );
     });
 
-    it('takes patches [n, 3, 64, 64] and returns features [n, 12] in the documented order', () => {
+    it('takes patches [n, 3, 64, 64] and returns features [n, 14] in the documented order', () => {
       assert.deepEqual(FEATURES, [
         'l_mean',
         'l_std',
@@ -114,12 +114,14 @@ describe('skin-measures model', () => {
         'line_energy',
         'specular_frac',
         'red_frac',
+        'a_skin',
+        'l_contrast',
       ]);
       assert.deepEqual(session.inputMetadata, [
         { name: 'patches', isTensor: true, type: 'float32', shape: ['n', 3, 64, 64] },
       ]);
       assert.deepEqual(session.outputMetadata, [
-        { name: 'features', isTensor: true, type: 'float32', shape: ['n', 12] },
+        { name: 'features', isTensor: true, type: 'float32', shape: ['n', 14] },
       ]);
     });
   });

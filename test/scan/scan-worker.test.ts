@@ -23,6 +23,11 @@ class ScriptedAnalyzer implements Analyzer {
     for (const release of this.#releases.splice(0)) release();
   }
 
+  /** Analyses waiting for `release` (each has recorded its progress up to 60 %). */
+  get waiting(): number {
+    return this.#releases.length;
+  }
+
   async *analyze(): AsyncIterable<AnalysisEvent> {
     this.calls++;
     yield { kind: 'progress', stage: 'detecting_face', percent: 20 };
@@ -71,7 +76,7 @@ describe('the scan worker', () => {
   it('shows live progress through get_skin_scan, then completes and deletes the photo', async () => {
     const scan = await newScan();
     await uploadPhoto(stack.orm, scan.run_id, PHOTO);
-    const mid = await until(scan, (s) => s.progress === 60);
+    const mid = await until(scan, (s) => s.progress === 60 && analyzer.waiting === 1);
     assert.deepEqual(
       { status: mid.status, stage: mid.stage, next_action: mid.next_action, retry: mid.retry_after_seconds },
       { status: 'analyzing', stage: 'measuring', next_action: 'poll', retry: 1 },
@@ -86,6 +91,12 @@ describe('the scan worker', () => {
     assert.equal(await photoCount(scan.run_id), 0, 'the photo is gone once analysis ends');
   });
 
+  const releaseWhenWaiting = async () => {
+    for (let waited = 0; analyzer.waiting === 0 && waited < 10_000; waited += 10)
+      await new Promise((r) => setTimeout(r, 10));
+    analyzer.release();
+  };
+
   it('WatchScan streams every step the worker records to a gRPC caller', async () => {
     const scan = await newScan();
     const scans = createClient(ScanService, createGrpcTransport({ baseUrl: stack.coreUrl }));
@@ -96,7 +107,7 @@ describe('the scan worker', () => {
         accessToken: scan.access_token,
       })) {
         seen.push(`${STATUS_NAMES[s!.status]}:${s!.stage}:${s!.progress}`);
-        if (s!.progress === 60) analyzer.release();
+        if (s!.progress === 60) void releaseWhenWaiting();
       }
     })();
     // Upload only once the stream has shown the scan as it was.
@@ -114,7 +125,7 @@ describe('the scan worker', () => {
     try {
       const scan = await newScan();
       await uploadPhoto(stack.orm, scan.run_id, PHOTO);
-      await until(scan, (s) => s.stage === 'measuring');
+      await until(scan, (s) => s.stage === 'measuring' && analyzer.waiting === 1);
       analyzer.release();
       const failed = await until(scan, (s) => s.status === 'failed');
       assert.equal(failed.failure_reason, 'too_dark');
@@ -131,7 +142,8 @@ describe('the scan worker', () => {
     const calls = analyzer.calls;
     const scan = await newScan();
     await uploadPhoto(stack.orm, scan.run_id, PHOTO);
-    await until(scan, () => analyzer.calls === calls + 2, 20_000); // graphile-worker backs off ~3 s
+    // graphile-worker backs off ~3 s; release only once the second attempt is waiting for it.
+    await until(scan, () => analyzer.calls === calls + 2 && analyzer.waiting === 1, 20_000);
     analyzer.release();
     const done = await until(scan, (s) => s.status === 'complete');
     assert.deepEqual(done.scores, { redness: 40, acne: 80 });
@@ -148,8 +160,33 @@ describe('the scan worker', () => {
   });
 
   it('a scan deleted while queued is dropped by the worker without a trace', async () => {
+    // Both worker slots busy, so the third scan's job waits in the queue while its scan is deleted.
+    const busy = [await newScan(), await newScan()];
+    for (const scan of busy) await uploadPhoto(stack.orm, scan.run_id, PHOTO);
+    await until(busy[0]!, () => analyzer.waiting === 2);
+    const calls = analyzer.calls;
     const scan = await newScan();
+    await uploadPhoto(stack.orm, scan.run_id, PHOTO);
+    assert.equal((await queuedJobs(scan.run_id)).length, 1, 'its job is queued');
     await callTool(stack.baseUrl, 'delete_skin_scan', scan);
-    await assert.rejects(uploadPhoto(stack.orm, scan.run_id, PHOTO));
+    analyzer.release();
+    for (const done of busy) await until(done, (s) => s.status === 'complete');
+    // The worker takes the job, finds nothing to analyse, and completes it without calling the analyzer.
+    for (let waited = 0; (await queuedJobs(scan.run_id)).length > 0 && waited < 15_000; waited += 50)
+      await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(await queuedJobs(scan.run_id), []);
+    assert.equal(analyzer.calls, calls);
+    const rows = await stack.orm.em
+      .getConnection()
+      .execute(
+        'select id from scans where id = ? union all select run_id from scan_photos where run_id = ?',
+        [scan.run_id, scan.run_id],
+      );
+    assert.deepEqual(rows, []);
   });
+
+  const queuedJobs = (runId: string) =>
+    stack.orm.em
+      .getConnection()
+      .execute('select id, attempts from graphile_worker.jobs where key = ?', [runId]);
 });

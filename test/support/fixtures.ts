@@ -28,6 +28,20 @@ export async function completeScan(orm: Orm, runId: string, scores: Partial<Reco
   );
 }
 
+/** A healthy scan: every measure above its concern threshold, so no concern at all. */
+export const HEALTHY_SCORES: Partial<Record<Measure, number>> = {
+  acne: 90,
+  redness: 90,
+  dark_spots: 90,
+  uneven_tone: 90,
+  wrinkles: 90,
+  pores: 90,
+  texture: 90,
+  dark_circles: 90,
+  oiliness: 90,
+  dullness: 90,
+};
+
 /** A scan with clear redness and acne and mild dark spots; everything else healthy. */
 export const RED_ACNE_SCORES: Partial<Record<Measure, number>> = {
   acne: 35,
@@ -100,6 +114,11 @@ export const TEST_CATALOG: RawProduct[] = [
     name: 'Plain Hydrating Gel',
     product_type: 'moisturizer',
     ingredients: 'Aqua, Glycerin, Carbomer, Sodium Hydroxide',
+  }),
+  product('t-spf', {
+    name: 'Daily Barrier Fluid SPF 50',
+    product_type: 'sunscreen',
+    ingredients: 'Aqua, Zinc Oxide, Glycerin, Ceramide NP, Cholesterol, Squalane, Tocopherol',
   }),
   product('t-nolist', { name: 'Mystery Balm', product_type: 'treatment', ingredients: null }),
 ];

@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { pino } from 'pino';
-import { createFacade } from '../../facade/app.ts';
+import { createFacade, type FacadeOptions } from '../../facade/app.ts';
+import { RequestMultiplexer } from '../../facade/mcp/multiplexer.ts';
 import type { GuestLimitsConfig } from '../../facade/rate-limits.ts';
 import { upsertProducts } from '../../services/catalog/catalog-store.ts';
 import type { RawProduct } from '../../services/catalog/derive.ts';
@@ -26,6 +27,8 @@ export interface Stack {
   readonly logFile: string;
   /** The clock core runs on; tests move it forward. */
   readonly clock: { offsetMs: number };
+  /** The façade's request multiplexer, to check that nothing is left pending. */
+  readonly mux: RequestMultiplexer;
   close(): Promise<void>;
 }
 
@@ -40,6 +43,12 @@ export interface StackOptions {
   readonly analyzer?: Analyzer;
   /** Guest rate limits; by default high enough never to get in a test's way. */
   readonly limits?: GuestLimitsConfig;
+  /** The façade's deadline on each call to core (Connect `defaultTimeoutMs`); none by default. */
+  readonly coreTimeoutMs?: number;
+  /** The longest an MCP request waits for its answer. */
+  readonly requestTimeoutMs?: number;
+  /** Other façade options (e.g. trustProxy). */
+  readonly facade?: Partial<Pick<FacadeOptions, 'trustProxy' | 'trustedProxyHops'>>;
 }
 
 export async function startStack(name: string, options: StackOptions = {}): Promise<Stack> {
@@ -71,13 +80,21 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
     analyzer: options.analyzer,
   });
   const coreUrl = `http://127.0.0.1:${core.port}`;
-  const transport = createConnectTransport({ baseUrl: coreUrl, httpVersion: '2', useBinaryFormat: true });
+  const transport = createConnectTransport({
+    baseUrl: coreUrl,
+    httpVersion: '2',
+    useBinaryFormat: true,
+    defaultTimeoutMs: options.coreTimeoutMs,
+  });
+  const mux = new RequestMultiplexer(options.requestTimeoutMs);
   const allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`];
   const app = await createFacade({
     core: transport,
     allowedHosts,
     logger: logger.child({ name: 'facade' }),
     limits: options.limits ?? { callsPerMinute: 1_000_000, scansPerHour: 1_000_000 },
+    multiplexer: mux,
+    ...options.facade,
   });
   server.on('request', app.callback());
   return {
@@ -87,6 +104,7 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
     baseUrl,
     logFile,
     clock,
+    mux,
     close: async () => {
       server.closeAllConnections();
       await new Promise((done) => server.close(done));

@@ -11,6 +11,8 @@ export interface IngredientFacts {
   readonly active: Active | null;
   /** For each caution list, the entry that lists this ingredient, or null. */
   readonly cautions: Readonly<Record<CautionList, Listed | null>>;
+  /** The barrier-support entry this ingredient belongs to, or null (maintenance match only). */
+  readonly barrier: Listed | null;
 }
 
 const memo = new Map<string, IngredientFacts>();
@@ -20,7 +22,11 @@ export function ingredientFacts(name: string): IngredientFacts {
   if (known !== undefined) return known;
   const cautions = {} as Record<CautionList, Listed | null>;
   for (const list of CAUTION_LISTS) cautions[list] = KNOWLEDGE.lists[list].find(name);
-  const facts: IngredientFacts = { active: KNOWLEDGE.actives.find(name), cautions };
+  const facts: IngredientFacts = {
+    active: KNOWLEDGE.actives.find(name),
+    cautions,
+    barrier: KNOWLEDGE.barrier.find(name),
+  };
   memo.set(name, facts);
   return facts;
 }

@@ -6,6 +6,7 @@
 import { isMeasure, type Measure } from '../../shared/measures.ts';
 import activesData from './actives.json' with { type: 'json' };
 import animalData from './animal-derived.json' with { type: 'json' };
+import barrierData from './barrier-support.json' with { type: 'json' };
 import dryingData from './drying-alcohols.json' with { type: 'json' };
 import {
   compileAll,
@@ -155,6 +156,12 @@ function loadLists(): Record<CautionList, EntryList<Listed>> {
   return lists;
 }
 
+function loadBarrier(): EntryList<Listed> {
+  const file = 'barrier-support.json';
+  const entries = readEntries(file, barrierData, 'entries').map((raw) => toListed(file, raw));
+  return new EntryList(entries, new Map());
+}
+
 const activeRaws = readEntries('actives.json', activesData, 'actives');
 const activeEntries = activeRaws.map(toActive);
 
@@ -166,6 +173,8 @@ export const KNOWLEDGE = {
     exceptionTests('actives.json', activeRaws, activeEntries, () => null),
   ),
   lists: loadLists(),
+  /** Barrier support, for the maintenance match of a scan with no concern. */
+  barrier: loadBarrier(),
 } as const;
 
 export const KB_VERSION: string = KNOWLEDGE.version;

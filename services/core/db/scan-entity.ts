@@ -29,6 +29,8 @@ export const ScanSchema = defineEntity({
       .onUpdate(() => new Date()),
     expiresAt: p.datetime(),
     completedAt: p.datetime().nullable(),
+    /** Raised by one on every change, by the database (migration 0012); WatchScan compares it. */
+    version: p.integer().default(0),
   },
 });
 

@@ -37,9 +37,10 @@ const PRODUCER_VERSION = '1';
 export function buildMeasuresModel(): Uint8Array {
   const g = new GraphBuilder();
   const cielab = addCielab(g, INPUT_NAME);
+  const colour = addColourFeatures(g, cielab);
   const columns: Record<FeatureName, string> = {
-    ...addColourFeatures(g, cielab),
-    ...addTextureFeatures(g, cielab.l),
+    ...colour.features,
+    ...addTextureFeatures(g, cielab.l, colour.spots),
   };
   // Each feature is [n, 1, 1, 1]: stacked along the channels in FEATURES order, then flattened to [n, 12].
   const stacked = g.node(

@@ -4,7 +4,7 @@
  */
 import type { CielabTensors } from './cielab.ts';
 import { LOCAL_MEAN_WINDOW, THRESHOLDS } from './features.ts';
-import type { GraphBuilder } from './graph-builder.ts';
+import { FLOAT, type GraphBuilder } from './graph-builder.ts';
 
 export type ColourFeatures = {
   l_mean: string;
@@ -15,41 +15,85 @@ export type ColourFeatures = {
   dark_spot_frac: string;
   specular_frac: string;
   red_frac: string;
+  a_skin: string;
 };
 
-export function addColourFeatures(g: GraphBuilder, { l, a, b }: CielabTensors): ColourFeatures {
+/**
+ * The colour features, and `spots`: the mask [n, 1, h, w] of pixels clearly darker or redder than their
+ * surroundings, which the texture features leave out.
+ */
+export function addColourFeatures(
+  g: GraphBuilder,
+  { l, a, b }: CielabTensors,
+): { features: ColourFeatures; spots: string } {
   const aSquared = g.node('Mul', [a, a], ['a_squared']);
   const bSquared = g.node('Mul', [b, b], ['b_squared']);
   const chromaSquared = g.node('Add', [aSquared, bSquared], ['chroma_squared']);
   const chroma = g.node('Sqrt', [chromaSquared], ['chroma']);
 
-  // Shine is light and colourless at once: the surface reflects the light source, not the skin.
-  const light = g.node('Greater', [l, g.scalar('specular_min_l', THRESHOLDS.specularMinL)], ['is_light']);
-  const neutral = g.node(
-    'Less',
-    [chroma, g.scalar('specular_max_chroma', THRESHOLDS.specularMaxChroma)],
-    ['is_neutral'],
+  // Shine is light and colourless at once: the surface reflects the light source, not the skin. Each
+  // pixel counts by degree (0 to 1 over SPECULAR_RAMP units of L* and of chroma), so that a highlight
+  // growing brighter moves the feature gradually rather than all at once.
+  const ramp = g.scalar('specular_ramp', THRESHOLDS.specularRamp);
+  const zero = g.scalar('zero', 0);
+  const one = g.scalar('unit', 1);
+  const degree = (input: string, name: string) =>
+    g.node('Clip', [g.node('Div', [input, ramp], [`${name}_ramped`]), zero, one], [name]);
+  const lightness = degree(
+    g.node('Sub', [l, g.scalar('specular_min_l', THRESHOLDS.specularMinL)], ['l_above_shine']),
+    'shine_lightness',
   );
-  const specular = g.node('And', [light, neutral], ['is_specular']);
+  const neutrality = degree(
+    g.node(
+      'Sub',
+      [g.scalar('specular_max_chroma', THRESHOLDS.specularMaxChroma), chroma],
+      ['chroma_below_shine'],
+    ),
+    'shine_neutrality',
+  );
+  const specular = g.node('Mul', [lightness, neutrality], ['shine']);
   const red = g.node('Greater', [a, g.scalar('red_min_a', THRESHOLDS.redMinA)], ['is_red']);
 
   // A spot is measured against its neighbourhood, not an absolute level, so it is found on any skin tone.
   const contrast = g.scalar('spot_min_contrast', THRESHOLDS.spotContrast);
-  const aAboveLocal = g.node('Sub', [a, addLocalMean(g, a, 'local_mean_a')], ['a_above_local']);
+  const localA = addLocalMean(g, a, 'local_mean_a');
+  const aAboveLocal = g.node('Sub', [a, localA], ['a_above_local']);
   const redSpot = g.node('Greater', [aAboveLocal, contrast], ['is_red_spot']);
   const lBelowLocal = g.node('Sub', [addLocalMean(g, l, 'local_mean_l'), l], ['l_below_local']);
-  const darkSpot = g.node('Greater', [lBelowLocal, contrast], ['is_dark_spot']);
-
-  return {
+  const darker = g.node('Greater', [lBelowLocal, contrast], ['is_darker']);
+  // A red spot is darker too; a dark spot is one that is not also clearly redder than around it.
+  const redder = g.node(
+    'Greater',
+    [aAboveLocal, g.scalar('dark_spot_max_redness', THRESHOLDS.darkSpotMaxRedness)],
+    ['is_redder'],
+  );
+  const darkSpot = g.node('And', [darker, g.node('Not', [redder], ['is_not_redder'])], ['is_dark_spot']);
+  const spots = g.node('Or', [darker, redSpot], ['is_spot']);
+  // The skin's own a*: the mean over pixels at least two pixels away from any spot, so spots do not tint it.
+  const nearSpot = g.node('MaxPool', [g.node('Cast', [spots], ['spot_mask'], { to: FLOAT })], ['near_spot'], {
+    kernel_shape: [5, 5],
+    pads: [2, 2, 2, 2],
+  });
+  const skinWeights = g.node('Sub', [g.scalar('one', 1), nearSpot], ['skin_weights']);
+  const skinTotal = g.node(
+    'Add',
+    [g.mean(skinWeights, 'skin_weight_mean'), g.scalar('skin_epsilon', 1e-6)],
+    ['skin_weight_total'],
+  );
+  const skinSum = g.mean(g.node('Mul', [a, skinWeights], ['a_skin_weighted']), 'a_skin_sum');
+  const skinA = g.node('Div', [skinSum, skinTotal], ['a_skin']);
+  const features = {
     l_mean: g.mean(l, 'l_mean'),
     a_mean: g.mean(a, 'a_mean'),
     b_mean: g.mean(b, 'b_mean'),
     chroma_mean: g.mean(chroma, 'chroma_mean'),
     red_spot_frac: g.fraction(redSpot, 'red_spot_frac'),
     dark_spot_frac: g.fraction(darkSpot, 'dark_spot_frac'),
-    specular_frac: g.fraction(specular, 'specular_frac'),
+    specular_frac: g.mean(specular, 'specular_frac'),
     red_frac: g.fraction(red, 'red_frac'),
+    a_skin: skinA,
   };
+  return { features, spots };
 }
 
 /**

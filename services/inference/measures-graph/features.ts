@@ -4,7 +4,7 @@
  */
 
 /** Bump when a feature's definition or the column order changes: consumers key their calibration on it. */
-export const MEASURES_MODEL_VERSION = 'skin-measures-1.0.0';
+export const MEASURES_MODEL_VERSION = 'skin-measures-2.0.0';
 
 /** Side of the square face-region patch, in pixels. */
 export const PATCH_SIZE = 64;
@@ -32,6 +32,8 @@ export const FEATURES = [
   'line_energy',
   'specular_frac',
   'red_frac',
+  'a_skin',
+  'l_contrast',
 ] as const;
 
 export type FeatureName = (typeof FEATURES)[number];
@@ -40,12 +42,24 @@ export type FeatureName = (typeof FEATURES)[number];
 export const THRESHOLDS = {
   /** A pixel is a spot when it differs from its 9×9 local mean by more than this many units. */
   spotContrast: 6,
-  /** Specular shine: very light and nearly neutral pixels. */
-  specularMinL: 80,
-  specularMaxChroma: 12,
+  /**
+   * Specular shine: very light and nearly neutral pixels. A pixel counts fully from specularMinL +
+   * specularRamp in L* and at most specularMaxChroma − specularRamp in chroma, and not at all past the
+   * two limits.
+   */
+  specularMinL: 76,
+  specularMaxChroma: 20,
+  specularRamp: 8,
   /** Visible redness. */
   redMinA: 15,
+  /** A dark spot is not one that is also redder than its surroundings by more than this (a red spot). */
+  darkSpotMaxRedness: 3,
+  /** |Laplacian| counts up to this in the texture energies, so a few high-contrast spots weigh little. */
+  textureCap: 4,
 } as const;
 
 /** Window of the local mean that spots are measured against. */
 export const LOCAL_MEAN_WINDOW = 9;
+
+/** Window of the blur before l_std: patches of tone count, spots and pores much less. */
+export const TONE_WINDOW = 7;

@@ -4,13 +4,15 @@
  * around every patch, so each filter's output is smaller than its input and only real pixels count.
  * Every feature is [n, 1, 1, 1].
  */
-import type { GraphBuilder } from './graph-builder.ts';
+import { THRESHOLDS, TONE_WINDOW } from './features.ts';
+import { FLOAT, type GraphBuilder } from './graph-builder.ts';
 
 export type TextureFeatures = {
   l_std: string;
   fine_energy: string;
   coarse_energy: string;
   line_energy: string;
+  l_contrast: string;
 };
 
 /** Discrete Laplacian: responds to pits and bumps a few pixels wide (pores, fine texture). */
@@ -20,37 +22,96 @@ const LAPLACIAN = [0, 1, 0, 1, -4, 1, 0, 1, 0];
 const SOBEL_DY = [-1, -2, -1, 0, 0, 0, 1, 2, 1];
 const SOBEL_DX = [-1, 0, 1, -2, 0, 2, -1, 0, 1];
 
-export function addTextureFeatures(g: GraphBuilder, l: string): TextureFeatures {
+/**
+ * `spots` ([n, 1, h, w] bool) marks spot pixels: tone and texture are measured on the skin around them
+ * (each output pixel whose filter window comes near a spot is left out), so that spots count as spots,
+ * not as uneven tone or rough texture.
+ */
+export function addTextureFeatures(g: GraphBuilder, l: string, spots: string): TextureFeatures {
   // The 3×3 blur removes pixel noise and pores, leaving tone changes and lines: [n, 1, h−2, w−2].
   const blurred = g.node('AveragePool', [l], ['l_blurred'], { kernel_shape: [3, 3] });
   const laplacian = g.constant('laplacian_kernel', [1, 1, 3, 3], LAPLACIAN);
+  const spotMask = g.node('Cast', [spots], ['texture_spot_mask'], { to: FLOAT });
+  const quarterMask = g.node('MaxPool', [spotMask], ['spot_mask_quarter'], {
+    kernel_shape: [4, 4],
+    strides: [4, 4],
+  });
+  // Kept weights, aligned with each filter's valid output and widened by two pixels around every spot.
+  const keep = (mask: string, window: number, pad: number, name: string) =>
+    g.node(
+      'Sub',
+      [
+        g.scalar(`${name}_one`, 1),
+        g.node('MaxPool', [mask], [`${name}_near_spot`], {
+          kernel_shape: [window, window],
+          pads: [pad, pad, pad, pad],
+        }),
+      ],
+      [name],
+    );
+  const smoothed = g.node('AveragePool', [l], ['l_smoothed'], { kernel_shape: [TONE_WINDOW, TONE_WINDOW] });
 
   return {
-    l_std: addStandardDeviation(g, blurred),
-    fine_energy: addLaplacianEnergy(g, l, laplacian, 'fine'),
+    l_std: addStandardDeviation(g, smoothed, keep(spotMask, TONE_WINDOW + 2, 1, 'tone_weights')),
+    fine_energy: addLaplacianEnergy(g, l, laplacian, 'fine', keep(spotMask, 7, 2, 'fine_weights')),
     coarse_energy: addLaplacianEnergy(
       g,
-      g.node('AveragePool', [l], ['l_half'], { kernel_shape: [2, 2], strides: [2, 2] }),
+      g.node('AveragePool', [l], ['l_quarter'], { kernel_shape: [4, 4], strides: [4, 4] }),
       laplacian,
       'coarse',
+      keep(quarterMask, 3, 0, 'coarse_weights'),
     ),
     line_energy: addLineEnergy(g, blurred),
+    l_contrast: addContrast(g, blurred),
   };
 }
 
-/** Population standard deviation, centred first: mean(x²) − mean(x)² loses the small variances in float32. */
-function addStandardDeviation(g: GraphBuilder, input: string): string {
-  const centred = g.node('Sub', [input, g.mean(input, 'l_blurred_mean')], ['l_blurred_centred']);
+/** Luminance contrast: the standard deviation of every pixel of the 3×3-blurred L*, features and all. */
+function addContrast(g: GraphBuilder, blurred: string): string {
+  const centred = g.node('Sub', [blurred, g.mean(blurred, 'l_blurred_mean')], ['l_blurred_centred']);
   const squared = g.node('Mul', [centred, centred], ['l_blurred_centred_squared']);
-  const variance = g.mean(squared, 'l_blurred_variance');
+  return g.node('Sqrt', [g.mean(squared, 'l_blurred_variance')], ['l_contrast']);
+}
+
+/** Σ(x·w) / Σw per image: [n, 1, h, w] → [n, 1, 1, 1]; zero when every weight is zero. */
+function weightedMean(g: GraphBuilder, input: string, weights: string, output: string): string {
+  const product = g.node('Mul', [input, weights], [`${output}_weighted`]);
+  const total = g.node(
+    'Add',
+    [g.mean(weights, `${output}_weight_mean`), g.scalar(`${output}_epsilon`, 1e-6)],
+    [`${output}_weight_total`],
+  );
+  return g.node('Div', [g.mean(product, `${output}_product_mean`), total], [output]);
+}
+
+/** Weighted population standard deviation, centred first: mean(x²) − mean(x)² loses small variances in float32. */
+function addStandardDeviation(g: GraphBuilder, input: string, weights: string): string {
+  const centred = g.node(
+    'Sub',
+    [input, weightedMean(g, input, weights, 'l_smoothed_mean')],
+    ['l_smoothed_centred'],
+  );
+  const squared = g.node('Mul', [centred, centred], ['l_smoothed_centred_squared']);
+  const variance = weightedMean(g, squared, weights, 'l_smoothed_variance');
   return g.node('Sqrt', [variance], ['l_std']);
 }
 
-/** Mean |Laplacian| of `input`; `scale` names the tensors ('fine', 'coarse'). */
-function addLaplacianEnergy(g: GraphBuilder, input: string, kernel: string, scale: string): string {
+/**
+ * Mean |Laplacian| of `input`, each pixel counted up to THRESHOLDS.textureCap, so that the edges of a
+ * few high-contrast spots weigh little against texture spread over the patch; `scale` names the tensors.
+ */
+function addLaplacianEnergy(
+  g: GraphBuilder,
+  input: string,
+  kernel: string,
+  scale: string,
+  weights: string,
+): string {
   const response = g.node('Conv', [input, kernel], [`${scale}_laplacian`]);
   const magnitude = g.node('Abs', [response], [`${scale}_laplacian_abs`]);
-  return g.mean(magnitude, `${scale}_energy`);
+  const cap = scale === 'fine' ? g.scalar('texture_cap', THRESHOLDS.textureCap) : 'texture_cap';
+  const capped = g.node('Min', [magnitude, cap], [`${scale}_laplacian_capped`]);
+  return weightedMean(g, capped, weights, `${scale}_energy`);
 }
 
 /**

@@ -7,6 +7,7 @@
  * object, which matters at 100 000 products a request.
  */
 import { type EngineProduct, EVIDENCE_MASK, FLAG_COMBINATIONS } from './compile.ts';
+import { maintenanceScore } from './maintenance.ts';
 import { FIT, FULL, MISFIT, type PreparedScan } from './score.ts';
 
 /** In `scoreColumns`' result: nothing can be said (`scorePrepared` gives null). */
@@ -21,6 +22,8 @@ export interface ProductColumns {
   readonly flags: Uint8Array;
   readonly skinTypes: Uint8Array;
   readonly scorable: Uint8Array;
+  /** Kept for the maintenance score of a scan with no concern. */
+  readonly products: readonly EngineProduct[];
 }
 
 export function toColumns(products: readonly EngineProduct[]): ProductColumns {
@@ -31,6 +34,7 @@ export function toColumns(products: readonly EngineProduct[]): ProductColumns {
     flags: new Uint8Array(size),
     skinTypes: new Uint8Array(size),
     scorable: new Uint8Array(size),
+    products,
   };
   products.forEach((product, i) => {
     columns.evidence[i] = product.evidence;
@@ -44,7 +48,7 @@ export function toColumns(products: readonly EngineProduct[]): ProductColumns {
 /** Every product's score for a prepared scan, in column order: 0–100, or NO_SCORE. */
 export function scoreColumns(scan: PreparedScan, columns: ProductColumns): Int8Array {
   const scores = new Int8Array(columns.size);
-  if (scan.weights.length === 0) return scores.fill(NO_SCORE);
+  if (scan.weights.length === 0) return maintenanceColumns(scan, columns, scores);
   const low = coverageTable(scan, 0);
   const high = coverageTable(scan, HALF_BITS);
   const { evidence, flags, skinTypes, scorable } = columns;
@@ -62,6 +66,17 @@ export function scoreColumns(scan: PreparedScan, columns: ProductColumns): Int8A
     const fit = skinBit !== 0 && types !== 0 && (types & skinBit) === 0 ? MISFIT : FIT;
     scores[i] = Math.round((100 * covered * kept * fit) / denominator);
   }
+  return scores;
+}
+
+/** A scan with no concern: every scorable product's maintenance score, as `scorePrepared` gives it. */
+function maintenanceColumns(scan: PreparedScan, columns: ProductColumns, scores: Int8Array): Int8Array {
+  const { skinBit } = scan;
+  columns.products.forEach((product, i) => {
+    const types = product.skinTypes;
+    const misfit = skinBit !== 0 && types !== 0 && (types & skinBit) === 0;
+    scores[i] = product.scorable ? maintenanceScore(product, misfit) : NO_SCORE;
+  });
   return scores;
 }
 

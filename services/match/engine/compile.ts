@@ -44,13 +44,22 @@ export interface EngineProduct {
   readonly skinTypes: number;
   /** False when nothing can be said (no ingredient list): the score is null. */
   readonly scorable: boolean;
+  /** Distinct barrier-support ingredients, capped at MAX_BARRIER (maintenance match). */
+  readonly barrier: number;
+  /** A sun-protection product with a UV filter (maintenance match). */
+  readonly sunProtection: boolean;
 }
+
+/** Barrier support counts up to three distinct supporting ingredients. */
+export const MAX_BARRIER = 3;
 
 /** What compileProduct reads from a derived product. */
 export type CompilableProduct = Pick<
   DerivedProduct,
   'evidence' | 'targets' | 'flags' | 'skin_types' | 'parsed_ingredients'
->;
+> &
+  // Products derived before the maintenance match (knowledge 2026.11.3) lack these: no support, no filter.
+  Partial<Pick<DerivedProduct, 'barrier_support' | 'sun_protection'>>;
 
 /** Bit shift of a measure's evidence inside EngineProduct.evidence. */
 export function evidenceShift(measure: Measure): number {
@@ -84,5 +93,13 @@ export function compileProduct(product: CompilableProduct): EngineProduct {
     // Declared types the engine does not weigh (sensitive) carry no bit.
     skinTypes |= SKIN_TYPE_BITS[type as SkinType] ?? 0;
   }
-  return { evidence, targets, flags, skinTypes, scorable: product.parsed_ingredients.length > 0 };
+  return {
+    evidence,
+    targets,
+    flags,
+    skinTypes,
+    scorable: product.parsed_ingredients.length > 0,
+    barrier: Math.min(product.barrier_support?.length ?? 0, MAX_BARRIER),
+    sunProtection: product.sun_protection === true,
+  };
 }

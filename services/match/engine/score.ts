@@ -7,6 +7,8 @@
  *   fit         = 3/4 when the person stated a skin type the product does not suit, else 1
  *   score       = round(100 × coverage × (1 − penalty) × fit)
  *
+ * A scan with no concern gets the maintenance score (maintenance.ts) instead of null.
+ *
  * Every sum is over integers, so the order of concerns cannot change it, and the one division happens
  * last: the same inputs give the same score on every machine. docs/matching-engine.md has a worked example.
  */
@@ -22,9 +24,10 @@ import {
   SKIN_TYPE_BITS,
 } from './compile.ts';
 import { CONFLICTS, MAX_PENALTY_PERCENT } from './conflicts.ts';
+import { maintenanceScore } from './maintenance.ts';
 
 /** Part of `match_basis`: scores are comparable only between equal engine versions. */
-export const ENGINE_VERSION = '1.0.0';
+export const ENGINE_VERSION = '1.1.0';
 
 /** A concern just below its threshold still counts, at a fifth of the weight of the worst possible one. */
 const BASE_WEIGHT = 250;
@@ -89,16 +92,21 @@ export function prepareScan(concerns: readonly Concern[], skinType?: SkinType | 
 
 /** Scores one compiled product against a prepared scan; null when nothing can be said. */
 export function scorePrepared(scan: PreparedScan, product: EngineProduct): number | null {
-  if (!product.scorable || scan.weights.length === 0) return null;
+  if (!product.scorable) return null;
+  if (scan.weights.length === 0) return maintenanceScore(product, misfit(scan, product));
   let covered = 0;
   for (let i = 0; i < scan.weights.length; i++) {
     covered += scan.weights[i]! * ((product.evidence >>> scan.shifts[i]!) & EVIDENCE_MASK);
   }
   if (covered === 0) return 0;
   const kept = FULL - scan.penalties[product.flags & (FLAG_COMBINATIONS - 1)]!;
-  const fit =
-    scan.skinBit !== 0 && product.skinTypes !== 0 && (product.skinTypes & scan.skinBit) === 0 ? MISFIT : FIT;
+  const fit = misfit(scan, product) ? MISFIT : FIT;
   return Math.round((100 * covered * kept * fit) / scan.denominator);
+}
+
+/** The person stated a skin type the product is known not to suit. */
+function misfit(scan: PreparedScan, product: EngineProduct): boolean {
+  return scan.skinBit !== 0 && product.skinTypes !== 0 && (product.skinTypes & scan.skinBit) === 0;
 }
 
 /** A scorer for one scan, for scoring a whole catalog: `products.map(createScorer(concerns))`. */
@@ -111,8 +119,8 @@ export function createScorer(
 }
 
 /**
- * Match score of a product for a scan's concerns, 0–100, or null when nothing can be said: the product has
- * no ingredient list, or the scan has no concerns to match.
+ * Match score of a product for a scan's concerns, 0–100 (the maintenance score when the scan has no
+ * concern), or null when nothing can be said: the product has no ingredient list.
  */
 export function score(
   concerns: readonly Concern[],

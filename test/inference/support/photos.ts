@@ -26,6 +26,32 @@ export const SINGLE_FACES = {
 
 export type FaceName = keyof typeof SINGLE_FACES;
 
+/**
+ * Smaller faces of the same group photos, same layout: cropped, then enlarged 1.6× (Lanczos; at most to the 1024 px working size) so that
+ * they pass the face_too_small gate. Softer than the four above, they widen the set of faces the
+ * controlled edits run on.
+ */
+export const MORE_FACES = {
+  e: [2, 705, 84, 543],
+  f: [3, 842, 35, 695],
+  g: [3, 1300, 189, 536],
+  h: [4, 1086, 25, 553],
+  i: [5, 129, 713, 657],
+  j: [6, 953, 145, 662],
+  k: [6, 46, 345, 620],
+} as const;
+
+export type MoreFaceName = keyof typeof MORE_FACES;
+
+export async function moreFace(name: MoreFaceName): Promise<Buffer> {
+  const [n, left, top, size] = MORE_FACES[name];
+  return sharp(groupPhoto(n))
+    .extract({ left, top, width: size, height: size })
+    .resize(Math.min(1024, Math.round(size * 1.6)), null, { kernel: 'lanczos3' })
+    .jpeg({ quality: 95 })
+    .toBuffer();
+}
+
 /** Single faces clearly turned away from the camera, same layout. */
 export const TURNED_FACES = {
   three_quarter: [5, 430, 317, 477],

@@ -1,0 +1,69 @@
+/**
+ * Colour constancy: the camera's white balance and exposure scale each linear RGB channel of the whole
+ * photo by some factor. Dividing each channel by the face's own baseline skin colour — the per-channel
+ * median, in linear light, of forehead, cheeks, nose and chin — and multiplying by a fixed reference skin
+ * colour undoes any such scaling, so every colour measure reads the skin relative to the person's own
+ * baseline: redness is the cheeks' a* above it, dark circles the under-eyes' L* below it. The medians
+ * ignore small features (spots, lines, shine) painted or grown on the baseline skin. The cost, stated in
+ * docs/inference.md: skin tone itself is normalised away, so no measure reads how light or dark a skin is.
+ */
+import { PATCH, REGIONS, type Region } from './regions.ts';
+
+/**
+ * Regions whose skin sets the baseline: all the plain skin, so that a change confined to one region
+ * (redness on the cheeks, lines on the forehead) moves the median little; not under the eyes.
+ */
+export const BASELINE_REGIONS: readonly Region[] = ['forehead', 'right_cheek', 'left_cheek', 'nose', 'chin'];
+/** The reference skin colour the baseline is mapped to, sRGB 0..255 (a light-to-mid skin tone, L* ≈ 72). */
+export const REFERENCE_SRGB = [214, 168, 142] as const;
+
+const toLinear = (c: number) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+const toSrgb = (c: number) => (c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055);
+const REFERENCE = REFERENCE_SRGB.map((c) => toLinear(c / 255));
+/** L* of the reference colour: the baseline's lightness after normalisation. */
+export const REFERENCE_L = (() => {
+  const y = 0.2126729 * REFERENCE[0]! + 0.7151522 * REFERENCE[1]! + 0.072175 * REFERENCE[2]!;
+  return 116 * Math.cbrt(y) - 16;
+})();
+/** Channel gains are bounded: past this the photo is too dark or too tinted to correct, not skin. */
+const MAX_GAIN = 8;
+
+/** The gains that map the baseline's per-channel median (linear light) to the reference colour. */
+export function baselineGains(patches: Float32Array): [number, number, number] {
+  const plane = PATCH * PATCH;
+  return [0, 1, 2].map((c) => {
+    const values: number[] = [];
+    for (const region of BASELINE_REGIONS) {
+      const offset = (REGIONS.indexOf(region) * 3 + c) * plane;
+      for (let i = 0; i < plane; i++) values.push(toLinear(patches[offset + i]!));
+    }
+    values.sort((a, b) => a - b);
+    const median = values[values.length >> 1]!;
+    return Math.min(MAX_GAIN, Math.max(1 / MAX_GAIN, REFERENCE[c]! / Math.max(median, 1e-4)));
+  }) as [number, number, number];
+}
+
+/** The patches with the gains applied in linear light, back in sRGB 0..1 (clipped at white). */
+export function normaliseColour(patches: Float32Array): Float32Array {
+  const gains = baselineGains(patches);
+  const plane = PATCH * PATCH;
+  const out = new Float32Array(patches.length);
+  const lut = gains.map((gain) => {
+    // 256 input levels cover 8-bit photos exactly; patches are bilinear mixes, so interpolate.
+    const table = new Float32Array(257);
+    for (let i = 0; i <= 256; i++) table[i] = toSrgb(Math.min(1, toLinear(Math.min(1, i / 256)) * gain));
+    return table;
+  });
+  for (let p = 0; p < patches.length / (3 * plane); p++) {
+    for (let c = 0; c < 3; c++) {
+      const table = lut[c]!;
+      const offset = (p * 3 + c) * plane;
+      for (let i = 0; i < plane; i++) {
+        const x = Math.min(256, Math.max(0, patches[offset + i]! * 256));
+        const k = Math.min(255, Math.floor(x));
+        out[offset + i] = table[k]! + (table[k + 1]! - table[k]!) * (x - k);
+      }
+    }
+  }
+  return out;
+}

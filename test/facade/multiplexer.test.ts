@@ -1,0 +1,220 @@
+/**
+ * The request multiplexer through the real HTTP endpoint: a guest's notification cannot touch another
+ * guest's call, every request ends with an answer or a timeout, and nothing stays pending. Calls are held
+ * open on purpose by pausing recommend_products inside core (the allowance hook) until the test lets go.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { completeScan, RED_ACNE_SCORES, TEST_CATALOG } from '../support/fixtures.ts';
+import { callTool, errorCode, JSON_RPC_HEADERS } from '../support/mcp.ts';
+import { type Stack, startStack } from '../support/stack.ts';
+
+/** A pause inside core that the test controls: `entered` resolves when a call reaches it. */
+function createGate() {
+  let release = () => {};
+  let entered = () => {};
+  const gate = {
+    held: false,
+    entered: new Promise<void>((resolve) => {
+      entered = resolve;
+    }),
+    release: () => release(),
+    hook: async () => {
+      if (!gate.held) return;
+      entered();
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+    },
+  };
+  return gate;
+}
+
+async function completedScan(stack: Stack) {
+  const started = await callTool(stack.baseUrl, 'start_skin_scan', { source: 'multiplexer' });
+  const scan = {
+    run_id: started.structuredContent.run_id as string,
+    access_token: started.structuredContent.access_token as string,
+  };
+  await completeScan(stack.orm, scan.run_id, RED_ACNE_SCORES);
+  return scan;
+}
+
+function post(stack: Stack, message: object, signal?: AbortSignal) {
+  return fetch(`${stack.baseUrl}/mcp`, {
+    method: 'POST',
+    headers: JSON_RPC_HEADERS,
+    body: JSON.stringify({ jsonrpc: '2.0', ...message }),
+    signal,
+  });
+}
+
+const recommend = (scan: object, id: number | string = 1) => ({
+  id,
+  method: 'tools/call',
+  params: { name: 'recommend_products', arguments: scan },
+});
+
+/** Fails instead of hanging when an answer never comes. */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
+}
+
+async function untilNothingPending(stack: Stack) {
+  for (let i = 0; i < 200 && stack.mux.pendingCount > 0; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(stack.mux.pendingCount, 0);
+}
+
+describe('the MCP request multiplexer', () => {
+  let gate = createGate();
+  let stack: Stack;
+
+  before(async () => {
+    stack = await startStack('multiplexer', { products: TEST_CATALOG, afterConsume: () => gate.hook() });
+  });
+  after(() => stack?.close());
+  beforeEach(() => {
+    gate = createGate();
+  });
+
+  it("another client's notifications/cancelled cannot stop a call in flight", async () => {
+    const scan = await completedScan(stack);
+    gate.held = true;
+    const victim = post(stack, recommend(scan));
+    await gate.entered;
+    // The attacker names every internal id the server could be using, as a second client on its own.
+    const attacks = [];
+    for (let requestId = 0; requestId < 300; requestId++) {
+      attacks.push(
+        post(stack, { method: 'notifications/cancelled', params: { requestId, reason: 'attack' } }),
+      );
+    }
+    const answers = await Promise.all(attacks);
+    for (const res of answers) {
+      assert.equal(res.status, 202);
+      assert.equal(await res.text(), '', 'a 202 carries no body');
+    }
+    gate.release();
+    const body = (await (await within(victim, 5000, 'the victim')).json()) as any;
+    assert.equal(body.id, 1);
+    assert.equal(body.result.isError, undefined);
+    assert.ok(body.result.structuredContent.products.length > 0);
+    await untilNothingPending(stack);
+  });
+
+  it('two clients using the same JSON-RPC id at the same time each get their own answer', async () => {
+    const scan = await completedScan(stack);
+    gate.held = true;
+    const first = post(stack, recommend(scan, 7));
+    await gate.entered;
+    assert.equal(stack.mux.pendingCount, 1, 'the first call is in flight');
+    const second = await post(stack, {
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'get_skin_scan', arguments: scan },
+    });
+    const secondBody = (await second.json()) as any;
+    gate.release();
+    const firstBody = (await (await first).json()) as any;
+    assert.equal(secondBody.id, 7);
+    assert.equal(secondBody.result.structuredContent.status, 'complete');
+    assert.equal(firstBody.id, 7);
+    assert.ok(firstBody.result.structuredContent.products.length > 0);
+  });
+
+  it('a client that goes away leaves nothing pending, and its call is stopped', async () => {
+    const scan = await completedScan(stack);
+    gate.held = true;
+    const abort = new AbortController();
+    const gone = post(stack, recommend(scan), abort.signal).catch((err) => err);
+    await gate.entered;
+    assert.equal(stack.mux.pendingCount, 1);
+    abort.abort();
+    assert.equal(((await gone) as Error).name, 'AbortError');
+    await untilNothingPending(stack);
+    gate.release();
+  });
+
+  it('under load with repeated ids, every call gets its own answer and nothing is left pending', async () => {
+    const scan = await completedScan(stack);
+    const calls = Array.from({ length: 120 }, (_, i) =>
+      post(stack, {
+        id: i % 3,
+        method: 'tools/call',
+        params: {
+          name: 'get_skin_scan',
+          arguments: i % 2 ? scan : { ...scan, access_token: 'f'.repeat(64) },
+        },
+      }).then((res) => res.json() as Promise<any>),
+    );
+    const bodies = await Promise.all(calls);
+    bodies.forEach((body, i) => {
+      assert.equal(body.id, i % 3);
+      assert.equal(body.result.isError === true, i % 2 === 0, `call ${i}`);
+    });
+    assert.equal(stack.mux.pendingCount, 0);
+  });
+});
+
+/** The log lines that mention `text`, once the logger has written any (its stream is asynchronous). */
+async function loggedLines(stack: Stack, text: string): Promise<string[]> {
+  for (let i = 0; ; i++) {
+    const lines = readFileSync(stack.logFile, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes(text));
+    if (lines.length > 0 || i === 100) return lines;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('deadlines on the guest path', () => {
+  let gate = createGate();
+  let stack: Stack;
+
+  afterEach(async () => {
+    gate.release();
+    await stack?.close();
+  });
+
+  const unavailableAfterDeadline = async () => {
+    const scan = await completedScan(stack);
+    gate.held = true;
+    const res = await within(post(stack, recommend(scan, 'late')), 10_000, 'the held call');
+    const requestId = res.headers.get('x-request-id')!;
+    const body = (await res.json()) as any;
+    assert.equal(body.id, 'late');
+    assert.equal(errorCode(body.result), 'unavailable');
+    assert.equal(body.result.structuredContent.error.retry_after_seconds, 5);
+    assert.match(body.result.structuredContent.error.message, new RegExp(requestId));
+    await untilNothingPending(stack);
+    const logged = await loggedLines(stack, requestId);
+    assert.equal(logged.length, 1, 'the fault is logged once, under its request id');
+    return JSON.parse(logged[0]!);
+  };
+
+  it('a call core does not answer within the multiplexer deadline ends as unavailable', async () => {
+    gate = createGate();
+    stack = await startStack('deadline-mux', {
+      products: TEST_CATALOG,
+      afterConsume: () => gate.hook(),
+      requestTimeoutMs: 300,
+    });
+    assert.equal((await unavailableAfterDeadline()).msg, 'tool call timed out');
+  });
+
+  it('a façade → core call past its deadline ends as unavailable', async () => {
+    gate = createGate();
+    stack = await startStack('deadline-core', {
+      products: TEST_CATALOG,
+      afterConsume: () => gate.hook(),
+      coreTimeoutMs: 300,
+    });
+    const line = await unavailableAfterDeadline();
+    assert.equal(line.msg, 'tool call failed');
+    assert.match(line.err.message, /deadline/i);
+  });
+});

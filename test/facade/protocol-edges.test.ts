@@ -1,0 +1,186 @@
+/**
+ * The edges of the MCP transport an independent client runs into: malformed tools/call params, lengths in
+ * characters, an oversized body on a keep-alive connection, foreign origins, and the form of nullable
+ * output fields.
+ */
+import assert from 'node:assert/strict';
+import { Agent, request } from 'node:http';
+import { completeScan, RED_ACNE_SCORES, TEST_CATALOG } from '../support/fixtures.ts';
+import { callTool, errorCode, JSON_RPC_HEADERS, rpc } from '../support/mcp.ts';
+import { type Stack, startStack } from '../support/stack.ts';
+
+const LIST = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}';
+
+/** One POST on the given agent (so tests choose which connection it travels on). */
+function send(stack: Stack, agent: Agent, body: Buffer | string, headers: Record<string, string> = {}) {
+  const url = new URL(stack.baseUrl);
+  return new Promise<{ status: number; headers: Record<string, unknown>; text: string }>(
+    (resolve, reject) => {
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: '/mcp',
+          method: 'POST',
+          agent,
+          headers: { ...JSON_RPC_HEADERS, ...headers },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk) => chunks.push(chunk));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              text: Buffer.concat(chunks).toString(),
+            }),
+          );
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    },
+  );
+}
+
+describe('MCP protocol edges', () => {
+  let stack: Stack;
+
+  before(async () => {
+    stack = await startStack('protocol-edges', { products: TEST_CATALOG });
+  });
+  after(() => stack?.close());
+
+  const malformed: [string, unknown][] = [
+    ['no name', { arguments: {} }],
+    ['a name that is not a string', { name: 7, arguments: {} }],
+    ['arguments null', { name: 'start_skin_scan', arguments: null }],
+    ['arguments an array', { name: 'start_skin_scan', arguments: ['x'] }],
+  ];
+  for (const [title, params] of malformed) {
+    it(`tools/call with ${title} → -32602 with a short message`, async () => {
+      const { status, body } = await rpc(stack.baseUrl, 'tools/call', params);
+      assert.equal(status, 200);
+      assert.equal(body.id, 1);
+      assert.equal(body.error.code, -32602);
+      assert.equal(
+        body.error.message,
+        'Invalid params: tools/call takes a string "name" and an object "arguments".',
+      );
+    });
+  }
+
+  describe('lengths count characters, as the schema does', () => {
+    const wide = (n: number) => '𝒜'.repeat(n); // outside the BMP: two UTF-16 units each
+
+    it('source of 100 characters is taken, 101 refused', async () => {
+      const taken = await callTool(stack.baseUrl, 'start_skin_scan', { source: wide(100) });
+      assert.equal(errorCode(taken), undefined);
+      const refused = await callTool(stack.baseUrl, 'start_skin_scan', { source: wide(101) });
+      assert.equal(errorCode(refused), 'invalid_input');
+      assert.equal(refused.structuredContent.error.field, 'source');
+    });
+
+    for (const [field, max] of [
+      ['brand', 60],
+      ['country', 40],
+    ] as const) {
+      it(`${field} of ${max} characters is taken, ${max + 1} refused`, async () => {
+        const started = await callTool(stack.baseUrl, 'start_skin_scan', { source: 'lengths' });
+        const scan = {
+          run_id: started.structuredContent.run_id,
+          access_token: started.structuredContent.access_token,
+        };
+        await completeScan(stack.orm, scan.run_id, RED_ACNE_SCORES);
+        const taken = await callTool(stack.baseUrl, 'recommend_products', { ...scan, [field]: wide(max) });
+        assert.equal(errorCode(taken), undefined, JSON.stringify(taken.structuredContent));
+        assert.deepEqual(taken.structuredContent.products, []);
+        const refused = await callTool(stack.baseUrl, 'recommend_products', {
+          ...scan,
+          [field]: wide(max + 1),
+        });
+        assert.equal(errorCode(refused), 'invalid_input');
+        assert.equal(refused.structuredContent.error.field, field);
+      });
+    }
+  });
+
+  describe('a body over the limit', () => {
+    it('gets 413, and the next request on the same keep-alive connection is served', async () => {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        const sockets = new Set();
+        agent.on('free', (socket) => sockets.add(socket));
+        const big = await send(stack, agent, Buffer.alloc(1024 * 1024, 0x20));
+        assert.equal(big.status, 413);
+        assert.equal(JSON.parse(big.text).error.code, -32600);
+        assert.notEqual(big.headers.connection, 'close');
+        const next = await send(stack, agent, LIST);
+        assert.equal(next.status, 200, next.text);
+        assert.ok(JSON.parse(next.text).result.tools.length > 0);
+        assert.equal(sockets.size, 1, 'both requests travelled on one connection');
+      } finally {
+        agent.destroy();
+      }
+    });
+
+    it('past the drain budget, the 413 closes the connection and the next request gets a new one', async () => {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        const huge = await send(stack, agent, Buffer.alloc(6 * 1024 * 1024, 0x20)).catch((err) => err);
+        if (!(huge instanceof Error)) {
+          assert.equal(huge.status, 413);
+          assert.equal(huge.headers.connection, 'close');
+        } else {
+          assert.equal((huge as NodeJS.ErrnoException).code, 'ECONNRESET');
+        }
+        const next = await send(stack, agent, LIST);
+        assert.equal(next.status, 200, next.text);
+      } finally {
+        agent.destroy();
+      }
+    });
+  });
+
+  describe('Origin', () => {
+    const post = (origin?: string) =>
+      fetch(`${stack.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: { ...JSON_RPC_HEADERS, ...(origin === undefined ? {} : { origin }) },
+        body: LIST,
+      });
+
+    for (const origin of ['http://evil.example', 'https://evil.example:443', 'null', 'file://']) {
+      it(`a foreign origin (${origin}) → 403`, async () => {
+        const res = await post(origin);
+        assert.equal(res.status, 403);
+        assert.equal(((await res.json()) as any).error.message, 'Origin not allowed.');
+      });
+    }
+
+    it('the service’s own origin, or none (not a browser), is served', async () => {
+      assert.equal((await post(stack.baseUrl)).status, 200);
+      assert.equal((await post()).status, 200);
+    });
+  });
+
+  it('nullable output fields are written as anyOf, never as a type array', async () => {
+    const { body } = await rpc(stack.baseUrl, 'tools/list');
+    const typeArrays: string[] = [];
+    let nullables = 0;
+    const walk = (node: unknown, path: string) => {
+      if (Array.isArray(node)) {
+        for (const [i, item] of node.entries()) walk(item, `${path}[${i}]`);
+        return;
+      }
+      if (typeof node !== 'object' || node === null) return;
+      const schema = node as Record<string, unknown>;
+      if (Array.isArray(schema.type)) typeArrays.push(path);
+      if (Array.isArray(schema.anyOf) && schema.anyOf.some((s: any) => s.type === 'null')) nullables++;
+      for (const [key, value] of Object.entries(schema)) walk(value, `${path}.${key}`);
+    };
+    for (const tool of body.result.tools) walk(tool, tool.name);
+    assert.deepEqual(typeArrays, []);
+    assert.ok(nullables >= 12, `${nullables} nullable fields as anyOf`);
+  });
+});

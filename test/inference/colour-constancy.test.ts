@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { baselineGains, normaliseColour } from '../../services/inference/colour-constancy.ts';
+import { FaceAnalysis } from '../../services/inference/face-analysis.ts';
+import { PATCH, REGIONS } from '../../services/inference/regions.ts';
+import { MEASURES, type Measure } from '../../services/shared/measures.ts';
+import { recast } from './support/camera.ts';
+import { type MoreFaceName, moreFace, singleFace } from './support/photos.ts';
+
+/** The measures the issue calls colour measures: they must not follow white balance or exposure. */
+const COLOUR: Measure[] = ['redness', 'uneven_tone', 'dark_spots', 'dark_circles', 'dullness'];
+
+async function scores(analysis: FaceAnalysis, photo: Buffer) {
+  let last: Awaited<ReturnType<AsyncGenerator['next']>>['value'];
+  for await (const event of analysis.analyze(photo)) last = event;
+  if (last?.kind !== 'result') throw new Error(`expected a result, got ${JSON.stringify(last)}`);
+  return last.scores as Record<Measure, number>;
+}
+
+function assertWithin(
+  base: Record<Measure, number>,
+  moved: Record<Measure, number>,
+  measures: Measure[],
+  label: string,
+) {
+  for (const m of measures) {
+    assert.ok(Math.abs(moved[m] - base[m]) <= 5, `${label}: ${m} ${base[m]} → ${moved[m]}`);
+  }
+}
+
+describe('colour constancy', function () {
+  this.timeout(120_000);
+  let analysis: FaceAnalysis;
+  const faces: [string, () => Promise<Buffer>][] = [
+    ...(['a', 'b', 'c'] as const).map((n): [string, () => Promise<Buffer>] => [n, () => singleFace(n)]),
+    ...(['e', 'g', 'j', 'k'] as MoreFaceName[]).map((n): [string, () => Promise<Buffer>] => [
+      n,
+      () => moreFace(n),
+    ]),
+  ];
+
+  before(async () => {
+    analysis = await FaceAnalysis.load();
+  });
+
+  it('gains undo any per-channel scaling of the patches: scaled patches normalise to the same colours', () => {
+    const plane = PATCH * PATCH;
+    const patches = new Float32Array(REGIONS.length * 3 * plane);
+    for (let i = 0; i < patches.length; i++) patches[i] = 0.35 + 0.3 * Math.abs(Math.sin(i * 0.37));
+    const toLinear = (c: number) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+    const toSrgb = (c: number) => (c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055);
+    const cast = [1.2, 1, 0.75];
+    const tinted = patches.map((v, i) => toSrgb(toLinear(v) * cast[Math.floor(i / plane) % 3]!));
+    const gains = baselineGains(patches);
+    const tintedGains = baselineGains(tinted);
+    for (let c = 0; c < 3; c++)
+      assert.ok(Math.abs(tintedGains[c]! * cast[c]! - gains[c]!) < 1e-3 * gains[c]!);
+    const a = normaliseColour(patches);
+    const b = normaliseColour(tinted);
+    let worst = 0;
+    for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i]! - b[i]!));
+    assert.ok(worst < 2e-3, `largest difference ${worst}`);
+  });
+
+  for (const [name, load] of faces) {
+    it(`face ${name}: a white balance set ±1500 K away (5000 K, 8000 K) moves no score by more than 5`, async () => {
+      const photo = await load();
+      const base = await scores(analysis, photo);
+      for (const kelvin of [5000, 8000]) {
+        assertWithin(base, await scores(analysis, await recast(photo, kelvin)), [...MEASURES], `${kelvin} K`);
+      }
+    });
+  }
+
+  // +0.5 EV on face a clips its brightest cheek skin to white, which no correction can undo: see docs.
+  for (const [name, load] of faces) {
+    const stops = name === 'a' ? [-0.5] : [-0.5, 0.5];
+    it(`face ${name}: exposure ${stops.map((ev) => `${ev > 0 ? '+' : ''}${ev} EV`).join(' and ')} moves no colour measure by more than 5`, async () => {
+      const photo = await load();
+      const base = await scores(analysis, photo);
+      for (const ev of stops) {
+        assertWithin(base, await scores(analysis, await recast(photo, 6500, ev)), COLOUR, `${ev} EV`);
+      }
+    });
+  }
+});
