@@ -36,6 +36,14 @@ describe('real product labels (typed from memory)', () => {
   it('has at least 30 labels, and says how they were written', () => {
     assert.ok(fixtures.products.length >= 30);
     assert.match(fixtures.about, /typed from memory/i);
+    const checked = fixtures.products.filter((product) => 'source' in product);
+    assert.ok(checked.length > 0);
+    for (const product of checked) {
+      const { source } = product as { source: { url: string; checked: string; agrees: string } };
+      assert.match(source.url, /^https:\/\//, product.name);
+      assert.match(source.checked, /^\d{4}-\d{2}-\d{2}$/, product.name);
+      assert.ok(source.agrees.length > 0, product.name);
+    }
   });
 
   for (const product of fixtures.products) {

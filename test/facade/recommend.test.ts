@@ -127,6 +127,31 @@ describe('recommend_products', () => {
     assert.ok(!filtered.products.some((p: any) => p.product_id === 't-fragrant'));
   });
 
+  it('a product whose ingredient field is not a list (unknown flags) never passes a free_from filter', async () => {
+    const res = await callTool(stack.baseUrl, 'recommend_products', {
+      ...(await newScan(stack)),
+      product_type: 'toner',
+      free_from: ['fragrance', 'alcohol', 'fungal_acne_triggers'],
+    });
+    const ids = res.structuredContent.products.map((p: any) => p.product_id);
+    assert.deepEqual(ids, ['t-centella']);
+    const unfiltered = await callTool(stack.baseUrl, 'recommend_products', {
+      ...(await newScan(stack)),
+      product_type: 'toner',
+    });
+    const placeholder = unfiltered.structuredContent.products.find(
+      (p: any) => p.product_id === 't-placeholder',
+    );
+    assert.equal(placeholder.match_score, null);
+    assert.deepEqual(placeholder.attributes, {
+      vegan: null,
+      cruelty_free: null,
+      fragrance_free: null,
+      alcohol_free: null,
+      fungal_acne_safe: null,
+    });
+  });
+
   it('vegan, cruelty_free and country filters', async () => {
     const res = await callTool(stack.baseUrl, 'recommend_products', {
       ...(await newScan(stack)),

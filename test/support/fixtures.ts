@@ -120,5 +120,10 @@ export const TEST_CATALOG: RawProduct[] = [
     product_type: 'sunscreen',
     ingredients: 'Aqua, Zinc Oxide, Glycerin, Ceramide NP, Cholesterol, Squalane, Tocopherol',
   }),
+  product('t-placeholder', {
+    name: 'Boutique Toner',
+    product_type: 'toner',
+    ingredients: 'Visit the Testbrand boutique',
+  }),
   product('t-nolist', { name: 'Mystery Balm', product_type: 'treatment', ingredients: null }),
 ];
