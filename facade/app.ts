@@ -1,6 +1,6 @@
 /**
- * The façade: a Koa app that owns HTTP concerns only — MCP JSON-RPC, /health and (later) OAuth and the
- * person's pages. Every tool call becomes Connect calls to core; no business rule lives only here.
+ * The façade: a Koa app that owns HTTP concerns only — MCP JSON-RPC (/mcp for guests, /mcp/account
+ * behind OAuth), /health, the authorization server and the person's pages. Every tool call becomes Connect calls to core; no business rule lives only here.
  */
 import { createClient, type Transport } from '@connectrpc/connect';
 import Koa from 'koa';
@@ -8,6 +8,8 @@ import { MatchService } from '../gen/skinmatch/v1/match_pb.ts';
 import { ScanService } from '../gen/skinmatch/v1/scan_pb.ts';
 import { StatusService } from '../gen/skinmatch/v1/status_pb.ts';
 import type { Logger } from '../services/shared/logger.ts';
+import type { OAuthConfig } from '../services/shared/oauth-config.ts';
+import { createAccountSurface } from './account.ts';
 import { healthEndpoint } from './health.ts';
 import { mcpEndpoint } from './mcp/endpoint.ts';
 import { matchTools } from './mcp/match-tools.ts';
@@ -26,6 +28,10 @@ export interface FacadeOptions {
   readonly limits?: GuestLimitsConfig;
   /** Trust X-Forwarded-For from the proxies in front (set when behind an ingress). */
   readonly trustProxy?: boolean;
+  /** The public address: the authorization server's issuer and the base of every link. */
+  readonly publicBaseUrl: string;
+  /** Signing key, cookie keys and upstream identity providers of the authorization server. */
+  readonly oauth: OAuthConfig;
   /**
    * How many proxies in front append to X-Forwarded-For (default 1): the client address is the entry that
    * many places from the right, never one the client could have written itself.
@@ -45,13 +51,27 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
     ...matchTools(createClient(MatchService, options.core)),
   ];
   await buildServer(guestTools, logger).connect(guestMux);
+  const limits = new GuestLimits(options.limits);
+  const account = await createAccountSurface({
+    core: options.core,
+    publicBaseUrl: options.publicBaseUrl,
+    oauth: options.oauth,
+    trustProxy: options.trustProxy === true,
+    logger,
+    guestTools,
+    limits,
+    requestTimeoutMs: options.requestTimeoutMs,
+  });
+  const guestEndpoint = mcpEndpoint(guestMux, limits, logger);
   const routes = new Map<string, Koa.Middleware>([
-    ['/mcp', mcpEndpoint(guestMux, new GuestLimits(options.limits), logger)],
+    ['/mcp', (ctx) => guestEndpoint(ctx)],
+    ['/mcp/account', account.endpoint],
     ['/health', healthEndpoint(createClient(StatusService, options.core))],
   ]);
 
   const app = new Koa();
   app.proxy = options.trustProxy === true;
+  app.keys = [...options.oauth.cookieKeys];
   app.maxIpsCount = options.trustedProxyHops ?? 1;
   app.use(async (ctx, next) => {
     try {
@@ -92,6 +112,8 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
     }
     await route(ctx, next);
   });
+  // The authorization server and the person's sign-in pages.
+  app.use(account.pages);
   return app;
 }
 

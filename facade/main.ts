@@ -22,7 +22,10 @@ const app = await createFacade({
   trustProxy: config.trustedProxyHops > 0,
   trustedProxyHops: config.trustedProxyHops,
   requestTimeoutMs: config.mcpRequestTimeoutMs,
+  publicBaseUrl: config.publicBaseUrl,
+  oauth: config.oauth,
 });
+for (const warning of config.warnings) logger.warn(warning);
 const server = app.listen(config.facadePort, () => {
   logger.info({ port: config.facadePort, base_url: config.publicBaseUrl }, 'facade listening');
 });

@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../services/core/db/embedded.ts';
 import { loadConfig } from '../services/shared/config.ts';
 import { EMBEDDED_PG_PORT } from './cli-database.ts';
-import { waitForPort } from './port.ts';
+import { freePort, waitForPort } from './port.ts';
 
 const config = loadConfig();
 for (const warning of config.warnings) say('start', `WARNING: ${warning}`);
@@ -31,9 +31,13 @@ const env = {
 const children: ChildProcess[] = [];
 let stopping = false;
 
-function run(name: string, script: string): ChildProcess {
+function run(name: string, script: string, extraEnv: NodeJS.ProcessEnv = {}): ChildProcess {
   // Own process groups: a terminal's Ctrl-C reaches only this supervisor, which stops them in order.
-  const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, [script], {
+    env: { ...env, ...extraEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream! }).on('line', (line) => say(name, line));
   }
@@ -71,14 +75,42 @@ process.removeAllListeners('SIGTERM');
 process.once('SIGINT', () => void stop(0));
 process.once('SIGTERM', () => void stop(0));
 
+// Without configured identity providers (development only: production refuses to start), two local
+// development providers stand in for them, so that signing in needs no external account.
+if (config.oauth.upstreams.length === 0) {
+  for (const id of ['1', '2']) {
+    const port = await freePort();
+    const devEnv = {
+      DEV_IDP_PORT: String(port),
+      DEV_IDP_NAME: `Dev provider ${id}`,
+      DEV_IDP_CLIENT_ID: `skinmatch-dev-${id}`,
+      DEV_IDP_CLIENT_SECRET: `skinmatch-dev-secret-${id}`,
+      DEV_IDP_REDIRECT_URI: `${config.publicBaseUrl}/oauth/callback/${id}`,
+    };
+    await started(`idp-${id}`, 'scripts/dev-idp.ts', port, devEnv);
+    Object.assign(env, {
+      [`IDP_${id}_ISSUER`]: `http://127.0.0.1:${port}`,
+      [`IDP_${id}_CLIENT_ID`]: devEnv.DEV_IDP_CLIENT_ID,
+      [`IDP_${id}_CLIENT_SECRET`]: devEnv.DEV_IDP_CLIENT_SECRET,
+      [`IDP_${id}_NAME`]: devEnv.DEV_IDP_NAME,
+    });
+  }
+  say('start', 'no IDP_1_*/IDP_2_* configured: signing in goes through two development providers');
+}
 await started('infer', 'services/inference/main.ts', config.inferencePort);
 await started('core', 'services/core/main.ts', config.corePort);
 await started('facade', 'facade/main.ts', config.facadePort);
 say('start', `skinmatch is up: MCP at ${config.publicBaseUrl}/mcp, health at ${config.publicBaseUrl}/health`);
+say('start', `signed-in MCP at ${config.publicBaseUrl}/mcp/account (OAuth 2.1, sign in through the browser)`);
 say('start', 'press Ctrl-C to stop');
 
-async function started(name: string, script: string, port: number): Promise<void> {
-  run(name, script);
+async function started(
+  name: string,
+  script: string,
+  port: number,
+  extraEnv?: NodeJS.ProcessEnv,
+): Promise<void> {
+  run(name, script, extraEnv);
   if (!(await waitForPort(port, 60_000, () => stopping)) && !stopping) {
     say('start', `${name}: nothing listens on port ${port} after 60 s`);
     await stop(1);

@@ -8,6 +8,7 @@
  * which a server fault is logged once.
  */
 import { randomUUID } from 'node:crypto';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { JSONRPCRequest, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from 'koa';
@@ -20,8 +21,11 @@ import { errorResult, unavailable } from './tool-errors.ts';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/** Answers a request itself instead of serving it (e.g. a scope the bearer lacks); true when it did. */
+export type Refusal = (ctx: Context, request: JSONRPCRequest) => boolean;
+
 export function mcpEndpoint(mux: RequestMultiplexer, limits: GuestLimits, logger: Logger) {
-  return async (ctx: Context): Promise<void> => {
+  return async (ctx: Context, refuse?: Refusal): Promise<void> => {
     if (ctx.method !== 'POST') {
       ctx.set('Allow', 'POST');
       return reject(ctx, 405, -32000, 'Method not allowed: this stateless server takes POST only.');
@@ -55,10 +59,14 @@ export function mcpEndpoint(mux: RequestMultiplexer, limits: GuestLimits, logger
     const requestId = randomUUID();
     ctx.set('X-Request-Id', requestId);
     const headers = { ...ctx.headers, [REQUEST_ID_HEADER]: requestId };
-    const extra: MessageExtraInfo = { requestInfo: { headers } };
+    // On /mcp/account the verified account (set by account-endpoint.ts) reaches the tools as authInfo,
+    // and limits count per account instead of per network.
+    const authInfo = ctx.state.authInfo as AuthInfo | undefined;
+    const extra: MessageExtraInfo = { requestInfo: { headers }, authInfo };
     const kind = envelope(message);
     if (kind === 'request') {
       const request = message as JSONRPCRequest;
+      if (refuse?.(ctx, request)) return;
       const isToolCall = request.method === 'tools/call';
       if (isToolCall) {
         if (!toolCallParamsOk(request.params)) {
@@ -70,7 +78,8 @@ export function mcpEndpoint(mux: RequestMultiplexer, limits: GuestLimits, logger
             request.id,
           );
         }
-        const refusal = await limits.check(String(request.params?.name), ctx.ip);
+        const limitKey = authInfo ? `account:${String(authInfo.extra?.accountId)}` : ctx.ip;
+        const refusal = await limits.check(String(request.params?.name), limitKey);
         if (refusal) {
           ctx.body = { jsonrpc: '2.0', id: request.id, result: errorResult(refusal) };
           return;

@@ -34,10 +34,14 @@ export const INSTRUCTIONS = [
   'scan; pass skin_type only when the person stated it. Results are cosmetic estimates, not a diagnosis.',
 ].join('\n');
 
-export function buildServer(tools: readonly ToolDefinition[], logger: Logger): Server {
+export function buildServer(
+  tools: readonly ToolDefinition[],
+  logger: Logger,
+  instructions = INSTRUCTIONS,
+): Server {
   const server = new Server(
     { name: 'skinmatch', title: 'skinmatch', version: '0.1.0' },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: false } }, instructions },
   );
   const listing = toolListing(tools);
   const served = new Map(
@@ -49,7 +53,9 @@ export function buildServer(tools: readonly ToolDefinition[], logger: Logger): S
     const entry = served.get(request.params.name);
     if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     try {
-      return toolResult(await entry.tool.call(entry.validate(request.params.arguments)));
+      const accountId = extra.authInfo?.extra?.accountId;
+      const caller = typeof accountId === 'string' ? { accountId } : {};
+      return toolResult(await entry.tool.call(entry.validate(request.params.arguments), caller));
     } catch (err) {
       const toolError = err instanceof ToolError ? err : fromCoreError(err);
       if (toolError) return errorResult(toolError);

@@ -5,10 +5,14 @@
 
 import { Health } from '../../gen/grpc/health/v1/health_pb.ts';
 import { ServerReflection } from '../../gen/grpc/reflection/v1/reflection_pb.ts';
+import { AccountService } from '../../gen/skinmatch/v1/account_pb.ts';
 import { CatalogService } from '../../gen/skinmatch/v1/catalog_pb.ts';
 import { MatchService } from '../../gen/skinmatch/v1/match_pb.ts';
+import { OAuthStateService } from '../../gen/skinmatch/v1/oauth_state_pb.ts';
 import { ScanService } from '../../gen/skinmatch/v1/scan_pb.ts';
 import { StatusService } from '../../gen/skinmatch/v1/status_pb.ts';
+import { AccountServiceImpl } from '../account/account-service.ts';
+import { OAuthStateServiceImpl, purgeExpiredState } from '../account/oauth-state-service.ts';
 import { CatalogServiceImpl } from '../catalog/catalog-service.ts';
 import { LiveCatalog } from '../catalog/catalog-store.ts';
 import { MatchServiceImpl } from '../match/match-service.ts';
@@ -23,6 +27,9 @@ import { type RunningServer, startServer } from '../shared/server.ts';
 import type { Orm } from './db/orm.ts';
 import { plainSql } from './db/plain-sql.ts';
 import { StatusServiceImpl } from './status-service.ts';
+
+/** How often expired authorization-server state is deleted. */
+const STATE_PURGE_INTERVAL_MS = 10 * 60 * 1000;
 
 export interface CoreOptions {
   readonly orm: Orm;
@@ -51,17 +58,33 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
   const catalog = new LiveCatalog(orm, logger);
   await catalog.start(notifications);
   const sql = await plainSql(orm);
-  const services = [ScanService, MatchService, CatalogService, StatusService];
+  const services = [
+    ScanService,
+    MatchService,
+    CatalogService,
+    AccountService,
+    OAuthStateService,
+    StatusService,
+  ];
+  const scans = new ScanServiceImpl({ ...options, sql, notifications });
+  const purge = setInterval(() => {
+    purgeExpiredState(orm.em.fork()).catch((err: Error) =>
+      logger.warn({ err: err.message }, 'purging expired OAuth state failed'),
+    );
+  }, STATE_PURGE_INTERVAL_MS);
+  purge.unref();
   const databaseUp = () => orm.isConnected();
   const server = await startServer({
     port: options.port,
     host: options.host,
     logger,
     routes: (router) => {
-      router.service(ScanService, new ScanServiceImpl({ ...options, sql, notifications }));
+      router.service(ScanService, scans);
       router.service(MatchService, new MatchServiceImpl({ ...options, sql, catalog }));
       router.service(CatalogService, new CatalogServiceImpl(catalog));
-      router.service(StatusService, new StatusServiceImpl(orm));
+      router.service(AccountService, new AccountServiceImpl({ ...options, scans }));
+      router.service(OAuthStateService, new OAuthStateServiceImpl(orm));
+      router.service(StatusService, new StatusServiceImpl(orm, catalog));
       router.service(
         Health,
         new HealthService(
@@ -75,6 +98,7 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
   return {
     port: server.port,
     close: async () => {
+      clearInterval(purge);
       await server.close();
       await worker?.stop();
       catalog.stop();

@@ -5,14 +5,17 @@
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import { GetStatusResponseSchema, type StatusService } from '../../gen/skinmatch/v1/status_pb.ts';
+import type { LiveCatalog } from '../catalog/catalog-store.ts';
 import { admissionsEnabled } from '../scan/admissions.ts';
 import type { Orm } from './db/orm.ts';
 
 export class StatusServiceImpl implements ServiceImpl<typeof StatusService> {
   readonly #orm: Orm;
+  readonly #catalog: LiveCatalog;
 
-  constructor(orm: Orm) {
+  constructor(orm: Orm, catalog: LiveCatalog) {
     this.#orm = orm;
+    this.#catalog = catalog;
   }
 
   async getStatus() {
@@ -21,7 +24,8 @@ export class StatusServiceImpl implements ServiceImpl<typeof StatusService> {
       return create(GetStatusResponseSchema, {
         databaseOk: true,
         admissionsEnabled: admissions,
-        catalogToolsEnabled: false,
+        // The catalog tools are served on /mcp/account; they work whenever the catalog is loaded.
+        catalogToolsEnabled: this.#catalog.available,
       });
     } catch {
       return create(GetStatusResponseSchema, { databaseOk: false });

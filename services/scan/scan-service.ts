@@ -50,7 +50,12 @@ export class ScanServiceImpl implements ServiceImpl<typeof ScanService> {
   }
 
   async startScan(req: { source: string }) {
-    const source = checkSource(req.source);
+    return this.startScanFor(req.source, null);
+  }
+
+  /** Starts a scan, owned by an account (AccountService) or by no one (a guest scan). */
+  async startScanFor(sourceText: string, accountId: string | null) {
+    const source = checkSource(sourceText);
     const em = this.#deps.orm.em.fork();
     if (!(await admissionsEnabled(em))) {
       throw serviceError('admissions_paused', 'New scans are paused for now; try again later.');
@@ -64,6 +69,7 @@ export class ScanServiceImpl implements ServiceImpl<typeof ScanService> {
       createdAt: now,
       updatedAt: now,
       expiresAt: new Date(now.getTime() + GUEST_TOKEN_LIFETIME_MS),
+      accountId,
     });
     await em.flush();
     return create(StartScanResponseSchema, {

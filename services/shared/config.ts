@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { loadOAuthConfig, type OAuthConfig } from './oauth-config.ts';
 
 export interface Config {
   readonly production: boolean;
@@ -46,6 +47,8 @@ export interface Config {
   readonly loadSampleCatalog: boolean;
   /** Key of the HMAC that turns a scan token into what is stored. */
   readonly tokenPepper: Buffer;
+  /** The authorization server's signing key, cookie keys and upstream identity providers. */
+  readonly oauth: OAuthConfig;
   readonly warnings: readonly string[];
 }
 
@@ -86,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustedProxyHops: proxyHops(env.TRUST_PROXY),
     loadSampleCatalog: env.LOAD_SAMPLE_CATALOG === 'true',
     tokenPepper: pepper(env.TOKEN_PEPPER, production, dataDir, warnings),
+    oauth: loadOAuthConfig(env, production, dataDir, warnings),
     warnings,
   };
 }

@@ -27,7 +27,11 @@ describe('configuration', () => {
   it('takes a configured pepper and rejects a short one', () => {
     const pepper = 'ab'.repeat(32);
     assert.equal(loadConfig({ TOKEN_PEPPER: pepper, DATA_DIR: dir }).tokenPepper.toString('hex'), pepper);
-    assert.deepEqual(loadConfig({ TOKEN_PEPPER: pepper, DATA_DIR: dir }).warnings, []);
+    const { warnings } = loadConfig({ TOKEN_PEPPER: pepper, DATA_DIR: dir });
+    assert.deepEqual(
+      warnings.filter((w) => w.includes('TOKEN_PEPPER')),
+      [],
+    );
     assert.throws(() => loadConfig({ TOKEN_PEPPER: 'abcd', DATA_DIR: dir }), /at least 32 bytes/);
   });
 

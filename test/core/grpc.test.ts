@@ -163,8 +163,10 @@ describe('core over gRPC (@grpc/grpc-js client)', () => {
     assert.deepEqual(names, [
       'grpc.health.v1.Health',
       'grpc.reflection.v1.ServerReflection',
+      'skinmatch.v1.AccountService',
       'skinmatch.v1.CatalogService',
       'skinmatch.v1.MatchService',
+      'skinmatch.v1.OAuthStateService',
       'skinmatch.v1.ScanService',
       'skinmatch.v1.StatusService',
     ]);

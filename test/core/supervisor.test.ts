@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { freePort, isListening, waitForPort } from '../../scripts/port.ts';
 import { startEmbeddedPostgres } from '../../services/core/db/embedded.ts';
+import { launchBrowser } from '../support/browser.ts';
+import { connectWithOAuth, MemoryOAuthClient } from '../support/oauth-client.ts';
 
 const alive = (pid: number) => {
   try {
@@ -100,10 +102,31 @@ describe('running it: npm start and the embedded PostgreSQL', function () {
       assert.equal(health.ok, true);
       const pid = Number(readFileSync(join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
 
+      // A newcomer signs in to /mcp/account through the development providers npm start runs.
+      assert.match(output, /signing in goes through two development providers/);
+      const idpPorts = [
+        ...output.matchAll(/dev identity provider "Dev provider \d" at http:\/\/127\.0\.0\.1:(\d+)/g),
+      ].map((m) => Number(m[1]));
+      assert.equal(idpPorts.length, 2);
+      const browser = await launchBrowser();
+      try {
+        const client = await connectWithOAuth(
+          browser,
+          `http://localhost:${facade}`,
+          new MemoryOAuthClient('none'),
+          { provider: 'Dev provider 2', login: 'newcomer' },
+        );
+        const listed = await client.callTool({ name: 'list_my_scans', arguments: {} });
+        assert.deepEqual(listed.structuredContent, { scans: [] });
+        await client.close();
+      } finally {
+        await browser.close();
+      }
+
       start.kill('SIGINT');
       await new Promise((resolve) => start.once('exit', resolve));
       assert.equal(start.exitCode, 0);
-      for (const port of [facade, core, inference, postgres])
+      for (const port of [facade, core, inference, postgres, ...idpPorts])
         assert.equal(await isListening(port), false, `port ${port}`);
       assert.ok(!alive(pid), 'PostgreSQL stopped with the rest');
       assert.match(output, /stopped/);

@@ -248,10 +248,13 @@ describe('tool errors and HTTP behaviour of /mcp', () => {
       const { pino } = await import('pino');
       const dead = createConnectTransport({ baseUrl: 'http://127.0.0.1:9', httpVersion: '2' });
       const allowedHosts: string[] = [];
+      const { testOAuthConfig } = await import('../support/oauth.ts');
       const app = await createFacade({
         core: dead,
         allowedHosts,
         logger: pino({ level: 'silent' }),
+        publicBaseUrl: 'http://127.0.0.1:9',
+        oauth: testOAuthConfig(),
       });
       const { default: request } = await import('node:http');
       const server = request.createServer(app.callback()).listen(0, '127.0.0.1');
@@ -293,7 +296,7 @@ describe('tool errors and HTTP behaviour of /mcp', () => {
       assert.deepEqual(await res.json(), {
         ok: true,
         admissions_enabled: true,
-        catalog_tools_enabled: false,
+        catalog_tools_enabled: true,
         photo_intake: 'direct_or_link',
       });
     });

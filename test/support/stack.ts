@@ -17,7 +17,9 @@ import type { RawProduct } from '../../services/catalog/derive.ts';
 import { startCore } from '../../services/core/core.ts';
 import { migrate, type Orm, openDatabase } from '../../services/core/db/orm.ts';
 import type { Analyzer } from '../../services/scan/analyzer.ts';
+import type { UpstreamProvider } from '../../services/shared/oauth-config.ts';
 import { createTestDatabase } from './database.ts';
+import { testOAuthConfig } from './oauth.ts';
 
 export interface Stack {
   readonly orm: Orm;
@@ -43,6 +45,10 @@ export interface StackOptions {
   readonly analyzer?: Analyzer;
   /** Guest rate limits; by default high enough never to get in a test's way. */
   readonly limits?: GuestLimitsConfig;
+  /** Upstream identity providers of the authorization server (none by default). */
+  readonly upstreams?: readonly UpstreamProvider[];
+  /** Listen on this port (the upstream providers' registered callbacks name it); a free one by default. */
+  readonly port?: number;
   /** The façade's deadline on each call to core (Connect `defaultTimeoutMs`); none by default. */
   readonly coreTimeoutMs?: number;
   /** The longest an MCP request waits for its answer. */
@@ -64,7 +70,7 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
   const clock = { offsetMs: 0 };
   // The façade's port is needed first: core builds upload links from the public base URL.
   const server = createServer();
-  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+  await new Promise<void>((ready) => server.listen(options.port ?? 0, '127.0.0.1', ready));
   const port = (server.address() as AddressInfo).port;
   const baseUrl = `http://127.0.0.1:${port}`;
   const core = await startCore({
@@ -93,6 +99,8 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
     allowedHosts,
     logger: logger.child({ name: 'facade' }),
     limits: options.limits ?? { callsPerMinute: 1_000_000, scansPerHour: 1_000_000 },
+    publicBaseUrl: baseUrl,
+    oauth: testOAuthConfig(options.upstreams),
     multiplexer: mux,
     ...options.facade,
   });

@@ -29,6 +29,8 @@ export const ScanSchema = defineEntity({
       .onUpdate(() => new Date()),
     expiresAt: p.datetime(),
     completedAt: p.datetime().nullable(),
+    /** The account that owns the scan; null for a guest scan. */
+    accountId: p.uuid().nullable(),
     /** Raised by one on every change, by the database (migration 0012); WatchScan compares it. */
     version: p.integer().default(0),
   },

@@ -1,0 +1,77 @@
+/**
+ * POST /mcp/account: the same stateless JSON-RPC endpoint as /mcp, behind a bearer token. Without a valid
+ * one → HTTP 401 with `WWW-Authenticate: Bearer resource_metadata="…"` (RFC 9728), so that an MCP client
+ * can find the authorization server; a tool call whose scope the token lacks → HTTP 403 with
+ * `error="insufficient_scope"`. The verified account travels with the request as the SDK's `authInfo`.
+ */
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Context } from 'koa';
+import type { BearerVerifier } from './bearer.ts';
+import type { ToolDefinition } from './tool-definition.ts';
+
+export interface AccountEndpointOptions {
+  readonly verifier: BearerVerifier;
+  readonly tools: readonly ToolDefinition[];
+  /** Absolute URL of the protected-resource metadata. */
+  readonly resourceMetadataUrl: string;
+  /** The /mcp endpoint's handler, given the account in `ctx.state.authInfo` and a scope check. */
+  readonly serve: (ctx: Context, refuse: (ctx: Context, request: JSONRPCRequest) => boolean) => Promise<void>;
+}
+
+export function accountEndpoint(options: AccountEndpointOptions) {
+  const scopeOf = new Map(options.tools.map((tool) => [tool.name, tool.scope]));
+  const challenge = (params: string) => `Bearer resource_metadata="${options.resourceMetadataUrl}"${params}`;
+
+  const refuse = (ctx: Context, request: JSONRPCRequest): boolean => {
+    if (request.method !== 'tools/call') return false;
+    const needed = scopeOf.get(String(request.params?.name));
+    const granted = (ctx.state.authInfo as AuthInfo).scopes;
+    if (!needed || granted.includes(needed)) return false;
+    ctx.status = 403;
+    ctx.set('WWW-Authenticate', challenge(`, error="insufficient_scope", scope="${needed}"`));
+    ctx.body = {
+      jsonrpc: '2.0',
+      id: request.id,
+      error: {
+        code: -32001,
+        message: `This tool needs the ${needed} scope, which the token does not grant.`,
+      },
+    };
+    return true;
+  };
+
+  return async (ctx: Context): Promise<void> => {
+    const check = await options.verifier.check(ctx.get('authorization') || undefined);
+    if (!check.ok) {
+      ctx.status = 401;
+      ctx.set(
+        'WWW-Authenticate',
+        challenge(
+          check.reason === 'invalid'
+            ? ', error="invalid_token", error_description="The token is not valid."'
+            : '',
+        ),
+      );
+      ctx.body = {
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32001,
+          message: 'A valid bearer token is required; sign in through the authorization server.',
+        },
+      };
+      return;
+    }
+    const { bearer } = check;
+    const authInfo: AuthInfo = {
+      token: bearer.token,
+      clientId: bearer.clientId,
+      scopes: [...bearer.scopes],
+      expiresAt: bearer.expiresAt,
+      extra: { accountId: bearer.accountId },
+    };
+    ctx.state.authInfo = authInfo;
+    await options.serve(ctx, refuse);
+  };
+}

@@ -1,0 +1,262 @@
+/**
+ * The catalog tools on /mcp/account (scope catalog:read): search and read products and ingredients.
+ * Each is one Connect call to core's CatalogService; all are read-only.
+ */
+import type { Client } from '@connectrpc/connect';
+import type { CatalogService, Ingredient } from '../../gen/skinmatch/v1/catalog_pb.ts';
+import type { Product } from '../../gen/skinmatch/v1/catalog_types_pb.ts';
+import {
+  FREE_FROM,
+  MAX_BRAND,
+  MAX_COUNTRY,
+  MAX_FREE_FROM,
+  PRODUCT_TYPES,
+} from '../../services/match/match-input.ts';
+import type { ToolDefinition } from './tool-definition.ts';
+
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const nullable = (type: string, extra: object = {}) => ({ type: [type, 'null'], ...extra });
+const strings = { type: 'array', items: { type: 'string' } } as const;
+const PAGE = {
+  page_size: { type: 'integer', minimum: 1, maximum: 100, description: 'At most this many (default 20).' },
+  page_token: { type: 'string', maxLength: 20, description: 'The next_page_token of the previous page.' },
+} as const;
+
+const PRODUCT = {
+  type: 'object',
+  properties: {
+    product_id: { type: 'string' },
+    name: { type: 'string' },
+    brand: nullable('string'),
+    product_type: nullable('string'),
+    country: nullable('string'),
+    image_url: nullable('string', { format: 'uri' }),
+    product_url: nullable('string', { format: 'uri' }),
+    buy_url: nullable('string', { format: 'uri' }),
+    ingredients: { ...strings, description: 'The INCI list as parsed, in label order.' },
+    skin_types: { ...strings, description: 'Skin types the product is declared or derived suitable for.' },
+    targets: { ...strings, description: 'What the formulation is designed to address.' },
+    key_ingredients: { ...strings, description: 'The actives behind its targets.' },
+    attributes: {
+      type: 'object',
+      properties: Object.fromEntries(
+        ['vegan', 'cruelty_free', 'fragrance_free', 'alcohol_free', 'fungal_acne_safe'].map((k) => [
+          k,
+          nullable('boolean'),
+        ]),
+      ),
+      required: ['vegan', 'cruelty_free', 'fragrance_free', 'alcohol_free', 'fungal_acne_safe'],
+      additionalProperties: false,
+    },
+    flags: { ...strings, description: 'Caution lists its ingredients are on.' },
+    demo: { type: 'boolean', description: 'True for the fictional demo catalog.' },
+  },
+  required: [
+    'product_id',
+    'name',
+    'brand',
+    'product_type',
+    'country',
+    'ingredients',
+    'targets',
+    'attributes',
+  ],
+  additionalProperties: false,
+} as const;
+
+const INGREDIENT = {
+  type: 'object',
+  properties: {
+    name: { type: 'string', description: 'Canonical name.' },
+    synonyms: strings,
+    addresses: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          concern: { type: 'string' },
+          evidence: {
+            type: 'integer',
+            minimum: 1,
+            maximum: 3,
+            description: '1 limited, 2 moderate, 3 strong.',
+          },
+        },
+        required: ['concern', 'evidence'],
+        additionalProperties: false,
+      },
+    },
+    flags: strings,
+    reasons: strings,
+  },
+  required: ['name', 'synonyms', 'addresses', 'flags', 'reasons'],
+  additionalProperties: false,
+} as const;
+
+const page = (key: string, items: object) => ({
+  type: 'object' as const,
+  properties: { [key]: { type: 'array', items }, next_page_token: { type: 'string' } },
+  required: [key],
+  additionalProperties: false,
+});
+
+export function catalogTools(catalog: Client<typeof CatalogService>): ToolDefinition[] {
+  return [
+    {
+      name: 'search_products',
+      title: 'Search products',
+      description:
+        'Searches the product catalog by words of the name, brand or ingredient list, with optional filters, ' +
+        'ordered by product_id, a page at a time. No scores: use recommend_products to match a scan.',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          query: {
+            type: 'string',
+            maxLength: 200,
+            description: 'Words to look for; empty lists everything.',
+          },
+          product_type: { type: 'string', enum: [...PRODUCT_TYPES] },
+          free_from: {
+            type: 'array',
+            items: { type: 'string', enum: [...FREE_FROM] },
+            maxItems: MAX_FREE_FROM,
+          },
+          vegan: { type: 'boolean' },
+          cruelty_free: { type: 'boolean' },
+          brand: { type: 'string', maxLength: MAX_BRAND },
+          country: { type: 'string', maxLength: MAX_COUNTRY },
+          ...PAGE,
+        },
+        additionalProperties: false,
+      },
+      outputSchema: page('products', PRODUCT),
+      annotations: READ_ONLY,
+      scope: 'catalog:read',
+      call: async (args) => {
+        const res = await catalog.searchProducts({
+          query: (args.query as string) ?? '',
+          filter: {
+            productType: (args.product_type as string) ?? '',
+            freeFrom: (args.free_from as string[]) ?? [],
+            vegan: args.vegan as boolean | undefined,
+            crueltyFree: args.cruelty_free as boolean | undefined,
+            brand: (args.brand as string) ?? '',
+            country: (args.country as string) ?? '',
+          },
+          pageSize: (args.page_size as number) ?? 0,
+          pageToken: (args.page_token as string) ?? '',
+        });
+        return withNext({ products: res.products.map(productJson) }, res.nextPageToken);
+      },
+    },
+    {
+      name: 'get_product',
+      title: 'Read a product',
+      description: 'Reads one catalog product by product_id: its ingredients, targets, attributes and links.',
+      inputSchema: {
+        type: 'object',
+        properties: { product_id: { type: 'string', minLength: 1, maxLength: 200 } },
+        required: ['product_id'],
+        additionalProperties: false,
+      },
+      outputSchema: {
+        type: 'object',
+        properties: { product: PRODUCT },
+        required: ['product'],
+        additionalProperties: false,
+      },
+      annotations: READ_ONLY,
+      scope: 'catalog:read',
+      call: async (args) => ({
+        product: productJson((await catalog.getProduct({ productId: String(args.product_id) })).product!),
+      }),
+    },
+    {
+      name: 'search_ingredients',
+      title: 'Search ingredients',
+      description: 'Searches the ingredient knowledge base by name or synonym (substring, case-insensitive).',
+      inputSchema: {
+        type: 'object',
+        properties: { query: { type: 'string', maxLength: 200 }, ...PAGE },
+        additionalProperties: false,
+      },
+      outputSchema: page('ingredients', INGREDIENT),
+      annotations: READ_ONLY,
+      scope: 'catalog:read',
+      call: async (args) => {
+        const res = await catalog.searchIngredients({
+          query: (args.query as string) ?? '',
+          pageSize: (args.page_size as number) ?? 0,
+          pageToken: (args.page_token as string) ?? '',
+        });
+        return withNext({ ingredients: res.ingredients.map(ingredientJson) }, res.nextPageToken);
+      },
+    },
+    {
+      name: 'get_ingredient',
+      title: 'Read an ingredient',
+      description:
+        'Reads what the knowledge base says about one ingredient (canonical name or synonym): the concerns ' +
+        'it addresses with the strength of evidence, caution lists, and the reason for each entry.',
+      inputSchema: {
+        type: 'object',
+        properties: { name: { type: 'string', minLength: 1, maxLength: 200 } },
+        required: ['name'],
+        additionalProperties: false,
+      },
+      outputSchema: {
+        type: 'object',
+        properties: { ingredient: INGREDIENT },
+        required: ['ingredient'],
+        additionalProperties: false,
+      },
+      annotations: READ_ONLY,
+      scope: 'catalog:read',
+      call: async (args) => ({
+        ingredient: ingredientJson((await catalog.getIngredient({ name: String(args.name) })).ingredient!),
+      }),
+    },
+  ];
+}
+
+function withNext(body: Record<string, unknown>, next: string): Record<string, unknown> {
+  return next ? { ...body, next_page_token: next } : body;
+}
+
+function productJson(p: Product): Record<string, unknown> {
+  const a = p.attributes;
+  return {
+    product_id: p.productId,
+    name: p.name,
+    brand: p.brand ?? null,
+    product_type: p.productType ?? null,
+    country: p.country ?? null,
+    image_url: p.imageUrl ?? null,
+    product_url: p.productUrl ?? null,
+    buy_url: p.buyUrl ?? null,
+    ingredients: p.ingredients,
+    skin_types: p.skinTypes,
+    targets: p.targets,
+    key_ingredients: p.keyIngredients,
+    attributes: {
+      vegan: a?.vegan ?? null,
+      cruelty_free: a?.crueltyFree ?? null,
+      fragrance_free: a?.fragranceFree ?? null,
+      alcohol_free: a?.alcoholFree ?? null,
+      fungal_acne_safe: a?.fungalAcneSafe ?? null,
+    },
+    flags: p.flags,
+    demo: p.demo,
+  };
+}
+
+function ingredientJson(i: Ingredient): Record<string, unknown> {
+  return {
+    name: i.name,
+    synonyms: i.synonyms,
+    addresses: i.addresses.map((a) => ({ concern: a.concern, evidence: a.evidence })),
+    flags: i.flags,
+    reasons: i.reasons,
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * The authorization server's HTTP surface around oidc-provider: RFC 8414 metadata at
+ * `/.well-known/oauth-authorization-server` (revocation advertised at /token), RFC 9728 metadata for the
+ * account endpoint, revocation requests to POST /token (a `token` without `grant_type`) routed to the
+ * provider's revocation, and registration forced to `application_type: web`, so that redirect URIs are
+ * compared exactly (native clients would get loopback-port leniency). Everything else is oidc-provider's.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Context, Middleware } from 'koa';
+import compose from 'koa-compose';
+import type { Provider } from 'oidc-provider';
+import getRawBody from 'raw-body';
+import { ACCOUNT_RESOURCE_PATH, SCOPE_NAMES } from './scopes.ts';
+
+const MAX_BODY_BYTES = 56 * 1024;
+export const RESOURCE_METADATA_PATH = `/.well-known/oauth-protected-resource${ACCOUNT_RESOURCE_PATH}`;
+const METADATA_PATHS = new Set([
+  '/.well-known/oauth-authorization-server',
+  '/.well-known/openid-configuration',
+]);
+
+export function authorizationServer(provider: Provider, issuer: string): Middleware {
+  const served = compose(provider.middleware) as Middleware;
+  const resourceMetadata = {
+    resource: `${issuer}${ACCOUNT_RESOURCE_PATH}`,
+    authorization_servers: [issuer],
+    scopes_supported: SCOPE_NAMES,
+    bearer_methods_supported: ['header'],
+    resource_name: 'skinmatch account endpoint',
+  };
+
+  return async (ctx, next) => {
+    if (ctx.method === 'GET' && ctx.path === RESOURCE_METADATA_PATH) {
+      ctx.set('Access-Control-Allow-Origin', '*');
+      ctx.body = resourceMetadata;
+      return;
+    }
+    if (ctx.method === 'GET' && METADATA_PATHS.has(ctx.path)) {
+      ctx.path = '/.well-known/openid-configuration';
+      await served(ctx, next);
+      if (ctx.status === 200) ctx.body = asMetadata(ctx.body as Record<string, unknown>, issuer);
+      return;
+    }
+    if (ctx.method === 'POST' && ctx.path === '/token' && ctx.is('application/x-www-form-urlencoded')) {
+      const body = await buffer(ctx);
+      if (body === undefined) return;
+      const form = new URLSearchParams(body);
+      if (form.has('token') && !form.has('grant_type')) ctx.path = '/token/revoke';
+    }
+    if (ctx.method === 'POST' && ctx.path === '/register' && ctx.is('application/json')) {
+      const body = await buffer(ctx);
+      if (body === undefined) return;
+      forceWebClient(ctx, body);
+    }
+    return served(ctx, next);
+  };
+}
+
+function asMetadata(discovery: Record<string, unknown>, issuer: string): Record<string, unknown> {
+  return {
+    ...discovery,
+    revocation_endpoint: `${issuer}/token`,
+    scopes_supported: [...SCOPE_NAMES, 'openid', 'offline_access'],
+    code_challenge_methods_supported: ['S256'],
+    response_types_supported: ['code'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
+  };
+}
+
+/** Reads the body for inspection and leaves it where oidc-provider's parser takes an already-read body. */
+async function buffer(ctx: Context): Promise<string | undefined> {
+  try {
+    const text = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, encoding: 'utf8' });
+    (ctx.req as IncomingMessage & { body?: string }).body = text;
+    return text;
+  } catch {
+    ctx.status = 400;
+    ctx.body = { error: 'invalid_request', error_description: 'unreadable or too large request body' };
+    return undefined;
+  }
+}
+
+function forceWebClient(ctx: Context, body: string): void {
+  try {
+    const metadata = JSON.parse(body) as unknown;
+    if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) return;
+    (ctx.req as IncomingMessage & { body?: string }).body = JSON.stringify({
+      ...metadata,
+      application_type: 'web',
+    });
+  } catch {
+    // Not JSON: oidc-provider answers it with its own invalid_request.
+  }
+}

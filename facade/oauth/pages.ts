@@ -1,0 +1,67 @@
+/**
+ * The sign-in pages a person sees: choosing an identity provider, approving scopes, and errors. Plain
+ * HTML with no script; every value is escaped. The headers (strict CSP, no referrer, no caching) are set
+ * by `sendPage`.
+ */
+import type { Context } from 'koa';
+
+const STYLE =
+  'body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;line-height:1.5}' +
+  'a.button,button{display:block;width:100%;margin:.5rem 0;padding:.7rem;font-size:1rem;text-align:center;' +
+  'border:1px solid #888;border-radius:.4rem;background:#f4f4f4;color:#111;text-decoration:none;cursor:pointer}' +
+  'button.primary{background:#1d4ed8;color:#fff;border-color:#1d4ed8}li{margin:.3rem 0}';
+
+export function escapeHtml(value: string): string {
+  return value.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
+}
+
+export function page(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title>
+<style>${STYLE}</style></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+}
+
+export function sendPage(ctx: Context, status: number, html: string): void {
+  ctx.status = status;
+  ctx.type = 'html';
+  ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.body = html;
+}
+
+export function errorPage(status: number, error: string, description: string): string {
+  return page(
+    status >= 500 ? 'Something went wrong' : 'This request cannot be completed',
+    `<p id="error">${escapeHtml(error)}</p><p id="description">${escapeHtml(description)}</p>`,
+  );
+}
+
+export function providerChoicePage(
+  clientName: string,
+  providers: readonly { href: string; name: string }[],
+): string {
+  const links = providers
+    .map((p) => `<a class="button" href="${escapeHtml(p.href)}">Continue with ${escapeHtml(p.name)}</a>`)
+    .join('');
+  return page(
+    'Sign in to skinmatch',
+    `<p><strong>${escapeHtml(clientName)}</strong> asks to use skinmatch on your behalf. ` +
+      `Sign in with one of these accounts:</p>${links}`,
+  );
+}
+
+export function consentPage(clientName: string, action: string, scopes: readonly string[]): string {
+  const items = scopes.map((s) => `<li>${escapeHtml(s)}</li>`).join('');
+  return page(
+    'Allow access?',
+    `<p><strong>${escapeHtml(clientName)}</strong> asks to:</p><ul id="scopes">${items}</ul>` +
+      `<form method="post" action="${escapeHtml(action)}">` +
+      '<button class="primary" name="decision" value="approve" type="submit">Allow</button>' +
+      '<button name="decision" value="decline" type="submit">Decline</button></form>',
+  );
+}

@@ -1,0 +1,153 @@
+/**
+ * AccountService: accounts and their upstream identities, the scans an account owns, and deleting all the
+ * service keeps about a person. The façade calls it after verifying a bearer token; internal systems may
+ * call it directly, so every rule is checked here.
+ */
+import { create } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import type { ServiceImpl } from '@connectrpc/connect';
+import type { EntityManager } from '@mikro-orm/core';
+import {
+  type AccountService,
+  DeleteAccountDataResponseSchema,
+  DeleteAccountScanResponseSchema,
+  GetAccountResponseSchema,
+  GetAccountScanResponseSchema,
+  ListAccountScansResponseSchema,
+  SignInResponseSchema,
+  StartAccountScanResponseSchema,
+} from '../../gen/skinmatch/v1/account_pb.ts';
+import type { Orm } from '../core/db/orm.ts';
+import { Scan } from '../core/db/scan-entity.ts';
+import type { ScanServiceImpl } from '../scan/scan-service.ts';
+import { toScanMessage } from '../scan/scan-view.ts';
+import { serviceError } from '../shared/errors.ts';
+import { type AccountRow, deleteAccount, findAccount, signIn } from './account-store.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DEFAULT_PAGE = 20;
+const MAX_PAGE = 100;
+export const ACCOUNT_NOT_FOUND = 'No such account.';
+export const ACCOUNT_SCAN_NOT_FOUND = 'The account has no scan with this run_id.';
+
+export interface AccountServiceDeps {
+  readonly orm: Orm;
+  readonly publicBaseUrl: string;
+  readonly scans: ScanServiceImpl;
+}
+
+export class AccountServiceImpl implements ServiceImpl<typeof AccountService> {
+  readonly #deps: AccountServiceDeps;
+
+  constructor(deps: AccountServiceDeps) {
+    this.#deps = deps;
+  }
+
+  async signIn(req: { provider: string; subject: string }) {
+    for (const [field, value] of [
+      ['provider', req.provider],
+      ['subject', req.subject],
+    ] as const) {
+      if (value === '' || value.length > 255) {
+        throw serviceError('invalid_input', `${field} must be 1 to 255 characters.`, { field });
+      }
+    }
+    const em = this.#em();
+    const { accountId, created } = await signIn(em, req.provider, req.subject);
+    return create(SignInResponseSchema, {
+      account: accountMessage((await findAccount(em, accountId))!),
+      created,
+    });
+  }
+
+  async getAccount(req: { accountId: string }) {
+    return create(GetAccountResponseSchema, {
+      account: accountMessage(await this.#account(this.#em(), req)),
+    });
+  }
+
+  async startAccountScan(req: { accountId: string; source: string }) {
+    const account = await this.#account(this.#em(), req);
+    const { runId, accessToken, uploadUrl, scan } = await this.#deps.scans.startScanFor(
+      req.source,
+      account.id,
+    );
+    return create(StartAccountScanResponseSchema, { runId, accessToken, uploadUrl, scan });
+  }
+
+  async getAccountScan(req: { accountId: string; runId: string }) {
+    const scan = await this.#scan(this.#em(), req);
+    return create(GetAccountScanResponseSchema, { scan: toScanMessage(scan, this.#deps.publicBaseUrl) });
+  }
+
+  async deleteAccountScan(req: { accountId: string; runId: string }) {
+    const em = this.#em();
+    const scan = await this.#scan(em, req);
+    await em.remove(scan).flush();
+    return create(DeleteAccountScanResponseSchema, { runId: scan.id, deleted: true });
+  }
+
+  async listAccountScans(req: { accountId: string; pageSize: number; pageToken: string }) {
+    const em = this.#em();
+    const account = await this.#account(em, req);
+    if (req.pageSize < 0 || req.pageSize > MAX_PAGE) {
+      throw serviceError('invalid_input', `page_size must be 0 to ${MAX_PAGE}.`, { field: 'page_size' });
+    }
+    const size = req.pageSize || DEFAULT_PAGE;
+    const offset = req.pageToken === '' ? 0 : Number(req.pageToken);
+    if (!Number.isSafeInteger(offset) || offset < 0 || String(offset) !== (req.pageToken || '0')) {
+      throw serviceError('invalid_input', 'page_token is not one this service issued.', {
+        field: 'page_token',
+      });
+    }
+    const scans = await em.find(
+      Scan,
+      { accountId: account.id },
+      { orderBy: { createdAt: 'desc', id: 'asc' }, limit: size + 1, offset },
+    );
+    return create(ListAccountScansResponseSchema, {
+      scans: scans.slice(0, size).map((scan) => toScanMessage(scan, this.#deps.publicBaseUrl)),
+      nextPageToken: scans.length > size ? String(offset + size) : '',
+    });
+  }
+
+  async deleteAccountData(req: { accountId: string }) {
+    checkAccountId(req.accountId);
+    return create(DeleteAccountDataResponseSchema, await deleteAccount(this.#em(), req.accountId));
+  }
+
+  async #account(em: EntityManager, req: { accountId: string }): Promise<AccountRow> {
+    checkAccountId(req.accountId);
+    const account = await findAccount(em, req.accountId);
+    if (!account) throw serviceError('not_found', ACCOUNT_NOT_FOUND);
+    return account;
+  }
+
+  async #scan(em: EntityManager, req: { accountId: string; runId: string }): Promise<Scan> {
+    const account = await this.#account(em, req);
+    if (req.runId === '') throw serviceError('scan_required', 'run_id is required.');
+    if (!UUID.test(req.runId))
+      throw serviceError('invalid_input', 'run_id must be a UUID.', { field: 'run_id' });
+    const scan = await em.findOne(Scan, { id: req.runId.toLowerCase(), accountId: account.id });
+    if (!scan) throw serviceError('not_found', ACCOUNT_SCAN_NOT_FOUND);
+    return scan;
+  }
+
+  #em(): EntityManager {
+    return this.#deps.orm.em.fork();
+  }
+}
+
+function checkAccountId(accountId: string): void {
+  if (!UUID.test(accountId)) {
+    throw serviceError('invalid_input', 'account_id must be a UUID.', { field: 'account_id' });
+  }
+}
+
+function accountMessage(account: AccountRow) {
+  return {
+    accountId: account.id,
+    identities: account.identities,
+    createdAt: timestampFromDate(account.createdAt),
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * Accounts in PostgreSQL: find-or-create by upstream identity, read, and delete with everything that
+ * refers to the account. Deletion relies on the schema: every table that refers to an account does so
+ * with `on delete cascade` (migration 0009), and the counts are taken in the same transaction.
+ */
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/core';
+import type { SqlEntityManager } from '@mikro-orm/postgresql';
+
+export interface AccountRow {
+  readonly id: string;
+  readonly createdAt: Date;
+  readonly identities: { provider: string; subject: string }[];
+}
+
+export interface DeletionCounts {
+  accounts: number;
+  identities: number;
+  scans: number;
+  photos: number;
+  grants: number;
+  tokens: number;
+}
+
+const sql = (em: EntityManager) => em as SqlEntityManager;
+
+/** The identity's account, created with the identity when this is its first sign-in. */
+export async function signIn(
+  em: EntityManager,
+  provider: string,
+  subject: string,
+): Promise<{ accountId: string; created: boolean }> {
+  return em.transactional(async (tx) => {
+    const found = await sql(tx).execute<{ account_id: string }[]>(
+      'select account_id from account_identities where provider = ? and subject = ?',
+      [provider, subject],
+    );
+    if (found[0]) return { accountId: found[0].account_id, created: false };
+    const accountId = randomUUID();
+    await sql(tx).execute('insert into accounts (id, created_at) values (?, now())', [accountId]);
+    const inserted = await sql(tx).execute<{ account_id: string }[]>(
+      `insert into account_identities (provider, subject, account_id, created_at) values (?, ?, ?, now())
+       on conflict (provider, subject) do nothing returning account_id`,
+      [provider, subject, accountId],
+    );
+    if (inserted.length === 1) return { accountId, created: true };
+    // A concurrent first sign-in of the same identity won: use its account, drop ours.
+    await sql(tx).execute('delete from accounts where id = ?', [accountId]);
+    const winner = await sql(tx).execute<{ account_id: string }[]>(
+      'select account_id from account_identities where provider = ? and subject = ?',
+      [provider, subject],
+    );
+    return { accountId: winner[0]!.account_id, created: false };
+  });
+}
+
+export async function findAccount(em: EntityManager, accountId: string): Promise<AccountRow | undefined> {
+  const rows = await sql(em).execute<{ id: string; created_at: Date }[]>(
+    'select id, created_at from accounts where id = ?',
+    [accountId],
+  );
+  if (!rows[0]) return undefined;
+  const identities = await sql(em).execute<{ provider: string; subject: string }[]>(
+    'select provider, subject from account_identities where account_id = ? order by created_at',
+    [accountId],
+  );
+  return { id: rows[0].id, createdAt: new Date(rows[0].created_at), identities };
+}
+
+/** Deletes the account and all that refers to it; counts what went. Nothing to delete counts zeros. */
+export async function deleteAccount(em: EntityManager, accountId: string): Promise<DeletionCounts> {
+  return em.transactional(async (tx) => {
+    const rows = await sql(tx).execute<Record<string, string>[]>(
+      `select
+         (select count(*) from accounts where id = ?) as accounts,
+         (select count(*) from account_identities where account_id = ?) as identities,
+         (select count(*) from scans where account_id = ?) as scans,
+         (select count(*) from scan_photos ph join scans s on s.id = ph.run_id where s.account_id = ?) as photos,
+         (select count(*) from oauth_state where account_id = ? and model = 'Grant') as grants,
+         (select count(*) from oauth_state where account_id = ? and model <> 'Grant') as tokens`,
+      Array(6).fill(accountId),
+    );
+    await sql(tx).execute('delete from accounts where id = ?', [accountId]);
+    const counts = rows[0]!;
+    return {
+      accounts: Number(counts.accounts),
+      identities: Number(counts.identities),
+      scans: Number(counts.scans),
+      photos: Number(counts.photos),
+      grants: Number(counts.grants),
+      tokens: Number(counts.tokens),
+    };
+  });
+}

@@ -1,0 +1,159 @@
+/**
+ * OAuthStateService: the authorization server's state in PostgreSQL, one RPC per method of
+ * oidc-provider's adapter contract. Each record is stored under (model, id) with its secondary keys
+ * (grant, uid, user code) and the account it belongs to as columns, so that revoking a grant and deleting
+ * an account are single statements. Expired records are never returned; `purgeExpiredState` deletes them.
+ */
+import { create, type JsonObject } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import type { ServiceImpl } from '@connectrpc/connect';
+import type { EntityManager } from '@mikro-orm/core';
+import type { SqlEntityManager } from '@mikro-orm/postgresql';
+import {
+  ConsumeStateResponseSchema,
+  DestroyStateResponseSchema,
+  FindStateByUidResponseSchema,
+  FindStateByUserCodeResponseSchema,
+  FindStateResponseSchema,
+  type OAuthStateService,
+  RevokeStateByGrantIdResponseSchema,
+  StoredStateSchema,
+  type UpsertStateRequest,
+  UpsertStateResponseSchema,
+} from '../../gen/skinmatch/v1/oauth_state_pb.ts';
+import type { Orm } from '../core/db/orm.ts';
+import { serviceError } from '../shared/errors.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Records the provider stores without a lifetime (registered clients) are kept this long. */
+const DEFAULT_LIFETIME_S = 10 * 365 * 24 * 3600;
+
+interface Row {
+  payload: JsonObject;
+  expires_at: Date;
+  consumed_at: Date | null;
+}
+
+export class OAuthStateServiceImpl implements ServiceImpl<typeof OAuthStateService> {
+  readonly #orm: Orm;
+
+  constructor(orm: Orm) {
+    this.#orm = orm;
+  }
+
+  async upsertState(req: UpsertStateRequest) {
+    const payload = req.payload ?? {};
+    const lifetime = req.expiresIn > 0n ? Number(req.expiresIn) : DEFAULT_LIFETIME_S;
+    const accountId = accountOf(payload);
+    await this.#sql().execute(
+      `insert into oauth_state (model, id, payload, grant_id, uid, user_code, account_id, expires_at)
+       values (?, ?, ?, ?, ?, ?, (select id from accounts where id = ?), now() + make_interval(secs => ?))
+       on conflict (model, id) do update set payload = excluded.payload, grant_id = excluded.grant_id,
+         uid = excluded.uid, user_code = excluded.user_code, account_id = excluded.account_id,
+         expires_at = excluded.expires_at, consumed_at = null`,
+      [
+        checkModel(req.model),
+        req.id,
+        JSON.stringify(payload),
+        text(payload.grantId),
+        text(payload.uid),
+        text(payload.userCode),
+        accountId,
+        lifetime,
+      ],
+    );
+    return create(UpsertStateResponseSchema, {});
+  }
+
+  async findState(req: { model: string; id: string }) {
+    return create(FindStateResponseSchema, { state: await this.#find('id', req.model, req.id) });
+  }
+
+  async findStateByUid(req: { model: string; uid: string }) {
+    return create(FindStateByUidResponseSchema, { state: await this.#find('uid', req.model, req.uid) });
+  }
+
+  async findStateByUserCode(req: { model: string; userCode: string }) {
+    return create(FindStateByUserCodeResponseSchema, {
+      state: await this.#find('user_code', req.model, req.userCode),
+    });
+  }
+
+  async consumeState(req: { model: string; id: string }) {
+    await this.#sql().execute('update oauth_state set consumed_at = now() where model = ? and id = ?', [
+      checkModel(req.model),
+      req.id,
+    ]);
+    return create(ConsumeStateResponseSchema, {});
+  }
+
+  async destroyState(req: { model: string; id: string }) {
+    await this.#sql().execute('delete from oauth_state where model = ? and id = ?', [
+      checkModel(req.model),
+      req.id,
+    ]);
+    return create(DestroyStateResponseSchema, {});
+  }
+
+  async revokeStateByGrantId(req: { grantId: string }) {
+    await this.#sql().execute('delete from oauth_state where grant_id = ?', [req.grantId]);
+    return create(RevokeStateByGrantIdResponseSchema, {});
+  }
+
+  async #find(column: 'id' | 'uid' | 'user_code', model: string, key: string) {
+    const rows = await this.#sql().execute<Row[]>(
+      `select payload, expires_at, consumed_at from oauth_state
+       where model = ? and ${column} = ? and expires_at > now()`,
+      [checkModel(model), key],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    const payload = row.consumed_at
+      ? { ...row.payload, consumed: Math.floor(new Date(row.consumed_at).getTime() / 1000) }
+      : row.payload;
+    return create(StoredStateSchema, { payload, expiresAt: timestampFromDate(new Date(row.expires_at)) });
+  }
+
+  #sql(): SqlEntityManager {
+    return this.#orm.em.fork() as SqlEntityManager;
+  }
+}
+
+/** Deletes expired records; returns how many. Core runs it periodically. */
+export async function purgeExpiredState(em: EntityManager): Promise<number> {
+  const rows = await (em as SqlEntityManager).execute<{ id: string }[]>(
+    'delete from oauth_state where expires_at <= now() returning id',
+  );
+  return rows.length;
+}
+
+function checkModel(model: string): string {
+  if (!/^[A-Za-z]{1,40}$/.test(model)) {
+    throw serviceError('invalid_input', 'model must be a provider model name.', { field: 'model' });
+  }
+  return model;
+}
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+/** The account a record belongs to: a session's, a grant's or a token's `accountId`, or an interaction's. */
+function accountOf(payload: JsonObject): string | null {
+  const nested = (key: string, inner: string) => {
+    const value = payload[key];
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as JsonObject)[inner] : null;
+  };
+  const loginAccount = (key: string) => {
+    const login = nested(key, 'login');
+    return login && typeof login === 'object' && !Array.isArray(login) ? login.accountId : null;
+  };
+  const candidates = [
+    payload.accountId,
+    nested('session', 'accountId'),
+    loginAccount('result'),
+    loginAccount('lastSubmission'),
+  ];
+  const found = candidates.find((c): c is string => typeof c === 'string' && UUID.test(c));
+  return found ?? null;
+}

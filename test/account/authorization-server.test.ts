@@ -1,0 +1,278 @@
+import assert from 'node:assert/strict';
+import type { Browser } from 'playwright-core';
+import { freePort } from '../../scripts/port.ts';
+import { launchBrowser } from '../support/browser.ts';
+import { authorizeInBrowser, REDIRECT_URI } from '../support/oauth-client.ts';
+import { authorize, authorizeUrl, decodeJwt, pkce, register, token } from '../support/oauth-http.ts';
+import { type Stack, startStack } from '../support/stack.ts';
+import { type RunningUpstream, startUpstream } from '../support/upstream.ts';
+
+describe('the authorization server', function () {
+  this.timeout(60_000);
+  let stack: Stack;
+  let upstreams: RunningUpstream[];
+  let browser: Browser;
+  let base: string;
+
+  before(async () => {
+    const port = await freePort();
+    upstreams = await Promise.all([startUpstream('1', 'Alpha', port), startUpstream('2', 'Beta', port)]);
+    stack = await startStack('authorization-server', { port, upstreams: upstreams.map((u) => u.provider) });
+    base = stack.baseUrl;
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await stack?.close();
+    await Promise.all(upstreams?.map((u) => u.close()) ?? []);
+  });
+
+  /** A registered public client, a person signed in at Alpha who approved: the code and its verifier. */
+  async function codeFor(login: string, extra: Record<string, string> = {}) {
+    const client = (await register(base)).body;
+    const { verifier, challenge } = pkce();
+    const url = authorizeUrl(base, {
+      client_id: client.client_id,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      ...extra,
+    });
+    const back = await authorizeInBrowser(browser, url, { provider: 'Alpha', login });
+    return { clientId: client.client_id as string, verifier, code: back.searchParams.get('code')!, back };
+  }
+
+  async function tokensFor(login: string) {
+    const { clientId, verifier, code } = await codeFor(login);
+    const res = await token(base, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: REDIRECT_URI,
+      client_id: clientId,
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return { clientId, tokens: res.body! };
+  }
+
+  describe('metadata and registration', () => {
+    it('RFC 8414 metadata offers exactly what the spec offers', async () => {
+      const res = await fetch(`${base}/.well-known/oauth-authorization-server`);
+      assert.equal(res.status, 200);
+      const m = (await res.json()) as Record<string, unknown>;
+      assert.equal(m.issuer, base);
+      assert.equal(m.authorization_endpoint, `${base}/authorize`);
+      assert.equal(m.token_endpoint, `${base}/token`);
+      assert.equal(m.registration_endpoint, `${base}/register`);
+      assert.equal(m.revocation_endpoint, `${base}/token`);
+      assert.deepEqual(m.response_types_supported, ['code']);
+      assert.deepEqual(m.code_challenge_methods_supported, ['S256']);
+      assert.deepEqual(m.grant_types_supported, ['authorization_code', 'refresh_token']);
+      assert.deepEqual([...(m.token_endpoint_auth_methods_supported as string[])].sort(), [
+        'client_secret_basic',
+        'client_secret_post',
+        'none',
+      ]);
+      for (const off of [
+        'userinfo_endpoint',
+        'end_session_endpoint',
+        'device_authorization_endpoint',
+        'pushed_authorization_request_endpoint',
+        'dpop_signing_alg_values_supported',
+        'introspection_endpoint',
+      ]) {
+        assert.equal(m[off], undefined, `${off} is advertised`);
+      }
+    });
+
+    it('RFC 9728 metadata names the resource and this authorization server', async () => {
+      const res = await fetch(`${base}/.well-known/oauth-protected-resource/mcp/account`);
+      assert.deepEqual(await res.json(), {
+        resource: `${base}/mcp/account`,
+        authorization_servers: [base],
+        scopes_supported: ['scan:write', 'scan:read', 'catalog:read'],
+        bearer_methods_supported: ['header'],
+        resource_name: 'skinmatch account endpoint',
+      });
+    });
+
+    it('registers a client without scope; a native client is registered as web', async () => {
+      const plain = await register(base);
+      assert.equal(plain.status, 201);
+      assert.match(plain.body.client_id, /\S+/);
+      const native = await register(base, { application_type: 'native' });
+      assert.equal(native.status, 201);
+      assert.equal(native.body.application_type, 'web');
+    });
+
+    it('the development interactions of oidc-provider are not served', async () => {
+      assert.equal((await fetch(`${base}/interaction/nope`)).status, 400);
+      assert.equal((await fetch(`${base}/me`)).status, 404);
+      assert.equal((await fetch(`${base}/device/auth`, { method: 'POST' })).status, 404);
+      assert.equal((await fetch(`${base}/request`, { method: 'POST' })).status, 404);
+    });
+  });
+
+  describe('/authorize refuses', () => {
+    let clientId: string;
+    const { challenge } = pkce();
+    before(async () => {
+      clientId = (await register(base)).body.client_id;
+    });
+
+    const redirectError = async (query: Record<string, string>) => {
+      const res = await authorize(authorizeUrl(base, { client_id: clientId, ...query }));
+      assert.equal(res.status, 303);
+      assert.equal(res.location?.origin + res.location!.pathname, REDIRECT_URI);
+      // A refused response_type=token answers in the fragment, as that response type would.
+      const params = res.location!.search
+        ? res.location!.searchParams
+        : new URLSearchParams(res.location!.hash.slice(1));
+      return { error: params.get('error'), description: params.get('error_description') };
+    };
+
+    it('plain PKCE', async () => {
+      assert.deepEqual(await redirectError({ code_challenge: challenge, code_challenge_method: 'plain' }), {
+        error: 'invalid_request',
+        description: 'not supported value of code_challenge_method',
+      });
+    });
+
+    it('no PKCE', async () => {
+      assert.deepEqual(await redirectError({}), {
+        error: 'invalid_request',
+        description: 'Authorization Server policy requires PKCE to be used for this request',
+      });
+    });
+
+    it('response_type=token', async () => {
+      assert.deepEqual(
+        await redirectError({
+          response_type: 'token',
+          code_challenge: challenge,
+          code_challenge_method: 'S256',
+        }),
+        { error: 'unsupported_response_type', description: 'unsupported response_type requested' },
+      );
+    });
+
+    it('a redirect URI that is not exactly the registered one: HTTP 400 page, no Location', async () => {
+      for (const redirect of [`${REDIRECT_URI}/`, 'http://127.0.0.1:10/callback', `${REDIRECT_URI}?x=1`]) {
+        const res = await authorize(
+          authorizeUrl(base, {
+            client_id: clientId,
+            redirect_uri: redirect,
+            code_challenge: challenge,
+            code_challenge_method: 'S256',
+          }),
+        );
+        assert.equal(res.status, 400, redirect);
+        assert.equal(res.location, undefined);
+        assert.match(
+          res.text,
+          /invalid_redirect_uri<\/p><p id="description">redirect_uri did not match any of the client&#39;s registered redirect_uris/,
+        );
+      }
+    });
+
+    it('an unknown client: HTTP 400 page, no Location', async () => {
+      const res = await authorize(
+        authorizeUrl(base, {
+          client_id: 'no-such-client',
+          code_challenge: challenge,
+          code_challenge_method: 'S256',
+        }),
+      );
+      assert.equal(res.status, 400);
+      assert.equal(res.location, undefined);
+      assert.match(res.text, /invalid_client/);
+    });
+  });
+
+  describe('tokens', () => {
+    it('an access token is a short-lived at+jwt for {base_url}/mcp/account; a refresh token comes with it', async () => {
+      const { tokens } = await tokensFor('tess');
+      assert.equal(tokens.token_type, 'Bearer');
+      assert.equal(tokens.expires_in, 600);
+      assert.equal(tokens.scope, 'scan:read scan:write catalog:read');
+      assert.match(tokens.refresh_token, /\S{20,}/);
+      const { header, payload } = decodeJwt(tokens.access_token);
+      assert.equal(header.typ, 'at+jwt');
+      assert.equal(header.alg, 'ES256');
+      assert.equal(payload.aud, `${base}/mcp/account`);
+      assert.equal(payload.iss, base);
+      assert.equal(payload.exp - payload.iat, 600);
+    });
+
+    it('a reused authorization code is refused', async () => {
+      const { clientId, verifier, code } = await codeFor('rita');
+      const form = {
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        redirect_uri: REDIRECT_URI,
+        client_id: clientId,
+      };
+      assert.equal((await token(base, form)).status, 200);
+      assert.deepEqual(await token(base, form), {
+        status: 400,
+        body: { error: 'invalid_grant', error_description: 'grant request is invalid' },
+      });
+    });
+
+    it('refresh rotates the refresh token; the old one is refused', async () => {
+      const { clientId, tokens } = await tokensFor('rob');
+      const refreshed = await token(base, {
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token,
+        client_id: clientId,
+      });
+      assert.equal(refreshed.status, 200);
+      assert.notEqual(refreshed.body!.refresh_token, tokens.refresh_token);
+      assert.equal(decodeJwt(refreshed.body!.access_token).payload.aud, `${base}/mcp/account`);
+      const again = await token(base, {
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token,
+        client_id: clientId,
+      });
+      assert.deepEqual(again, {
+        status: 400,
+        body: { error: 'invalid_grant', error_description: 'grant request is invalid' },
+      });
+    });
+
+    it('revocation at /token; a refresh after it is refused', async () => {
+      const { clientId, tokens } = await tokensFor('val');
+      const revoked = await token(base, {
+        token: tokens.refresh_token,
+        token_type_hint: 'refresh_token',
+        client_id: clientId,
+      });
+      assert.deepEqual(revoked, { status: 200, body: undefined });
+      const after = await token(base, {
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token,
+        client_id: clientId,
+      });
+      assert.deepEqual(after, {
+        status: 400,
+        body: { error: 'invalid_grant', error_description: 'grant request is invalid' },
+      });
+    });
+
+    it('a token for a foreign resource is refused', async () => {
+      const { clientId, verifier, code } = await codeFor('fred');
+      const res = await token(base, {
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        redirect_uri: REDIRECT_URI,
+        client_id: clientId,
+        resource: 'https://elsewhere.example/api',
+      });
+      assert.deepEqual(res, {
+        status: 400,
+        body: { error: 'invalid_target', error_description: 'resource indicator is missing, or unknown' },
+      });
+    });
+  });
+});
