@@ -11,12 +11,15 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { EntityManager } from '@mikro-orm/core';
+import { plainSql } from '../core/db/plain-sql.ts';
 import { type RecordResult, readCsv, readJsonLines } from './catalog-records.ts';
 import { holdsRealProducts, removeDemoProducts, withdrawAbsent } from './catalog-scope.ts';
-import { upsertProducts } from './catalog-store.ts';
+import { writeProducts } from './catalog-store.ts';
 import type { DerivedProduct, RawProduct } from './derive.ts';
+import { createDeriver } from './formula-memo.ts';
 
-const BATCH = 500;
+/** Products per statement: large enough that a round trip is a small part of it. */
+const BATCH = 1000;
 
 export interface Rejection {
   readonly line: number;
@@ -93,18 +96,30 @@ export async function importRecords(
 
   const warnings: ImportWarning[] = [];
   const done = options.onProgress ?? (() => {});
-  for (let start = 0; start < accepted.length; start += BATCH) {
-    const batch = accepted.slice(start, start + BATCH);
-    const derived = await upsertProducts(
-      em.fork(),
-      batch.map((record) => record.product),
-    );
-    derived.forEach((product, i) => {
-      const message = ingredientWarning(product);
-      if (message !== null) warnings.push({ line: batch[i]!.line, product_id: product.product_id, message });
-    });
-    done(Math.min(accepted.length, start + BATCH));
+  const derive = createDeriver();
+  const client = await (await plainSql(em)).connect();
+  try {
+    // While PostgreSQL writes one batch, this process derives the next: the two work on different cores.
+    let writing: Promise<void> = Promise.resolve();
+    for (let start = 0; start < accepted.length; start += BATCH) {
+      const batch = accepted.slice(start, start + BATCH).map((record) => record.product);
+      const derived = batch.map(derive);
+      derived.forEach((product, i) => {
+        const message = ingredientWarning(product);
+        const line = accepted[start + i]!.line;
+        if (message !== null) warnings.push({ line, product_id: product.product_id, message });
+      });
+      await writing;
+      const written = Math.min(accepted.length, start + BATCH);
+      writing = writeProducts(client, batch, derived).then(() => done(written));
+    }
+    await writing;
+  } catch (err) {
+    // A client whose statement failed may be broken: the pool discards it rather than reuse it.
+    client.release(err as Error);
+    throw err;
   }
+  client.release();
 
   const real = accepted.some((record) => record.product.demo !== true);
   const demoRemoved = real ? await removeDemoProducts(em.fork()) : 0;

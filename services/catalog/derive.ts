@@ -7,7 +7,7 @@
  * records the knowledge-base version it was derived with.
  */
 import { MEASURES, type Measure } from '../shared/measures.ts';
-import { type Ingredient, type ListStatus, readInci } from './inci/parse.ts';
+import { type InciReading, type Ingredient, type ListStatus, readInci } from './inci/parse.ts';
 import { ingredientFacts } from './knowledge/facts.ts';
 import { type Active, type CautionList, KB_VERSION, TARGET_EVIDENCE } from './knowledge/knowledge.ts';
 
@@ -93,11 +93,27 @@ export const MAX_KEY_INGREDIENTS = 5;
  */
 const RICH_OIL_SHARE = 1 / 3;
 
-export function deriveProduct(raw: RawProduct): DerivedProduct {
-  const reading = readInci(raw.ingredients);
+/**
+ * What an ingredient field says about a formula: everything derived from the list alone, given whether the
+ * product is meant for sun protection (which decides whether UV filters count). Most of a derivation's
+ * time is here, and a catalog carries the same formula under many ids, so imports reuse it (formula-memo.ts).
+ */
+export interface Formula {
+  readonly reading: InciReading;
+  readonly evidence: Readonly<Partial<Record<Measure, number>>>;
+  readonly targets: readonly Measure[];
+  readonly keyIngredients: readonly string[];
+  readonly flags: readonly FormulationFlag[];
+  readonly barrierSupport: readonly string[];
+  /** A sun-care product whose list has a UV filter. */
+  readonly sunProtects: boolean;
+  readonly animalDerived: boolean;
+}
+
+export function analyseFormula(ingredients: string | null, sunProtection: boolean): Formula {
+  const reading = readInci(ingredients);
   const parsed = reading.ingredients;
   const certain = parsed.filter((ingredient) => !ingredient.mayContain);
-  const sunProtection = isSunProtection(raw);
   const counts = (active: Active | null): active is Active =>
     active !== null && (active.context === null || sunProtection);
 
@@ -115,7 +131,6 @@ export function deriveProduct(raw: RawProduct): DerivedProduct {
 
   const listed = (list: CautionList) =>
     parsed.some((ingredient) => ingredientFacts(ingredient.name).cautions[list] !== null);
-  const hasList = parsed.length > 0;
   const flagged: Record<FormulationFlag, boolean> = {
     fragrance: isScented(parsed),
     drying_alcohol: listed('drying-alcohols'),
@@ -123,6 +138,32 @@ export function deriveProduct(raw: RawProduct): DerivedProduct {
     pore_clogging: listed('pore-clogging'),
     rich_texture: isRich(certain),
   };
+  return {
+    reading,
+    evidence,
+    targets,
+    keyIngredients,
+    flags: FORMULATION_FLAGS.filter((flag) => flagged[flag]),
+    barrierSupport: [
+      ...new Set(certain.flatMap((ingredient) => ingredientFacts(ingredient.name).barrier?.name ?? [])),
+    ],
+    sunProtects:
+      sunProtection &&
+      certain.some((ingredient) => ingredientFacts(ingredient.name).active?.context === 'sun_protection'),
+    animalDerived: listed('animal-derived'),
+  };
+}
+
+export function deriveProduct(raw: RawProduct): DerivedProduct {
+  return productOf(raw, analyseFormula(raw.ingredients, isSunProtection(raw)));
+}
+
+/** The derived product of a record whose ingredient field says `formula`. */
+export function productOf(raw: RawProduct, formula: Formula): DerivedProduct {
+  const { reading, evidence, targets, keyIngredients, flags, barrierSupport, sunProtects, animalDerived } =
+    formula;
+  const hasList = reading.ingredients.length > 0;
+  const has = (flag: FormulationFlag) => flags.includes(flag);
   const declared = declaredSkinTypes(raw.skin_types);
 
   return {
@@ -139,27 +180,23 @@ export function deriveProduct(raw: RawProduct): DerivedProduct {
     vegan: raw.vegan,
     cruelty_free: raw.cruelty_free,
     ...(raw.demo === undefined ? {} : { demo: raw.demo }),
-    skin_types: declared.length > 0 ? declared : hasList ? formulaSkinTypes(flagged.rich_texture) : [],
+    skin_types: declared.length > 0 ? declared : hasList ? formulaSkinTypes(has('rich_texture')) : [],
     skin_types_source: declared.length > 0 ? 'declared' : hasList ? 'derived' : 'unknown',
-    parsed_ingredients: parsed,
+    parsed_ingredients: reading.ingredients,
     ingredients_status: reading.status,
     ingredients_note: reading.note,
     evidence,
     targets,
     key_ingredients: keyIngredients,
-    flags: FORMULATION_FLAGS.filter((flag) => flagged[flag]),
-    barrier_support: [
-      ...new Set(certain.flatMap((ingredient) => ingredientFacts(ingredient.name).barrier?.name ?? [])),
-    ],
-    sun_protection:
-      sunProtection &&
-      certain.some((ingredient) => ingredientFacts(ingredient.name).active?.context === 'sun_protection'),
+    flags,
+    barrier_support: barrierSupport,
+    sun_protection: sunProtects,
     attributes: {
-      vegan: raw.vegan ?? (listed('animal-derived') ? false : null),
+      vegan: raw.vegan ?? (animalDerived ? false : null),
       cruelty_free: raw.cruelty_free,
-      fragrance_free: hasList ? !flagged.fragrance : null,
-      alcohol_free: hasList ? !flagged.drying_alcohol : null,
-      fungal_acne_safe: hasList ? !flagged.fungal_acne_trigger : null,
+      fragrance_free: hasList ? !has('fragrance') : null,
+      alcohol_free: hasList ? !has('drying_alcohol') : null,
+      fungal_acne_safe: hasList ? !has('fungal_acne_trigger') : null,
     },
     kb_version: KB_VERSION,
   };
@@ -178,7 +215,7 @@ function isScented(ingredients: readonly Ingredient[]): boolean {
 }
 
 /** UV filters only count as actives in products meant for sun protection. */
-function isSunProtection(raw: RawProduct): boolean {
+export function isSunProtection(raw: RawProduct): boolean {
   const type = raw.product_type?.toLowerCase() ?? '';
   return /\bsun/.test(type) || /\bspf\s*\d+/i.test(raw.name);
 }

@@ -71,14 +71,7 @@ export class MatchServiceImpl implements ServiceImpl<typeof MatchService> {
       throw serviceError('scan_not_ready', `The scan is not complete: ${why}.`);
     }
     const { catalog } = this.#deps;
-    if (!catalog.available || catalog.index.size === 0) {
-      throw serviceError(
-        'catalog_unavailable',
-        'The product catalog cannot be used at the moment; try again later.',
-      );
-    }
     const concerns = concernsFromScores(scan.scores ?? {});
-    const { best, candidates } = catalog.index.recommend(concerns, skinType, req.filter, MAX_PRODUCTS);
     const answer = (
       products: RecommendProductsResponse['products'],
       used: number,
@@ -98,6 +91,16 @@ export class MatchServiceImpl implements ServiceImpl<typeof MatchService> {
           moreInApp: MORE_IN_APP,
         },
       });
+    if (!catalog.available || catalog.index.size === 0) {
+      // A used allowance needs no catalog: the answer is upgrade_required whatever its state (spec rule 2).
+      const used = await matchesUsed(em, scan.id);
+      if (used >= INCLUDED_MATCHES) return answer([], used, true);
+      throw serviceError(
+        'catalog_unavailable',
+        'The product catalog cannot be used at the moment; try again later.',
+      );
+    }
+    const { best, candidates } = catalog.index.recommend(concerns, skinType, req.filter, MAX_PRODUCTS);
     if (candidates === 0) {
       // Nothing to consume, but a used allowance still answers upgrade_required (spec rule 2).
       const used = await matchesUsed(em, scan.id);

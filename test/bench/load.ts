@@ -3,7 +3,7 @@
  * pids of the processes that serve the calls, it also reports their CPU time per request (from /proc, on
  * Linux), which a busy shared machine disturbs far less than requests/s.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 export interface LoadResult {
   readonly requests: number;
@@ -48,7 +48,7 @@ export async function load(
 
 /** User and system CPU time of the processes so far, in ms (/proc/PID/stat fields 14 and 15, in ticks of
  * 10 ms on Linux's usual USER_HZ of 100). */
-function cpuMs(pids: readonly number[]): number {
+export function cpuMs(pids: readonly number[]): number {
   let ticks = 0;
   for (const pid of pids) {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -56,6 +56,24 @@ function cpuMs(pids: readonly number[]): number {
     ticks += Number(fields[11]) + Number(fields[12]);
   }
   return ticks * 10;
+}
+
+/** A PostgreSQL server's processes: the postmaster (`postmaster.pid` in its data directory) and its
+ * children, backends and background writers alike. */
+export function postgresPids(dataDir: string): number[] {
+  const postmaster = Number(readFileSync(`${dataDir}/postmaster.pid`, 'utf8').split('\n')[0]);
+  const children = readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster;
+      } catch {
+        return false; // ended meanwhile
+      }
+    })
+    .map(Number);
+  return [postmaster, ...children];
 }
 
 export function row(name: string, r: LoadResult): string {

@@ -11,7 +11,7 @@
  * Target: p50 under 10 ms at 100 000 products. BENCH_PROFILE=1 writes a CPU profile of this process
  * (core runs in it) to .data/profiles/ while the RecommendProducts calls run.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
@@ -21,7 +21,7 @@ import { MatchService } from '../../gen/skinmatch/v1/match_pb.ts';
 import { ScanService } from '../../gen/skinmatch/v1/scan_pb.ts';
 import { CatalogIndex } from '../../services/catalog/catalog-index.ts';
 import { upsertProducts } from '../../services/catalog/catalog-store.ts';
-import type { DerivedProduct, RawProduct } from '../../services/catalog/derive.ts';
+import type { DerivedProduct } from '../../services/catalog/derive.ts';
 import { startCore } from '../../services/core/core.ts';
 import { migrate, openDatabase } from '../../services/core/db/orm.ts';
 import {
@@ -33,30 +33,16 @@ import {
   scoreColumns,
   toColumns,
 } from '../../services/match/engine/index.ts';
-import { PRODUCT_TYPES } from '../../services/match/match-input.ts';
 import { concernsFromScores } from '../../services/shared/measures.ts';
 import { createTestDatabase, stopTestDatabaseServer } from '../support/database.ts';
 import { completeScan, RED_ACNE_SCORES } from '../support/fixtures.ts';
+import { generateCatalog } from './generated-catalog.ts';
 
 const SIZE = Number(process.env.BENCH_PRODUCTS ?? 100_000);
 const CALLS = Number(process.env.BENCH_CALLS ?? 200);
 const NAIVE_CALLS = 5;
 
-const samples = readFileSync(new URL('../../data/sample-catalog.jsonl', import.meta.url), 'utf8')
-  .trim()
-  .split('\n')
-  .map((line) => JSON.parse(line) as RawProduct);
-const generated: RawProduct[] = Array.from({ length: SIZE }, (_, i) => {
-  const base = samples[i % samples.length]!;
-  const id = `gen-${String(i).padStart(6, '0')}`;
-  return {
-    ...base,
-    product_id: id,
-    name: `${base.name} ${i}`,
-    brand: `Brand ${i % 250}`,
-    product_type: PRODUCT_TYPES[i % PRODUCT_TYPES.length]!,
-  };
-});
+const generated = generateCatalog(SIZE);
 
 const db = await createTestDatabase();
 const orm = await openDatabase(db.url);

@@ -313,7 +313,7 @@ describe('recommend_products', () => {
 });
 
 describe('recommend_products when things go wrong', () => {
-  it('an empty catalog → catalog_unavailable', async () => {
+  it('an empty catalog → catalog_unavailable, unless the allowance is used (rule 2)', async () => {
     const stack = await startStack('recommend-empty');
     try {
       const scan = await newScan(stack);
@@ -321,6 +321,17 @@ describe('recommend_products when things go wrong', () => {
         errorCode(await callTool(stack.baseUrl, 'recommend_products', scan)),
         'catalog_unavailable',
       );
+      // Rule 2 holds even then: once the allowance is used, the answer is upgrade_required, not an error.
+      await stack.orm.em
+        .getConnection()
+        .execute(
+          `insert into scan_matches (run_id, consumed_at, product_ids, engine_version) values (?, now(), '[]', 'test')`,
+          [scan.run_id],
+        );
+      const used = await callTool(stack.baseUrl, 'recommend_products', scan);
+      assert.equal(used.isError, undefined);
+      assert.deepEqual(used.structuredContent.products, []);
+      assert.equal(used.structuredContent.entitlement.upgrade_required, true);
     } finally {
       await stack.close();
     }

@@ -119,18 +119,15 @@ export function readInci(text: string | null | undefined): InciReading {
   ] as const) {
     for (const entry of splitEntries(section)) {
       if (LEGEND.test(entry)) break;
-      if (isProse(entry)) {
-        prose.push(entry.trim());
-        continue;
-      }
-      const label = cleanLabel(entry);
-      if (label !== null) entries.push({ label, mayContain });
+      const read = readEntry(entry);
+      if (read === PROSE) prose.push(entry.trim());
+      else if (read !== null) entries.push({ label: read.label, mayContain });
     }
   }
   const labels = recoverRunOns(entries, hasNoSeparator(normalized));
   if (labels === null) return notAList('no separators between its words, and none could be recovered');
   if (labels.length === 0) return notAList(`not ingredients: "${quote(prose.join(' / '))}"`);
-  if (labels.filter((entry) => looksLikeIngredient(entry.label)).length * 2 < labels.length) {
+  if (labels.filter((entry) => labelFacts(entry.label).looks).length * 2 < labels.length) {
     return notAList(`its entries do not read as ingredient names: "${quote(normalized)}"`);
   }
   const ingredients = toIngredients(labels);
@@ -138,6 +135,39 @@ export function readInci(text: string | null | undefined): InciReading {
   const note =
     prose.length > 0 ? `left out text that is not an ingredient: "${quote(prose.join(' / '))}"` : null;
   return { status: 'listed', ingredients, note };
+}
+
+/**
+ * A catalog repeats the same few thousand entries: what each entry and label reads as is memoised, so an
+ * import of 100 000 products checks each distinct one once. The memos are cleared when they grow past
+ * MEMO_LIMIT, so a stream of unique text cannot grow them without bound.
+ */
+const MEMO_LIMIT = 200_000;
+const PROSE = 'prose';
+const entryMemo = new Map<string, { label: string } | typeof PROSE | null>();
+const labelMemo = new Map<string, { name: string; looks: boolean }>();
+
+function remember<K, V>(memo: Map<K, V>, key: K, value: V): V {
+  if (memo.size >= MEMO_LIMIT) memo.clear();
+  memo.set(key, value);
+  return value;
+}
+
+/** One split entry: shop copy, a cleaned label, or nothing usable (null). */
+function readEntry(entry: string): { label: string } | typeof PROSE | null {
+  const known = entryMemo.get(entry);
+  if (known !== undefined) return known;
+  if (isProse(entry)) return remember(entryMemo, entry, PROSE);
+  const label = cleanLabel(entry);
+  return remember(entryMemo, entry, label === null ? null : { label });
+}
+
+/** A cleaned label's canonical name, and whether it has the shape of an ingredient name. */
+function labelFacts(label: string): { name: string; looks: boolean } {
+  return (
+    labelMemo.get(label) ??
+    remember(labelMemo, label, { name: canonicalName(label), looks: looksLikeIngredient(label) })
+  );
 }
 
 function notAList(note: string): InciReading {
@@ -186,7 +216,7 @@ function toIngredients(entries: readonly Entry[]): Ingredient[] {
   const ingredients: Ingredient[] = [];
   const seen = new Set<string>();
   for (const { label, mayContain } of entries) {
-    const name = canonicalName(label);
+    const { name } = labelFacts(label);
     // A repeated entry (same ingredient listed as active and again as inactive) keeps its first position.
     if (name === '' || seen.has(name)) continue;
     seen.add(name);

@@ -6,13 +6,16 @@
  * The pool keeps MikroORM's type parsers, which leave timestamps as strings: plain reads select them as
  * epoch milliseconds (`epochMs`) and build the Date themselves.
  */
+import type { EntityManager } from '@mikro-orm/core';
+import type { PostgreSqlConnection, SqlEntityManager } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
 import type { Orm } from './orm.ts';
 
 export type PlainSql = Pool;
 
-export function plainSql(orm: Orm): Promise<PlainSql> {
-  return orm.em.getConnection().getNativeClient();
+export function plainSql(source: Orm | EntityManager): Promise<PlainSql> {
+  const em = 'em' in source ? source.em : source;
+  return ((em as SqlEntityManager).getConnection() as PostgreSqlConnection).getNativeClient();
 }
 
 /** A timestamptz column as whole epoch milliseconds (float8, which `pg` parses to a number), as `alias`. */
