@@ -29,17 +29,28 @@ export const REFERENCE_L = (() => {
 /** Channel gains are bounded: past this the photo is too dark or too tinted to correct, not skin. */
 const MAX_GAIN = 8;
 
-/** The gains that map the baseline's per-channel median (linear light) to the reference colour. */
+/** Levels of the histogram the medians are read from: finer than any 8-bit photo's steps. */
+const LEVELS = 4096;
+
+/**
+ * The gains that map the baseline's per-channel median (linear light) to the reference colour. The sRGB
+ * curve is monotonic, so the median is found on the sRGB values, by histogram, and converted once.
+ */
 export function baselineGains(patches: Float32Array): [number, number, number] {
   const plane = PATCH * PATCH;
+  const histogram = new Uint32Array(LEVELS);
   return [0, 1, 2].map((c) => {
-    const values: number[] = [];
+    histogram.fill(0);
     for (const region of BASELINE_REGIONS) {
       const offset = (REGIONS.indexOf(region) * 3 + c) * plane;
-      for (let i = 0; i < plane; i++) values.push(toLinear(patches[offset + i]!));
+      for (let i = 0; i < plane; i++) {
+        histogram[Math.min(LEVELS - 1, Math.max(0, Math.floor(patches[offset + i]! * LEVELS)))]!++;
+      }
     }
-    values.sort((a, b) => a - b);
-    const median = values[values.length >> 1]!;
+    const half = (BASELINE_REGIONS.length * plane) / 2;
+    let level = 0;
+    for (let count = histogram[0]!; count < half; count += histogram[++level]!);
+    const median = toLinear((level + 0.5) / LEVELS);
     return Math.min(MAX_GAIN, Math.max(1 / MAX_GAIN, REFERENCE[c]! / Math.max(median, 1e-4)));
   }) as [number, number, number];
 }
