@@ -1,7 +1,7 @@
 /**
  * Colour constancy: the camera's white balance and exposure scale each linear RGB channel of the whole
  * photo by some factor. Dividing each channel by the face's own baseline skin colour — the per-channel
- * median, in linear light, of forehead, cheeks, nose and chin — and multiplying by a fixed reference skin
+ * median, in linear light, of the forehead, nose and chin — and multiplying by a fixed reference skin
  * colour undoes any such scaling, so every colour measure reads the skin relative to the person's own
  * baseline: redness is the cheeks' a* above it, dark circles the under-eyes' L* below it. The medians
  * ignore small features (spots, lines, shine) painted or grown on the baseline skin. The cost, stated in
@@ -10,10 +10,11 @@
 import { PATCH, REGIONS, type Region } from './regions.ts';
 
 /**
- * Regions whose skin sets the baseline: all the plain skin, so that a change confined to one region
- * (redness on the cheeks, lines on the forehead) moves the median little; not under the eyes.
+ * Regions whose skin sets the baseline: forehead, nose and chin. Not the cheeks, where most changes a
+ * measure looks for happen (redness, spots, tone, pores, texture), nor under the eyes (dark circles), so
+ * those changes do not shift the correction of every other measure.
  */
-export const BASELINE_REGIONS: readonly Region[] = ['forehead', 'right_cheek', 'left_cheek', 'nose', 'chin'];
+export const BASELINE_REGIONS: readonly Region[] = ['forehead', 'nose', 'chin'];
 /** The reference skin colour the baseline is mapped to, sRGB 0..255 (a light-to-mid skin tone, L* ≈ 72). */
 export const REFERENCE_SRGB = [214, 168, 142] as const;
 

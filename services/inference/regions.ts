@@ -67,8 +67,16 @@ export function regionLayout(points: Landmarks): Record<Region, RegionRect> {
     at[0] + (du * u[0] + dv * v[0]) * d,
     at[1] + (du * u[1] + dv * v[1]) * d,
   ];
-  const cheek = (lid: number[], noseSide: number, mouthCorner: number, jaw: number) =>
-    meanOf(points, [...lid, noseSide, mouthCorner, jaw]);
+  const down = (at: Point) => at[0] * v[0] + at[1] * v[1];
+  /**
+   * Between the lower lid, the side of the nose, the mouth corner and the jaw — but always below the
+   * region under the eye (whose lower edge is 0.27 eye distances under the lid), so the two never overlap.
+   */
+  const cheek = (lid: number[], noseSide: number, mouthCorner: number, jaw: number) => {
+    const centre = meanOf(points, [...lid, noseSide, mouthCorner, jaw]);
+    const lowest = down(meanOf(points, lid)) + 0.45 * d;
+    return shift(centre, 0, Math.max(0, lowest - down(centre)) / d);
+  };
   const brows = meanOf(points, range(17, 26));
   const chinHeight = Math.min(0.28, (0.55 * distance(p(57), p(8))) / d);
   return {

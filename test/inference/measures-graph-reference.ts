@@ -151,6 +151,7 @@ export function referenceFeatures(patch: Patch): Record<string, number> {
   const localA = localMean(A, 9);
   const blurred = filterValid(L, BOX_3);
   const smoothed = boxValid(L, 7);
+  const coarse = filterValid(quarter(L), LAPLACIAN);
   const spots = plane(SIZE, SIZE, (x, y) => {
     const i = y * SIZE + x;
     return localL.data[i]! - L.data[i]! > 6 || A.data[i]! - localA.data[i]! > 6 ? 1 : 0;
@@ -175,8 +176,11 @@ export function referenceFeatures(patch: Patch): Record<string, number> {
     chroma_mean: mean(chroma),
     red_spot_frac: share(A, (a, i) => a - localA.data[i]! > 6),
     dark_spot_frac: share(L, (l, i) => localL.data[i]! - l > 6 && !(A.data[i]! - localA.data[i]! > 3)),
-    fine_energy: capped(filterValid(L, LAPLACIAN), keepAwayFrom(spots, 7, 2)),
-    coarse_energy: capped(filterValid(quarter(L), LAPLACIAN), keepAwayFrom(quarterSpots, 3, 0)),
+    fine_energy: capped(filterValid(L, LAPLACIAN), keepAwayFrom(spots, 11, 4)),
+    coarse_energy: weightedMean(
+      plane(14, 14, (x, y) => Math.max(0, Math.min(Math.abs(pixel(coarse, x, y)), 4) - 0.3)),
+      keepAwayFrom(quarterSpots, 5, 1),
+    ),
     line_energy: Math.max(
       0,
       meanAbs(filterValid(blurred, SOBEL_DY)) - meanAbs(filterValid(blurred, SOBEL_DX)),

@@ -29,9 +29,9 @@ export interface MeasureCalibration {
  * visible case reads (the strong controlled edits of test/inference/edit-matrix.test.ts).
  */
 export const MIN_SPAN: Readonly<Record<Measure, number>> = {
-  acne: 0.03,
+  acne: 0.06,
   redness: 12,
-  dark_spots: 0.03,
+  dark_spots: 0.08,
   uneven_tone: 4,
   wrinkles: 5,
   pores: 0.15,

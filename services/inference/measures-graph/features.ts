@@ -56,6 +56,8 @@ export const THRESHOLDS = {
   darkSpotMaxRedness: 3,
   /** |Laplacian| counts up to this in the texture energies, so a few high-contrast spots weigh little. */
   textureCap: 4,
+  /** |Laplacian| at quarter resolution counts only above this (JPEG block artefacts stay below it). */
+  coarseFloor: 0.3,
 } as const;
 
 /** Window of the local mean that spots are measured against. */

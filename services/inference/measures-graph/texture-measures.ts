@@ -36,7 +36,7 @@ export function addTextureFeatures(g: GraphBuilder, l: string, spots: string): T
     kernel_shape: [4, 4],
     strides: [4, 4],
   });
-  // Kept weights, aligned with each filter's valid output and widened by two pixels around every spot.
+  // Kept weights, aligned with each filter's valid output and widened around every spot (by four pixels at full resolution).
   const keep = (mask: string, window: number, pad: number, name: string) =>
     g.node(
       'Sub',
@@ -53,13 +53,13 @@ export function addTextureFeatures(g: GraphBuilder, l: string, spots: string): T
 
   return {
     l_std: addStandardDeviation(g, smoothed, keep(spotMask, TONE_WINDOW + 2, 1, 'tone_weights')),
-    fine_energy: addLaplacianEnergy(g, l, laplacian, 'fine', keep(spotMask, 7, 2, 'fine_weights')),
+    fine_energy: addLaplacianEnergy(g, l, laplacian, 'fine', keep(spotMask, 11, 4, 'fine_weights')),
     coarse_energy: addLaplacianEnergy(
       g,
       g.node('AveragePool', [l], ['l_quarter'], { kernel_shape: [4, 4], strides: [4, 4] }),
       laplacian,
       'coarse',
-      keep(quarterMask, 3, 0, 'coarse_weights'),
+      keep(quarterMask, 5, 1, 'coarse_weights'),
     ),
     line_energy: addLineEnergy(g, blurred),
     l_contrast: addContrast(g, blurred),
@@ -110,7 +110,16 @@ function addLaplacianEnergy(
   const response = g.node('Conv', [input, kernel], [`${scale}_laplacian`]);
   const magnitude = g.node('Abs', [response], [`${scale}_laplacian_abs`]);
   const cap = scale === 'fine' ? g.scalar('texture_cap', THRESHOLDS.textureCap) : 'texture_cap';
-  const capped = g.node('Min', [magnitude, cap], [`${scale}_laplacian_capped`]);
+  let capped = g.node('Min', [magnitude, cap], [`${scale}_laplacian_capped`]);
+  if (scale === 'coarse') {
+    // JPEG's 8×8 blocks fall in this band at a low amplitude: responses under the floor do not count.
+    const floor = g.scalar('coarse_floor', THRESHOLDS.coarseFloor);
+    capped = g.node(
+      'Relu',
+      [g.node('Sub', [capped, floor], ['coarse_above_floor'])],
+      ['coarse_laplacian_kept'],
+    );
+  }
   return weightedMean(g, capped, weights, `${scale}_energy`);
 }
 

@@ -52,6 +52,12 @@ function inRegion(g: FaceGeometry, region: Region, a: number, b: number): Point 
   ];
 }
 
+/** A point moved by du eye distances along the eye line and dv down the face. */
+function shift(g: FaceGeometry, at: Point, du: number, dv: number): Point {
+  const { u, v, d } = g.frame;
+  return [at[0] + (du * u[0] + dv * v[0]) * d, at[1] + (du * u[1] + dv * v[1]) * d];
+}
+
 /** Deterministic positions spread over a region (a low-discrepancy sequence), inset from its border. */
 function spread(count: number, seed: number): [number, number][] {
   return Array.from({ length: count }, (_, i) => {
@@ -113,7 +119,8 @@ function noise(g: FaceGeometry, regions: Region[], period: number, depth: number
     .map((r) => {
       const { centre, w, h } = g.regions[r];
       const [x, y] = centre;
-      return `<rect x="${x - 0.6 * w * d}" y="${y - 0.6 * h * d}" width="${1.2 * w * d}" height="${1.2 * h * d}" transform="rotate(${angle(g)} ${x} ${y})"/>`;
+      // Wider than the region, but not taller: above a cheek lies the skin under the eye.
+      return `<rect x="${x - 0.6 * w * d}" y="${y - 0.5 * h * d}" width="${1.2 * w * d}" height="${h * d}" transform="rotate(${angle(g)} ${x} ${y})"/>`;
     })
     .join('');
   const defs = `<filter id="n" x="0" y="0" width="100%" height="100%"><feTurbulence type="fractalNoise" baseFrequency="${1 / (period * d)}" numOctaves="1" seed="${seed}"/><feColorMatrix type="matrix" values="${row}  ${row}  ${row}  0 0 0 0 1"/></filter><clipPath id="c">${clip}</clipPath>`;
@@ -147,15 +154,15 @@ export async function edit(photo: Buffer, g: FaceGeometry, measure: Measure, s: 
       return over(
         svg(
           g,
-          soft(0.02),
+          soft(0.015),
           (['right_under_eye', 'left_under_eye'] as const)
             .map((r) =>
               ellipse(
                 g,
-                g.regions[r].centre,
-                0.18 * d,
-                0.07 * d,
-                `fill="rgb(80,50,60)" fill-opacity="${0.1 * s}" filter="url(#soft)"`,
+                shift(g, g.regions[r].centre, 0, -0.02),
+                0.15 * d,
+                0.045 * d,
+                `fill="rgb(80,50,60)" fill-opacity="${0.12 * s}" filter="url(#soft)"`,
               ),
             )
             .join(''),
@@ -173,20 +180,24 @@ export async function edit(photo: Buffer, g: FaceGeometry, measure: Measure, s: 
     case 'pores':
       return over(noise(g, CHEEKS, 0.022, 0.05 * s, 11), 'multiply');
     case 'texture':
-      return over(noise(g, CHEEKS, 0.1, 0.05 * s, 5), 'multiply');
+      return over(noise(g, CHEEKS, 0.1, 0.08 * s, 5), 'multiply');
     case 'uneven_tone':
       return over(
         svg(
           g,
-          soft(0.06),
-          CHEEKS.flatMap((r, i) =>
-            spread(3, 3 + i).map(([a, b]) =>
+          soft(0.035),
+          CHEEKS.flatMap((r) =>
+            [
+              [-0.45, -0.35, 'rgb(90,72,64)'],
+              [0.4, 0.4, 'rgb(90,72,64)'],
+              [0.35, -0.4, 'rgb(255,250,245)'],
+            ].map(([a, b, colour]) =>
               ellipse(
                 g,
-                inRegion(g, r, a * 0.8, b * 0.8),
-                0.1 * d,
+                inRegion(g, r, a as number, b as number),
                 0.08 * d,
-                `fill="rgb(90,72,64)" fill-opacity="${0.09 * s}" filter="url(#soft)"`,
+                0.065 * d,
+                `fill="${colour}" fill-opacity="${0.13 * s}" filter="url(#soft)"`,
               ),
             ),
           ).join(''),
@@ -209,7 +220,7 @@ export async function edit(photo: Buffer, g: FaceGeometry, measure: Measure, s: 
         ),
       );
     case 'dullness': {
-      const k = 1 - 0.08 * s;
+      const k = 1 - 0.06 * s;
       return sharp(photo)
         .modulate({ saturation: k })
         .linear(k, (1 - k) * 150)
