@@ -19,6 +19,15 @@ const CODES = {
   rate_limited: Code.ResourceExhausted,
   admissions_paused: Code.Unavailable,
   unavailable: Code.Unavailable,
+  // The person's upload page (IntakeService); never a tool result.
+  challenge_failed: Code.PermissionDenied,
+  consent_required: Code.FailedPrecondition,
+  consent_taken: Code.PermissionDenied,
+  not_consenting_browser: Code.PermissionDenied,
+  upload_closed: Code.FailedPrecondition,
+  not_an_image: Code.InvalidArgument,
+  photo_too_large: Code.InvalidArgument,
+  photo_too_many_pixels: Code.InvalidArgument,
 } as const;
 
 export type ErrorReason = keyof typeof CODES;
