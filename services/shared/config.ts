@@ -29,6 +29,8 @@ export interface Config {
   /** Deadline of one AnalyzeFace stream, core → inference; past it the attempt counts as failed. */
   readonly inferenceTimeoutMs: number;
   readonly inferencePort: number;
+  /** A scan still awaiting its photo this long after it started is purged (guest scans also at expiry). */
+  readonly scanAbandonedAfterMs: number;
   /** Address core's scan worker uses to reach the inference service (h2c). */
   readonly inferenceUrl: string;
   /** Delay added to every analysis stage (demos and fault-injection tests); 0 in normal use. */
@@ -79,6 +81,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mcpRequestTimeoutMs: positive(env.MCP_REQUEST_TIMEOUT_MS, 15_000, 'MCP_REQUEST_TIMEOUT_MS'),
     inferenceTimeoutMs: positive(env.INFERENCE_TIMEOUT_MS, 30_000, 'INFERENCE_TIMEOUT_MS'),
     inferencePort,
+    scanAbandonedAfterMs:
+      positive(env.SCAN_ABANDONED_AFTER_HOURS, 7 * 24, 'SCAN_ABANDONED_AFTER_HOURS') * 60 * 60 * 1000,
     inferenceUrl: env.INFERENCE_URL ?? `http://127.0.0.1:${inferencePort}`,
     inferenceStageDelayMs: env.INFERENCE_STAGE_DELAY_MS
       ? positive(env.INFERENCE_STAGE_DELAY_MS, 0, 'INFERENCE_STAGE_DELAY_MS')
