@@ -96,7 +96,7 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
       router.service(CatalogService, new CatalogServiceImpl(catalog));
       router.service(AccountService, new AccountServiceImpl({ ...options, scans }));
       router.service(OAuthStateService, new OAuthStateServiceImpl(orm));
-      router.service(StatusService, new StatusServiceImpl(orm, catalog));
+      router.service(StatusService, new StatusServiceImpl(orm, catalog, logger));
       router.service(
         Health,
         new HealthService(

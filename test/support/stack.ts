@@ -55,6 +55,8 @@ export interface StackOptions {
   readonly requestTimeoutMs?: number;
   /** Core's abandonment bound for scans that never got a photo (the purge's). */
   readonly abandonedAfterMs?: number;
+  /** Runs on the migrated database before core starts (tests break things core meets at start). */
+  readonly beforeCore?: (orm: Orm) => Promise<unknown>;
   /** Other façade options (e.g. trustProxy). */
   readonly facade?: Partial<Pick<FacadeOptions, 'trustProxy' | 'trustedProxyHops'>>;
 }
@@ -64,6 +66,7 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
   const orm = await openDatabase(db.url);
   await migrate(orm);
   if (options.products) await upsertProducts(orm.em.fork(), options.products);
+  await options.beforeCore?.(orm);
   const logDir = resolve('.data/test-logs');
   mkdirSync(logDir, { recursive: true });
   const logFile = join(logDir, `${name}.log`);

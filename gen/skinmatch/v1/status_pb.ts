@@ -2,15 +2,15 @@
 // @generated from file skinmatch/v1/status.proto (package skinmatch.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Message } from "@bufbuild/protobuf";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Message, UnknownEnum } from "@bufbuild/protobuf";
 
 /**
  * Describes the file skinmatch/v1/status.proto.
  */
 export const file_skinmatch_v1_status: GenFile = /*@__PURE__*/
-  fileDesc("Chlza2lubWF0Y2gvdjEvc3RhdHVzLnByb3RvEgxza2lubWF0Y2gudjEiEgoQR2V0U3RhdHVzUmVxdWVzdCJjChFHZXRTdGF0dXNSZXNwb25zZRITCgtkYXRhYmFzZV9vaxgBIAEoCBIaChJhZG1pc3Npb25zX2VuYWJsZWQYAiABKAgSHQoVY2F0YWxvZ190b29sc19lbmFibGVkGAMgASgIMl0KDVN0YXR1c1NlcnZpY2USTAoJR2V0U3RhdHVzEh4uc2tpbm1hdGNoLnYxLkdldFN0YXR1c1JlcXVlc3QaHy5za2lubWF0Y2gudjEuR2V0U3RhdHVzUmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("Chlza2lubWF0Y2gvdjEvc3RhdHVzLnByb3RvEgxza2lubWF0Y2gudjEiEgoQR2V0U3RhdHVzUmVxdWVzdCKQAQoRR2V0U3RhdHVzUmVzcG9uc2USEwoLZGF0YWJhc2Vfb2sYASABKAgSGgoSYWRtaXNzaW9uc19lbmFibGVkGAIgASgIEh0KFWNhdGFsb2dfdG9vbHNfZW5hYmxlZBgDIAEoCBIrCgdjYXRhbG9nGAQgASgOMhouc2tpbm1hdGNoLnYxLkNhdGFsb2dTdGF0ZSqBAQoMQ2F0YWxvZ1N0YXRlEh0KGUNBVEFMT0dfU1RBVEVfVU5TUEVDSUZJRUQQABIZChVDQVRBTE9HX1NUQVRFX0xPQURJTkcQARIYChRDQVRBTE9HX1NUQVRFX0xPQURFRBACEh0KGUNBVEFMT0dfU1RBVEVfVU5BVkFJTEFCTEUQAzJdCg1TdGF0dXNTZXJ2aWNlEkwKCUdldFN0YXR1cxIeLnNraW5tYXRjaC52MS5HZXRTdGF0dXNSZXF1ZXN0Gh8uc2tpbm1hdGNoLnYxLkdldFN0YXR1c1Jlc3BvbnNlYgZwcm90bzM");
 
 /**
  * GetStatusRequest has no fields.
@@ -53,6 +53,13 @@ export type GetStatusResponse = Message<"skinmatch.v1.GetStatusResponse"> & {
    * @generated from field: bool catalog_tools_enabled = 3;
    */
   catalogToolsEnabled: boolean;
+
+  /**
+   * catalog is the state of core's in-memory catalog.
+   *
+   * @generated from field: skinmatch.v1.CatalogState catalog = 4;
+   */
+  catalog: CatalogState;
 };
 
 /**
@@ -61,6 +68,54 @@ export type GetStatusResponse = Message<"skinmatch.v1.GetStatusResponse"> & {
  */
 export const GetStatusResponseSchema: GenMessage<GetStatusResponse> = /*@__PURE__*/
   messageDesc(file_skinmatch_v1_status, 1);
+
+/**
+ * CatalogState says whether core's in-memory catalog can answer.
+ *
+ * @generated from enum skinmatch.v1.CatalogState
+ */
+export const CatalogState = {
+  /**
+   * CATALOG_STATE_UNSPECIFIED is never sent.
+   *
+   * @generated from enum value: CATALOG_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED: 0,
+
+  /**
+   * CATALOG_STATE_LOADING: the first load has not finished yet.
+   *
+   * @generated from enum value: CATALOG_STATE_LOADING = 1;
+   */
+  LOADING: 1,
+
+  /**
+   * CATALOG_STATE_LOADED: the catalog answers.
+   *
+   * @generated from enum value: CATALOG_STATE_LOADED = 2;
+   */
+  LOADED: 2,
+
+  /**
+   * CATALOG_STATE_UNAVAILABLE: the last load failed; core retries with backoff.
+   *
+   * @generated from enum value: CATALOG_STATE_UNAVAILABLE = 3;
+   */
+  UNAVAILABLE: 3,
+} as const;
+
+/**
+ * CatalogState says whether core's in-memory catalog can answer.
+ *
+ * @generated from enum skinmatch.v1.CatalogState
+ */
+export type CatalogState = (typeof CatalogState)[keyof typeof CatalogState] | UnknownEnum;
+
+/**
+ * Describes the enum skinmatch.v1.CatalogState.
+ */
+export const CatalogStateSchema: GenEnum<CatalogState> = /*@__PURE__*/
+  enumDesc(file_skinmatch_v1_status, 0);
 
 /**
  * StatusService reports what the service can do right now, for the façade's /health.
