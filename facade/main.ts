@@ -2,12 +2,12 @@
  * The façade process: MCP over HTTP for agents, pages for people, /health for everyone; core behind it.
  */
 import { createConnectTransport } from '@connectrpc/connect-node';
-import { loadConfig } from '../services/shared/config.ts';
+import { loadFacadeConfig } from '../services/shared/config.ts';
 import { createLogger } from '../services/shared/logger.ts';
 import { createFacade } from './app.ts';
 
 const logger = createLogger('facade');
-const config = loadConfig();
+const config = loadFacadeConfig();
 const core = createConnectTransport({
   baseUrl: config.coreUrl,
   httpVersion: '2',

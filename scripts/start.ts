@@ -7,11 +7,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../services/core/db/embedded.ts';
-import { loadConfig } from '../services/shared/config.ts';
+import { loadFacadeConfig } from '../services/shared/config.ts';
 import { EMBEDDED_PG_PORT } from './cli-database.ts';
 import { freePort, waitForPort } from './port.ts';
 
-const config = loadConfig();
+const config = loadFacadeConfig();
 for (const warning of config.warnings) say('start', `WARNING: ${warning}`);
 
 let database: EmbeddedDatabase | undefined;

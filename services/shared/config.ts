@@ -1,7 +1,10 @@
 /**
  * Configuration, read and validated once at start. Every key is documented in the README's configuration
- * table. In production a missing secret stops the process at start; in development a pepper is generated
- * once under the data directory, with a loud warning.
+ * table. Each process reads only the secrets it uses: core the token pepper (`loadCoreConfig`), the façade
+ * the authorization server's keys (`loadFacadeConfig`), inference none (`loadConfig`); so the
+ * internet-facing façade never holds the key that turns tokens into stored hashes. In production a missing
+ * secret stops the process at start; in development one is generated once under the data directory, with a
+ * loud warning.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -47,13 +50,36 @@ export interface Config {
    * it runs the embedded PostgreSQL, so a deployment that forgets NODE_ENV never serves invented products.
    */
   readonly loadSampleCatalog: boolean;
-  /** Key of the HMAC that turns a scan token into what is stored. */
-  readonly tokenPepper: Buffer;
-  /** The authorization server's signing key, cookie keys and upstream identity providers. */
-  readonly oauth: OAuthConfig;
   readonly warnings: readonly string[];
 }
 
+export interface CoreConfig extends Config {
+  /** Key of the HMAC that turns a scan token into what is stored. Core's alone. */
+  readonly tokenPepper: Buffer;
+}
+
+export interface FacadeConfig extends Config {
+  /** The authorization server's signing key, cookie keys and upstream identity providers. */
+  readonly oauth: OAuthConfig;
+}
+
+/** Core's configuration: the shared keys and the token pepper. */
+export function loadCoreConfig(env: NodeJS.ProcessEnv = process.env): CoreConfig {
+  const config = loadConfig(env);
+  const warnings = [...config.warnings];
+  const tokenPepper = pepper(env.TOKEN_PEPPER, config.production, config.dataDir, warnings);
+  return { ...config, tokenPepper, warnings };
+}
+
+/** The façade's configuration: the shared keys and the authorization server's secrets, never the pepper. */
+export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeConfig {
+  const config = loadConfig(env);
+  const warnings = [...config.warnings];
+  const oauth = loadOAuthConfig(env, config.production, config.dataDir, warnings);
+  return { ...config, oauth, warnings };
+}
+
+/** The configuration every process shares, with no secret: all that inference and the operator tools need. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = env.NODE_ENV === 'production';
   const warnings: string[] = [];
@@ -92,8 +118,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     guestScansPerHour: positive(env.RATE_LIMIT_SCANS_PER_HOUR, 30, 'RATE_LIMIT_SCANS_PER_HOUR'),
     trustedProxyHops: proxyHops(env.TRUST_PROXY),
     loadSampleCatalog: env.LOAD_SAMPLE_CATALOG === 'true',
-    tokenPepper: pepper(env.TOKEN_PEPPER, production, dataDir, warnings),
-    oauth: loadOAuthConfig(env, production, dataDir, warnings),
     warnings,
   };
 }
