@@ -8,6 +8,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadOAuthConfig, type OAuthConfig } from './oauth-config.ts';
 
+/** A rate-limit budget of its own for one tool: `points` calls per `durationSeconds`. */
+export interface ToolBudget {
+  readonly tool: string;
+  readonly points: number;
+  readonly durationSeconds: number;
+}
+
 export interface Config {
   readonly production: boolean;
   /** PostgreSQL connection string; unset means the embedded server the supervisor starts. */
@@ -38,6 +45,10 @@ export interface Config {
   /** Guest tool calls per network per minute, and scans started per network per hour. */
   readonly guestCallsPerMinute: number;
   readonly guestScansPerHour: number;
+  /** Photo uploads per network per hour on the person's upload page. */
+  readonly guestUploadsPerHour: number;
+  /** Budgets of single tools beyond the per-minute one (RATE_LIMIT_TOOLS). */
+  readonly toolBudgets: readonly ToolBudget[];
   /** Proxies in front that append to X-Forwarded-For (0: use the socket's address). */
   readonly trustedProxyHops: number;
   /**
@@ -86,6 +97,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowedHosts,
     guestCallsPerMinute: positive(env.RATE_LIMIT_CALLS_PER_MINUTE, 120, 'RATE_LIMIT_CALLS_PER_MINUTE'),
     guestScansPerHour: positive(env.RATE_LIMIT_SCANS_PER_HOUR, 30, 'RATE_LIMIT_SCANS_PER_HOUR'),
+    guestUploadsPerHour: positive(env.RATE_LIMIT_UPLOADS_PER_HOUR, 20, 'RATE_LIMIT_UPLOADS_PER_HOUR'),
+    toolBudgets: toolBudgets(env.RATE_LIMIT_TOOLS),
     trustedProxyHops: proxyHops(env.TRUST_PROXY),
     loadSampleCatalog: env.LOAD_SAMPLE_CATALOG === 'true',
     tokenPepper: pepper(env.TOKEN_PEPPER, production, dataDir, warnings),
@@ -111,6 +124,22 @@ function proxyHops(value: string | undefined): number {
     throw new Error(`TRUST_PROXY must be false, true or a number of proxies, got "${value}"`);
   }
   return n;
+}
+
+const PERIODS: Record<string, number> = { second: 1, minute: 60, hour: 3600, day: 86_400 };
+
+/** RATE_LIMIT_TOOLS: `tool=N/period` entries, comma-separated (period: second, minute, hour or day). */
+function toolBudgets(value: string | undefined): ToolBudget[] {
+  if (!value?.trim()) return [];
+  return value.split(',').map((entry) => {
+    const match = /^\s*([a-z_]+)\s*=\s*(\d+)\s*\/\s*(second|minute|hour|day)\s*$/.exec(entry);
+    if (!match || Number(match[2]) < 1) {
+      throw new Error(
+        `RATE_LIMIT_TOOLS entries must read tool=N/period (period: second, minute, hour, day), got "${entry.trim()}"`,
+      );
+    }
+    return { tool: match[1]!, points: Number(match[2]), durationSeconds: PERIODS[match[3]!]! };
+  });
 }
 
 function positive(value: string | undefined, fallback: number, name: string): number {
