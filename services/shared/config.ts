@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { BacklogBounds } from '../scan/admissions-governor.ts';
 import { loadOAuthConfig, type OAuthConfig } from './oauth-config.ts';
 
 /** A rate-limit budget of its own for one tool: `points` calls per `durationSeconds`. */
@@ -49,6 +50,9 @@ export interface Config {
   readonly guestUploadsPerHour: number;
   /** Budgets of single tools beyond the per-minute one (RATE_LIMIT_TOOLS). */
   readonly toolBudgets: readonly ToolBudget[];
+  /** Automatic admissions: the analysis backlog's bounds, and how often each core looks at it. */
+  readonly admissionBounds: BacklogBounds;
+  readonly admissionsCheckMs: number;
   /** Proxies in front that append to X-Forwarded-For (0: use the socket's address). */
   readonly trustedProxyHops: number;
   /**
@@ -99,6 +103,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     guestScansPerHour: positive(env.RATE_LIMIT_SCANS_PER_HOUR, 30, 'RATE_LIMIT_SCANS_PER_HOUR'),
     guestUploadsPerHour: positive(env.RATE_LIMIT_UPLOADS_PER_HOUR, 20, 'RATE_LIMIT_UPLOADS_PER_HOUR'),
     toolBudgets: toolBudgets(env.RATE_LIMIT_TOOLS),
+    admissionBounds: admissionBounds(env),
+    admissionsCheckMs: positive(env.ADMISSIONS_CHECK_INTERVAL_MS, 5000, 'ADMISSIONS_CHECK_INTERVAL_MS'),
     trustedProxyHops: proxyHops(env.TRUST_PROXY),
     loadSampleCatalog: env.LOAD_SAMPLE_CATALOG === 'true',
     tokenPepper: pepper(env.TOKEN_PEPPER, production, dataDir, warnings),
@@ -124,6 +130,23 @@ function proxyHops(value: string | undefined): number {
     throw new Error(`TRUST_PROXY must be false, true or a number of proxies, got "${value}"`);
   }
   return n;
+}
+
+/** Pause past the upper bounds, resume under the lower ones; a lower bound must be below its upper one. */
+function admissionBounds(env: NodeJS.ProcessEnv): BacklogBounds {
+  const bounds = {
+    pauseQueued: positive(env.ADMISSIONS_PAUSE_QUEUED, 500, 'ADMISSIONS_PAUSE_QUEUED'),
+    resumeQueued: positive(env.ADMISSIONS_RESUME_QUEUED, 100, 'ADMISSIONS_RESUME_QUEUED'),
+    pauseAgeSeconds: positive(env.ADMISSIONS_PAUSE_AGE_SECONDS, 120, 'ADMISSIONS_PAUSE_AGE_SECONDS'),
+    resumeAgeSeconds: positive(env.ADMISSIONS_RESUME_AGE_SECONDS, 30, 'ADMISSIONS_RESUME_AGE_SECONDS'),
+  };
+  if (bounds.resumeQueued >= bounds.pauseQueued) {
+    throw new Error('ADMISSIONS_RESUME_QUEUED must be below ADMISSIONS_PAUSE_QUEUED');
+  }
+  if (bounds.resumeAgeSeconds >= bounds.pauseAgeSeconds) {
+    throw new Error('ADMISSIONS_RESUME_AGE_SECONDS must be below ADMISSIONS_PAUSE_AGE_SECONDS');
+  }
+  return bounds;
 }
 
 const PERIODS: Record<string, number> = { second: 1, minute: 60, hour: 3600, day: 86_400 };

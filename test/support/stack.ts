@@ -15,7 +15,7 @@ import { RequestMultiplexer } from '../../facade/mcp/multiplexer.ts';
 import type { GuestLimitsConfig } from '../../facade/rate-limits.ts';
 import { upsertProducts } from '../../services/catalog/catalog-store.ts';
 import type { RawProduct } from '../../services/catalog/derive.ts';
-import { startCore } from '../../services/core/core.ts';
+import { type CoreOptions, startCore } from '../../services/core/core.ts';
 import { migrate, type Orm, openDatabase } from '../../services/core/db/orm.ts';
 import type { Analyzer } from '../../services/scan/analyzer.ts';
 import type { UpstreamProvider } from '../../services/shared/oauth-config.ts';
@@ -56,6 +56,8 @@ export interface StackOptions {
   readonly coreTimeoutMs?: number;
   /** The longest an MCP request waits for its answer. */
   readonly requestTimeoutMs?: number;
+  /** Automatic admissions: the analysis backlog's bounds and how often core looks (off by default). */
+  readonly admissions?: CoreOptions['admissions'];
   /** Other façade options (e.g. trustProxy). */
   readonly facade?: Partial<Pick<FacadeOptions, 'trustProxy' | 'trustedProxyHops'>>;
 }
@@ -87,6 +89,7 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
     now: () => new Date(Date.now() + clock.offsetMs),
     afterConsume: options.afterConsume,
     analyzer: options.analyzer,
+    admissions: options.admissions,
   });
   const coreUrl = `http://127.0.0.1:${core.port}`;
   const transport = createConnectTransport({
