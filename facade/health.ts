@@ -1,8 +1,9 @@
 /**
  * GET /health: whether the service can take work, for agents and for Kubernetes probes. `ok` is false when
  * core or its database does not answer (and the status is then 503); why is logged when it starts, with the
- * reason, and again when it ends — not on every probe. `catalog` is core's catalog state (`loaded`,
- * `loading`, or `unavailable` while core retries a failed load; `unknown` when core does not answer).
+ * reason, and again when it ends — not on every probe. While new scans are refused, `admissions_paused_by`
+ * says why: `operator`, `backlog` or both. While core's catalog is not loaded, `catalog` says so (`loading`,
+ * `unavailable` while core retries a failed load, `unknown` when core does not answer).
  */
 import type { Client } from '@connectrpc/connect';
 import type { Context } from 'koa';
@@ -35,11 +36,20 @@ export function healthEndpoint(status: Client<typeof StatusService>, logger: Log
     const ok = fault === undefined && core !== undefined;
     ctx.status = ok ? 200 : 503;
     ctx.set('Cache-Control', 'no-store');
+    const pausedBy = [
+      ...(core?.pausedByOperator ? ['operator'] : []),
+      ...(core?.pausedByBacklog ? ['backlog'] : []),
+    ];
     ctx.body = {
       ok,
       admissions_enabled: ok && core.admissionsEnabled,
+      // Why new scans are refused, while they are: the operator's switch and/or the analysis backlog.
+      ...(ok && pausedBy.length > 0 ? { admissions_paused_by: pausedBy } : {}),
       catalog_tools_enabled: ok && core.catalogToolsEnabled,
-      catalog: CATALOG[core?.catalog ?? CatalogState.UNSPECIFIED] ?? 'unknown',
+      // Only while the catalog is not loaded, like admissions_paused_by: all well, the spec's four keys.
+      ...(core?.catalog === CatalogState.LOADED
+        ? {}
+        : { catalog: CATALOG[core?.catalog ?? CatalogState.UNSPECIFIED] ?? 'unknown' }),
       photo_intake: 'direct_or_link',
     };
   };

@@ -16,6 +16,7 @@ import { OAuthStateServiceImpl, purgeExpiredState } from '../account/oauth-state
 import { CatalogServiceImpl } from '../catalog/catalog-service.ts';
 import { LiveCatalog } from '../catalog/catalog-store.ts';
 import { MatchServiceImpl } from '../match/match-service.ts';
+import { AdmissionsGovernor, type BacklogBounds } from '../scan/admissions-governor.ts';
 import type { Analyzer } from '../scan/analyzer.ts';
 import { ScanServiceImpl } from '../scan/scan-service.ts';
 import { prepareQueue, startScanWorker } from '../scan/scan-worker.ts';
@@ -47,6 +48,8 @@ export interface CoreOptions {
   readonly afterConsume?: () => void | Promise<void>;
   /** A scan still awaiting its photo this long after it started is purged (SCAN_ABANDONED_AFTER_HOURS). */
   readonly abandonedAfterMs?: number;
+  /** Automatic admissions: pause new scans while the analysis backlog is over these bounds. */
+  readonly admissions?: { readonly bounds: BacklogBounds; readonly intervalMs: number };
 }
 
 /** Default abandonment bound: the guest token's lifetime, so an upload link works the seven days promised. */
@@ -85,6 +88,10 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
     );
   }, STATE_PURGE_INTERVAL_MS);
   purge.unref();
+  const governor = options.admissions
+    ? new AdmissionsGovernor({ orm, sql, logger, ...options.admissions })
+    : undefined;
+  governor?.start();
   const databaseUp = () => orm.isConnected();
   const server = await startServer({
     port: options.port,
@@ -111,6 +118,7 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
     port: server.port,
     close: async () => {
       clearInterval(purge);
+      await governor?.stop();
       await server.close();
       await worker.stop();
       catalog.stop();

@@ -35,6 +35,7 @@ const core = await startCore({
   host: config.coreHost,
   logger,
   abandonedAfterMs: config.scanAbandonedAfterMs,
+  admissions: { bounds: config.admissionBounds, intervalMs: config.admissionsCheckMs },
   analyzer: new InferenceAnalyzer(
     createConnectTransport({ baseUrl: config.inferenceUrl, httpVersion: '2', useBinaryFormat: true }),
     config.inferenceTimeoutMs,

@@ -1,6 +1,7 @@
 /**
- * StatusService: what the façade's /health reports — whether the database answers, the catalog's state and
- * the operator's switches. A database that does not answer is logged with the reason, once per change.
+ * StatusService: what the façade's /health reports — whether the database answers, the admissions
+ * switches (the operator's and the analysis backlog's) and the catalog's state. A database that does not
+ * answer is logged with the reason, once per change.
  */
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
@@ -10,7 +11,7 @@ import {
   type StatusService,
 } from '../../gen/skinmatch/v1/status_pb.ts';
 import type { CatalogLoadState, LiveCatalog } from '../catalog/catalog-store.ts';
-import { admissionsEnabled } from '../scan/admissions.ts';
+import { admissions } from '../scan/admissions.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Orm } from './db/orm.ts';
 
@@ -35,12 +36,14 @@ export class StatusServiceImpl implements ServiceImpl<typeof StatusService> {
   async getStatus() {
     const catalog = CATALOG_STATE[this.#catalog.state];
     try {
-      const admissions = await admissionsEnabled(this.#orm.em.fork());
+      const state = await admissions(this.#orm.em.fork());
       if (this.#databaseDown) this.#logger.info('status: the database answers again');
       this.#databaseDown = false;
       return create(GetStatusResponseSchema, {
         databaseOk: true,
-        admissionsEnabled: admissions,
+        admissionsEnabled: state.enabled,
+        pausedByOperator: state.pausedByOperator,
+        pausedByBacklog: state.pausedByBacklog,
         // The catalog tools are served on /mcp/account; they work whenever the catalog is loaded.
         catalogToolsEnabled: this.#catalog.available,
         catalog,

@@ -67,6 +67,7 @@ describe('secrets and exposure of each process', function () {
     const { child, output } = run('facade/main.ts', {
       FACADE_PORT: String(port),
       CORE_URL: 'http://127.0.0.1:9',
+      DATABASE_URL: 'postgres://nobody@127.0.0.1:9/none',
       OAUTH_SIGNING_KEY: generateKeyPairSync('ec', { namedCurve: 'P-256' })
         .privateKey.export({ type: 'pkcs8', format: 'pem' })
         .toString(),

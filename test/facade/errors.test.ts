@@ -305,7 +305,6 @@ describe('tool errors and HTTP behaviour of /mcp', () => {
         ok: true,
         admissions_enabled: true,
         catalog_tools_enabled: true,
-        catalog: 'loaded',
         photo_intake: 'direct_or_link',
       });
     });

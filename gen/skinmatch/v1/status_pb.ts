@@ -10,7 +10,7 @@ import type { Message, UnknownEnum } from "@bufbuild/protobuf";
  * Describes the file skinmatch/v1/status.proto.
  */
 export const file_skinmatch_v1_status: GenFile = /*@__PURE__*/
-  fileDesc("Chlza2lubWF0Y2gvdjEvc3RhdHVzLnByb3RvEgxza2lubWF0Y2gudjEiEgoQR2V0U3RhdHVzUmVxdWVzdCKQAQoRR2V0U3RhdHVzUmVzcG9uc2USEwoLZGF0YWJhc2Vfb2sYASABKAgSGgoSYWRtaXNzaW9uc19lbmFibGVkGAIgASgIEh0KFWNhdGFsb2dfdG9vbHNfZW5hYmxlZBgDIAEoCBIrCgdjYXRhbG9nGAQgASgOMhouc2tpbm1hdGNoLnYxLkNhdGFsb2dTdGF0ZSqBAQoMQ2F0YWxvZ1N0YXRlEh0KGUNBVEFMT0dfU1RBVEVfVU5TUEVDSUZJRUQQABIZChVDQVRBTE9HX1NUQVRFX0xPQURJTkcQARIYChRDQVRBTE9HX1NUQVRFX0xPQURFRBACEh0KGUNBVEFMT0dfU1RBVEVfVU5BVkFJTEFCTEUQAzJdCg1TdGF0dXNTZXJ2aWNlEkwKCUdldFN0YXR1cxIeLnNraW5tYXRjaC52MS5HZXRTdGF0dXNSZXF1ZXN0Gh8uc2tpbm1hdGNoLnYxLkdldFN0YXR1c1Jlc3BvbnNlYgZwcm90bzM");
+  fileDesc("Chlza2lubWF0Y2gvdjEvc3RhdHVzLnByb3RvEgxza2lubWF0Y2gudjEiEgoQR2V0U3RhdHVzUmVxdWVzdCLHAQoRR2V0U3RhdHVzUmVzcG9uc2USEwoLZGF0YWJhc2Vfb2sYASABKAgSGgoSYWRtaXNzaW9uc19lbmFibGVkGAIgASgIEh0KFWNhdGFsb2dfdG9vbHNfZW5hYmxlZBgDIAEoCBIaChJwYXVzZWRfYnlfb3BlcmF0b3IYBCABKAgSGQoRcGF1c2VkX2J5X2JhY2tsb2cYBSABKAgSKwoHY2F0YWxvZxgGIAEoDjIaLnNraW5tYXRjaC52MS5DYXRhbG9nU3RhdGUqgQEKDENhdGFsb2dTdGF0ZRIdChlDQVRBTE9HX1NUQVRFX1VOU1BFQ0lGSUVEEAASGQoVQ0FUQUxPR19TVEFURV9MT0FESU5HEAESGAoUQ0FUQUxPR19TVEFURV9MT0FERUQQAhIdChlDQVRBTE9HX1NUQVRFX1VOQVZBSUxBQkxFEAMyXQoNU3RhdHVzU2VydmljZRJMCglHZXRTdGF0dXMSHi5za2lubWF0Y2gudjEuR2V0U3RhdHVzUmVxdWVzdBofLnNraW5tYXRjaC52MS5HZXRTdGF0dXNSZXNwb25zZWIGcHJvdG8z");
 
 /**
  * GetStatusRequest has no fields.
@@ -55,9 +55,24 @@ export type GetStatusResponse = Message<"skinmatch.v1.GetStatusResponse"> & {
   catalogToolsEnabled: boolean;
 
   /**
+   * paused_by_operator is true while the operator's switch refuses new scans.
+   *
+   * @generated from field: bool paused_by_operator = 4;
+   */
+  pausedByOperator: boolean;
+
+  /**
+   * paused_by_backlog is true while the analysis backlog refuses new scans: from when it passed its upper
+   * bound until it is back under the lower one.
+   *
+   * @generated from field: bool paused_by_backlog = 5;
+   */
+  pausedByBacklog: boolean;
+
+  /**
    * catalog is the state of core's in-memory catalog.
    *
-   * @generated from field: skinmatch.v1.CatalogState catalog = 4;
+   * @generated from field: skinmatch.v1.CatalogState catalog = 6;
    */
   catalog: CatalogState;
 };
@@ -124,7 +139,7 @@ export const CatalogStateSchema: GenEnum<CatalogState> = /*@__PURE__*/
  */
 export const StatusService: GenService<{
   /**
-   * GetStatus checks the database and reads the operator's switches.
+   * GetStatus checks the database and reads the admissions switches.
    *
    * @generated from rpc skinmatch.v1.StatusService.GetStatus
    */
