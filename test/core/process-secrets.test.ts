@@ -55,6 +55,8 @@ describe('secrets and exposure of each process', function () {
     const { child, output } = run('services/inference/main.ts', { INFERENCE_PORT: String(port) });
     try {
       assert.ok(await waitForPort(port, 60_000), `inference listens: ${output()}`);
+      for (let waited = 0; !output().includes('inference listening') && waited < 5000; waited += 50)
+        await new Promise((r) => setTimeout(r, 50));
       assert.match(output(), /"host":"127\.0\.0\.1".*inference listening/);
       if (outside) assert.equal(await isListening(port, outside), false, `not reachable on ${outside}`);
     } finally {

@@ -6,6 +6,15 @@ import { NextAction, ScanSchema, ScanStatus } from '../../gen/skinmatch/v1/scan_
 import { callTool, errorCode } from '../support/mcp.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
+/** Waits for a line the log file's stream may not have flushed yet. */
+async function logged(stack: Stack, pattern: RegExp): Promise<void> {
+  for (let waited = 0; waited < 5000; waited += 50) {
+    if (pattern.test(readFileSync(stack.logFile, 'utf8'))) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.match(readFileSync(stack.logFile, 'utf8'), pattern);
+}
+
 /** A state nobody here knows is a server fault, answered and logged as one, never guessed. */
 describe('a scan state the service does not know', () => {
   let stack: Stack;
@@ -24,10 +33,9 @@ describe('a scan state the service does not know', () => {
     await sql(`update scans set status = 'on_hold' where id = '${run_id}'`);
     const res = await callTool(stack.baseUrl, 'get_skin_scan', { run_id, access_token });
     assert.equal(errorCode(res), 'unavailable', 'not awaiting_upload, not poll');
-    const log = readFileSync(stack.logFile, 'utf8');
-    assert.match(log, new RegExp(`scan ${run_id} has a status this core does not know: \\\\"on_hold\\\\"`));
     const requestId = /request ([\w-]+)\)/.exec(res.structuredContent.error.message)![1];
-    assert.match(log, new RegExp(`"request_id":"${requestId}".*"msg":"tool call failed"`));
+    await logged(stack, new RegExp(`scan ${run_id} has a status this core does not know: \\\\"on_hold\\\\"`));
+    await logged(stack, new RegExp(`"request_id":"${requestId}".*"msg":"tool call failed"`));
   });
 
   it('a status or next action the façade has no name for is thrown, not replaced by a default', () => {
