@@ -7,10 +7,10 @@
  */
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/postgresql';
+import pg from 'pg';
 import {
   type JobHelpers,
   Logger as QueueLogger,
-  type Runner,
   run,
   runMigrations,
   type TaskList,
@@ -49,7 +49,7 @@ function queueLogger(logger: Logger): QueueLogger {
   });
 }
 
-export async function startScanWorker(options: ScanWorkerOptions): Promise<Runner> {
+export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanWorker> {
   const { orm, analyzer, logger } = options;
   const taskList: TaskList = {
     [PURGE_TASK]: async () => {
@@ -63,8 +63,13 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<Runne
       await analyzeScan(orm.em.fork(), analyzer, runId, helpers, logger);
     };
   }
-  return run({
-    connectionString: options.databaseUrl,
+  // The worker's own pool, ended only after the runner has stopped: graphile-worker ends a pool it made
+  // without waiting and drops its error handlers at once, so a connection closed by the server while that
+  // pool is still ending (a database dropped, a restart) would be an uncaught error.
+  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: (options.concurrency ?? 2) + 2 });
+  pool.on('error', (err) => logger.warn({ err: err.message }, 'scan worker: database connection lost'));
+  const runner = await run({
+    pgPool: pool,
     concurrency: options.concurrency ?? 2,
     noHandleSignals: true,
     logger: queueLogger(logger),
@@ -72,6 +77,17 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<Runne
     preset: { worker: { pollInterval: 500 } },
     taskList,
   });
+  return {
+    stop: async () => {
+      await runner.stop();
+      await pool.end();
+    },
+  };
+}
+
+/** The running worker: stop() lets running jobs finish, then closes its connections. */
+export interface ScanWorker {
+  stop(): Promise<void>;
 }
 
 async function analyzeScan(
