@@ -7,14 +7,8 @@
  */
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/postgresql';
+import { type JobHelpers, Logger as QueueLogger, run, runMigrations, type TaskList } from 'graphile-worker';
 import pg from 'pg';
-import {
-  type JobHelpers,
-  Logger as QueueLogger,
-  run,
-  runMigrations,
-  type TaskList,
-} from 'graphile-worker';
 import type { Orm } from '../core/db/orm.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Analyzer } from './analyzer.ts';
