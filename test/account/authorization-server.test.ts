@@ -259,6 +259,103 @@ describe('the authorization server', function () {
       });
     });
 
+    for (const method of ['client_secret_basic', 'client_secret_post'] as const) {
+      it(`a confidential client (${method}): code, refresh with rotation, revocation at /token, refresh after it`, async () => {
+        const client = (await register(base, { token_endpoint_auth_method: method })).body;
+        const auth = (form: Record<string, string>) =>
+          method === 'client_secret_post'
+            ? {
+                form: { ...form, client_id: client.client_id, client_secret: client.client_secret },
+                headers: {},
+              }
+            : {
+                form,
+                headers: {
+                  authorization: `Basic ${Buffer.from(
+                    `${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`,
+                  ).toString('base64')}`,
+                },
+              };
+        const call = (form: Record<string, string>) => {
+          const { form: f, headers } = auth(form);
+          return token(base, f, headers);
+        };
+        const { verifier, challenge } = pkce();
+        const back = await authorizeInBrowser(
+          browser,
+          authorizeUrl(base, {
+            client_id: client.client_id,
+            code_challenge: challenge,
+            code_challenge_method: 'S256',
+          }),
+          { provider: 'Beta', login: `conf-${method}` },
+        );
+        const code = back.searchParams.get('code')!;
+        // Without its secret the client is not authenticated.
+        assert.deepEqual(
+          await token(base, {
+            grant_type: 'authorization_code',
+            code,
+            code_verifier: verifier,
+            redirect_uri: REDIRECT_URI,
+            client_id: client.client_id,
+          }),
+          {
+            status: 401,
+            body: { error: 'invalid_client', error_description: 'client authentication failed' },
+          },
+        );
+        const issued = await call({
+          grant_type: 'authorization_code',
+          code,
+          code_verifier: verifier,
+          redirect_uri: REDIRECT_URI,
+        });
+        assert.equal(issued.status, 200, JSON.stringify(issued.body));
+        const refreshed = await call({
+          grant_type: 'refresh_token',
+          refresh_token: issued.body!.refresh_token,
+        });
+        assert.equal(refreshed.status, 200);
+        assert.notEqual(refreshed.body!.refresh_token, issued.body!.refresh_token);
+        assert.equal(decodeJwt(refreshed.body!.access_token).header.typ, 'at+jwt');
+        const invalidGrant = {
+          status: 400,
+          body: { error: 'invalid_grant', error_description: 'grant request is invalid' },
+        };
+        assert.deepEqual(
+          await call({ grant_type: 'refresh_token', refresh_token: issued.body!.refresh_token }),
+          invalidGrant,
+        );
+        assert.deepEqual(
+          await call({ token: refreshed.body!.refresh_token, token_type_hint: 'refresh_token' }),
+          {
+            status: 200,
+            body: undefined,
+          },
+        );
+        assert.deepEqual(
+          await call({ grant_type: 'refresh_token', refresh_token: refreshed.body!.refresh_token }),
+          invalidGrant,
+        );
+      });
+    }
+
+    it('a client cannot revoke another client’s token', async () => {
+      const victim = await tokensFor('vic');
+      const other = (await register(base)).body;
+      assert.deepEqual(
+        await token(base, { token: victim.tokens.refresh_token, client_id: other.client_id }),
+        { status: 200, body: undefined },
+      );
+      const refreshed = await token(base, {
+        grant_type: 'refresh_token',
+        refresh_token: victim.tokens.refresh_token,
+        client_id: victim.clientId,
+      });
+      assert.equal(refreshed.status, 200, 'the victim’s refresh token still works');
+    });
+
     it('a token for a foreign resource is refused', async () => {
       const { clientId, verifier, code } = await codeFor('fred');
       const res = await token(base, {
