@@ -4,6 +4,7 @@ import { freePort } from '../../scripts/port.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { authorizeInBrowser, REDIRECT_URI } from '../support/oauth-client.ts';
 import { authorize, authorizeUrl, decodeJwt, pkce, register, token } from '../support/oauth-http.ts';
+import { assertPageHeaders } from '../support/page-headers.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 import { type RunningUpstream, startUpstream } from '../support/upstream.ts';
 
@@ -185,6 +186,7 @@ describe('the authorization server', function () {
       assert.equal(res.status, 400);
       assert.equal(res.location, undefined);
       assert.match(res.text, /invalid_client/);
+      assertPageHeaders(res.headers);
     });
   });
 
@@ -262,24 +264,14 @@ describe('the authorization server', function () {
     for (const method of ['client_secret_basic', 'client_secret_post'] as const) {
       it(`a confidential client (${method}): code, refresh with rotation, revocation at /token, refresh after it`, async () => {
         const client = (await register(base, { token_endpoint_auth_method: method })).body;
-        const auth = (form: Record<string, string>) =>
+        const basic = `Basic ${Buffer.from(
+          `${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`,
+        ).toString('base64')}`;
+        /** A token request authenticated the client's way. */
+        const call = (form: Record<string, string>) =>
           method === 'client_secret_post'
-            ? {
-                form: { ...form, client_id: client.client_id, client_secret: client.client_secret },
-                headers: {},
-              }
-            : {
-                form,
-                headers: {
-                  authorization: `Basic ${Buffer.from(
-                    `${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`,
-                  ).toString('base64')}`,
-                },
-              };
-        const call = (form: Record<string, string>) => {
-          const { form: f, headers } = auth(form);
-          return token(base, f, headers);
-        };
+            ? token(base, { ...form, client_id: client.client_id, client_secret: client.client_secret })
+            : token(base, form, { authorization: basic });
         const { verifier, challenge } = pkce();
         const back = await authorizeInBrowser(
           browser,

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { freePort } from '../../scripts/port.ts';
 import { accountRpc, mintToken } from '../support/bearer.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { type ConsentedScan, consentedScan, holdConsentCookie } from '../support/consent.ts';
 import { callTool } from '../support/mcp.ts';
+import { assertPageHeaders } from '../support/page-headers.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 import { type RunningUpstream, startUpstream } from '../support/upstream.ts';
 
@@ -68,16 +69,6 @@ describe('the save page /save/:id in a browser', function () {
         ])
     )[0]?.account_id as string | undefined;
 
-  function assertPageHeaders(res: Response | null) {
-    const h = res!.headers();
-    assert.match(h['content-security-policy']!, /default-src 'none'/);
-    assert.match(h['content-security-policy']!, /frame-ancestors 'none'/);
-    assert.doesNotMatch(h['content-security-policy']!, /unsafe-inline|unsafe-eval/);
-    assert.equal(h['x-content-type-options'], 'nosniff');
-    assert.equal(h['referrer-policy'], 'no-referrer');
-    assert.equal(h['cache-control'], 'no-store');
-  }
-
   it('the consenting browser signs in, sees what will be saved in words, chooses to save; the scan is then the account’s', async () => {
     const scan = await consentedScan(stack);
     const url = await saveUrl(scan);
@@ -85,7 +76,7 @@ describe('the save page /save/:id in a browser', function () {
     const { page } = await openBrowser(scan.browserSecret);
     const res = await page.goto(url);
     assert.equal(res?.status(), 200);
-    assertPageHeaders(res);
+    assertPageHeaders(res!.headers());
     assert.equal(await page.title(), 'Save your skin scan');
     assert.ok((await page.locator('#scores li').allTextContents()).includes('Redness: 30 out of 100'));
     assert.deepEqual(await page.locator('#concerns li').allTextContents(), [
@@ -141,7 +132,7 @@ describe('the save page /save/:id in a browser', function () {
       const { page } = await openBrowser(secret);
       const res = await page.goto(url);
       assert.equal(res?.status(), 403);
-      assertPageHeaders(res);
+      assertPageHeaders(res!.headers());
       assert.equal(await page.title(), 'Open this link where you agreed');
       assert.equal(
         await page.textContent('#refusal'),
