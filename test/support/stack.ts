@@ -14,11 +14,12 @@ import { RequestMultiplexer } from '../../facade/mcp/multiplexer.ts';
 import type { GuestLimitsConfig } from '../../facade/rate-limits.ts';
 import { upsertProducts } from '../../services/catalog/catalog-store.ts';
 import type { RawProduct } from '../../services/catalog/derive.ts';
-import { startCore } from '../../services/core/core.ts';
+import { type CoreOptions, startCore } from '../../services/core/core.ts';
 import { migrate, type Orm, openDatabase } from '../../services/core/db/orm.ts';
 import type { Analyzer } from '../../services/scan/analyzer.ts';
 import type { UpstreamProvider } from '../../services/shared/oauth-config.ts';
 import { createTestDatabase } from './database.ts';
+import { testIntake } from './intake.ts';
 import { testOAuthConfig } from './oauth.ts';
 
 export interface Stack {
@@ -53,6 +54,8 @@ export interface StackOptions {
   readonly coreTimeoutMs?: number;
   /** The longest an MCP request waits for its answer. */
   readonly requestTimeoutMs?: number;
+  /** The upload page's challenge and photo bounds (an easy ALTCHA and the default bounds by default). */
+  readonly intake?: CoreOptions['intake'];
   /** Other façade options (e.g. trustProxy). */
   readonly facade?: Partial<Pick<FacadeOptions, 'trustProxy' | 'trustedProxyHops'>>;
 }
@@ -84,6 +87,7 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
     now: () => new Date(Date.now() + clock.offsetMs),
     afterConsume: options.afterConsume,
     analyzer: options.analyzer,
+    intake: options.intake ?? testIntake(),
   });
   const coreUrl = `http://127.0.0.1:${core.port}`;
   const transport = createConnectTransport({
