@@ -16,7 +16,7 @@ import { errorReason } from '../../services/shared/errors.ts';
 import type { Logger } from '../../services/shared/logger.ts';
 import { escapeHtml, page, sendPage } from '../oauth/pages.ts';
 import { clearSignedCookie, readSignedCookie, type SignIn, setSignedCookie } from '../oauth/sign-in.ts';
-import { browserSecret, sameOrigin } from './page-security.ts';
+import { browserSecret } from './page-security.ts';
 import {
   messagePage,
   NOT_READY_PAGE,
@@ -119,7 +119,7 @@ export function savePages(options: SavePageOptions) {
   }
 
   async function save(ctx: Context, id: string) {
-    if (!sameOrigin(ctx, publicOrigin)) {
+    if (!fromThisOrigin(ctx, publicOrigin)) {
       return sendPage(
         ctx,
         403,
@@ -196,4 +196,14 @@ export function savePages(options: SavePageOptions) {
 
 function savePath(runId: string): string {
   return `/save/${runId}`;
+}
+
+/**
+ * Whether a POST comes from a page of this origin. A form's navigating POST from a page whose referrer
+ * policy is no-referrer carries `Origin: null`; then the browser's own `Sec-Fetch-Site`, which no page can
+ * set, says whether it was sent from this origin. No Origin at all is not a browser's form: refused.
+ */
+function fromThisOrigin(ctx: Context, publicOrigin: string): boolean {
+  const origin = ctx.get('origin');
+  return origin === publicOrigin || (origin === 'null' && ctx.get('sec-fetch-site') === 'same-origin');
 }

@@ -48,6 +48,14 @@ export async function consentedScan(
 /** Gives a browser the consent cookie the upload page set. */
 export async function holdConsentCookie(context: BrowserContext, baseUrl: string, secret: string) {
   await context.addCookies([
-    { name: BROWSER_COOKIE, value: secret, url: baseUrl, secure: true, httpOnly: true, sameSite: 'Strict' },
+    {
+      name: BROWSER_COOKIE,
+      value: secret,
+      domain: new URL(baseUrl).hostname,
+      path: '/',
+      secure: true,
+      httpOnly: true,
+      sameSite: 'Strict',
+    },
   ]);
 }
