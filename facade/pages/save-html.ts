@@ -3,6 +3,7 @@
  * sign in, choose to save, or done. No script; every value is escaped.
  */
 import type { Scan } from '../../gen/skinmatch/v1/scan_types_pb.ts';
+import type { ErrorReason } from '../../services/shared/errors.ts';
 import { escapeHtml, page } from '../oauth/pages.ts';
 
 /** What each measure is called on the page; a score runs 0–100, higher meaning healthier skin. */
@@ -29,21 +30,57 @@ export const SAVE_NOT_FOUND_PAGE = page(
   '<p>The link is wrong, has expired, or the scan was deleted. Ask your assistant for a new link.</p>',
 );
 
-/** Any browser but the one that agreed on the upload page: nothing about the scan is shown. */
-export const NOT_THIS_BROWSER_PAGE = page(
-  'Open this link where you agreed',
-  '<p id="refusal">This link works only in the browser where you agreed to the scan on its upload page. ' +
-    'Open it there to save the scan to your account.</p>',
-);
-
-export const NOT_READY_PAGE = page(
-  'Your scan is not finished',
-  '<p>Only a finished scan can be saved. Come back to this link when your assistant says it is complete.</p>',
-);
-
-export function messagePage(title: string, message: string): string {
-  return page(title, `<p>${escapeHtml(message)}</p>`);
+function messagePage(title: string, message: string, id = 'message'): string {
+  return page(title, `<p id="${id}">${escapeHtml(message)}</p>`);
 }
+
+/** The page for each refusal core can give, with its status. */
+export const SAVE_REFUSALS: Partial<Record<ErrorReason, { status: number; html: string }>> = {
+  not_found: { status: 404, html: SAVE_NOT_FOUND_PAGE },
+  invalid_input: { status: 404, html: SAVE_NOT_FOUND_PAGE },
+  // Any browser but the one that agreed on the upload page: nothing about the scan is shown.
+  not_consenting_browser: {
+    status: 403,
+    html: messagePage(
+      'Open this link where you agreed',
+      'This link works only in the browser where you agreed to the scan on its upload page. ' +
+        'Open it there to save the scan to your account.',
+      'refusal',
+    ),
+  },
+  scan_not_ready: {
+    status: 409,
+    html: messagePage(
+      'Your scan is not finished',
+      'Only a finished scan can be saved. Come back to this link when your assistant says it is complete.',
+    ),
+  },
+  saved_to_another_account: {
+    status: 409,
+    html: messagePage(
+      'Already saved',
+      'This scan is already saved to another account; it cannot be saved again.',
+    ),
+  },
+};
+
+export const SAVE_FAILED = {
+  status: 503,
+  html: messagePage(
+    'Something went wrong',
+    'The service cannot do this right now. Wait a minute, then try again.',
+  ),
+};
+
+export const FOREIGN_POST_PAGE = messagePage(
+  'This request was refused',
+  'It did not come from the save page. Open the link again.',
+);
+
+export const NO_SUCH_PROVIDER_PAGE = messagePage(
+  'No such sign-in provider',
+  'Go back and choose one of the listed providers.',
+);
 
 /** The person's step on the page. */
 export type SaveStep =

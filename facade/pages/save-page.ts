@@ -18,10 +18,11 @@ import { escapeHtml, page, sendPage } from '../oauth/pages.ts';
 import { clearSignedCookie, readSignedCookie, type SignIn, setSignedCookie } from '../oauth/sign-in.ts';
 import { browserSecret } from './page-security.ts';
 import {
-  messagePage,
-  NOT_READY_PAGE,
-  NOT_THIS_BROWSER_PAGE,
+  FOREIGN_POST_PAGE,
+  NO_SUCH_PROVIDER_PAGE,
+  SAVE_FAILED,
   SAVE_NOT_FOUND_PAGE,
+  SAVE_REFUSALS,
   type SaveStep,
   savePage,
 } from './save-html.ts';
@@ -109,23 +110,12 @@ export function savePages(options: SavePageOptions) {
     const upstream = signIn.find(providerId);
     // Only the consenting browser gets as far as signing in.
     if (!(await open(ctx, id, ''))) return;
-    if (!upstream)
-      return sendPage(
-        ctx,
-        404,
-        messagePage('No such sign-in provider', 'Go back and choose one of the listed providers.'),
-      );
+    if (!upstream) return sendPage(ctx, 404, NO_SUCH_PROVIDER_PAGE);
     await signIn.start(ctx, upstream, { kind: 'save', id });
   }
 
   async function save(ctx: Context, id: string) {
-    if (!fromThisOrigin(ctx, publicOrigin)) {
-      return sendPage(
-        ctx,
-        403,
-        messagePage('This request was refused', 'It did not come from the save page. Open the link again.'),
-      );
-    }
+    if (!fromThisOrigin(ctx, publicOrigin)) return sendPage(ctx, 403, FOREIGN_POST_PAGE);
     if (!UUID.test(id)) return sendPage(ctx, 404, SAVE_NOT_FOUND_PAGE);
     const signedIn = session(ctx, id);
     if (!signedIn) return ctx.redirect(savePath(id));
@@ -155,34 +145,11 @@ export function savePages(options: SavePageOptions) {
   }
 
   function refuse(ctx: Context, err: unknown) {
-    switch (errorReason(err)) {
-      case 'not_found':
-      case 'invalid_input':
-        return sendPage(ctx, 404, SAVE_NOT_FOUND_PAGE);
-      case 'not_consenting_browser':
-        return sendPage(ctx, 403, NOT_THIS_BROWSER_PAGE);
-      case 'scan_not_ready':
-        return sendPage(ctx, 409, NOT_READY_PAGE);
-      case 'saved_to_another_account':
-        return sendPage(
-          ctx,
-          409,
-          messagePage(
-            'Already saved',
-            'This scan is already saved to another account; it cannot be saved again.',
-          ),
-        );
-      default:
-        logger.error({ err: (err as Error).message }, 'save page: core call failed');
-        return sendPage(
-          ctx,
-          503,
-          messagePage(
-            'Something went wrong',
-            'The service cannot do this right now. Wait a minute, then try again.',
-          ),
-        );
-    }
+    const reason = errorReason(err);
+    const refusal = reason && SAVE_REFUSALS[reason];
+    if (!refusal) logger.error({ err: (err as Error).message }, 'save page: core call failed');
+    const { status, html } = refusal ?? SAVE_FAILED;
+    sendPage(ctx, status, html);
   }
 
   return async (ctx: Context, next: () => Promise<void>) => {
