@@ -16,7 +16,6 @@ import { errorReason } from '../../services/shared/errors.ts';
 import type { Logger } from '../../services/shared/logger.ts';
 import { escapeHtml, page, sendPage } from '../oauth/pages.ts';
 import { clearSignedCookie, readSignedCookie, type SignIn, setSignedCookie } from '../oauth/sign-in.ts';
-import { browserSecret } from './page-security.ts';
 import {
   FOREIGN_POST_PAGE,
   NO_SUCH_PROVIDER_PAGE,
@@ -28,6 +27,8 @@ import {
 } from './save-html.ts';
 
 const SAVE_COOKIE = 'skinmatch_save';
+/** The upload page's consent cookie (issue 7): its value is the consenting browser's secret. */
+const BROWSER_COOKIE = '__Host-skinmatch-browser';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Who signed in on this scan's save page; a signed cookie on the page's own path. */
@@ -159,6 +160,11 @@ export function savePages(options: SavePageOptions) {
     }
     return next();
   };
+}
+
+/** The consent cookie's value, or '' when the browser has none; core checks it. */
+function browserSecret(ctx: Context): string {
+  return ctx.cookies.get(BROWSER_COOKIE) ?? '';
 }
 
 function savePath(runId: string): string {

@@ -6,7 +6,6 @@
 import { createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import type { BrowserContext } from 'playwright-core';
-import { BROWSER_COOKIE } from '../../facade/pages/page-security.ts';
 import { IntakeService } from '../../gen/skinmatch/v1/intake_pb.ts';
 import { CONSENT_VERSION } from '../../services/intake/consent.ts';
 import type { Measure } from '../../services/shared/measures.ts';
@@ -14,6 +13,9 @@ import { completeScan, RED_ACNE_SCORES } from './fixtures.ts';
 import { solveAltcha } from './intake.ts';
 import { callTool } from './mcp.ts';
 import type { Stack } from './stack.ts';
+
+/** The upload page's consent cookie. */
+const BROWSER_COOKIE = '__Host-skinmatch-browser';
 
 export interface ConsentedScan {
   readonly runId: string;
