@@ -20,6 +20,7 @@ import type { BotChallenge } from '../intake/bot-challenge.ts';
 import { type IntakeLimits, IntakeServiceImpl } from '../intake/intake-service.ts';
 import { purgeUsedChallenges } from '../intake/used-challenges.ts';
 import { MatchServiceImpl } from '../match/match-service.ts';
+import { AdmissionsGovernor, type BacklogBounds } from '../scan/admissions-governor.ts';
 import type { Analyzer } from '../scan/analyzer.ts';
 import { ScanServiceImpl } from '../scan/scan-service.ts';
 import { prepareQueue, startScanWorker } from '../scan/scan-worker.ts';
@@ -51,6 +52,8 @@ export interface CoreOptions {
   readonly afterConsume?: () => void | Promise<void>;
   /** The upload page's bot challenge and photo bounds. */
   readonly intake: { readonly challenge: BotChallenge; readonly limits: IntakeLimits };
+  /** Automatic admissions: pause new scans while the analysis backlog is over these bounds. */
+  readonly admissions?: { readonly bounds: BacklogBounds; readonly intervalMs: number };
 }
 
 export async function startCore(options: CoreOptions): Promise<RunningServer> {
@@ -84,6 +87,10 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
     );
   }, STATE_PURGE_INTERVAL_MS);
   purge.unref();
+  const governor = options.admissions
+    ? new AdmissionsGovernor({ orm, sql, logger, ...options.admissions })
+    : undefined;
+  governor?.start();
   const databaseUp = () => orm.isConnected();
   const server = await startServer({
     port: options.port,
@@ -111,6 +118,7 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
     port: server.port,
     close: async () => {
       clearInterval(purge);
+      await governor?.stop();
       await server.close();
       await worker?.stop();
       catalog.stop();

@@ -43,6 +43,7 @@ const core = await startCore({
       uploadsPerHour: config.photoUploadsPerHour,
     },
   },
+  admissions: { bounds: config.admissionBounds, intervalMs: config.admissionsCheckMs },
   analyzer: new InferenceAnalyzer(
     createConnectTransport({ baseUrl: config.inferenceUrl, httpVersion: '2', useBinaryFormat: true }),
     config.inferenceTimeoutMs,

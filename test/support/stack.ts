@@ -4,10 +4,11 @@
  * search (no token may ever appear in it).
  */
 import { createWriteStream, mkdirSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { createConnectTransport } from '@connectrpc/connect-node';
+import pg from 'pg';
 import { pino } from 'pino';
 import { createFacade, type FacadeOptions } from '../../facade/app.ts';
 import { RequestMultiplexer } from '../../facade/mcp/multiplexer.ts';
@@ -32,6 +33,8 @@ export interface Stack {
   readonly clock: { offsetMs: number };
   /** The façade's request multiplexer, to check that nothing is left pending. */
   readonly mux: RequestMultiplexer;
+  /** Starts another façade replica on the same core and database; answers its base URL. */
+  addFacade(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -56,6 +59,8 @@ export interface StackOptions {
   readonly requestTimeoutMs?: number;
   /** The upload page's challenge and photo bounds (an easy ALTCHA and the default bounds by default). */
   readonly intake?: CoreOptions['intake'];
+  /** Automatic admissions: the analysis backlog's bounds and how often core looks (off by default). */
+  readonly admissions?: CoreOptions['admissions'];
   /** Other façade options (e.g. trustProxy). */
   readonly facade?: Partial<Pick<FacadeOptions, 'trustProxy' | 'trustedProxyHops'>>;
 }
@@ -88,6 +93,7 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
     afterConsume: options.afterConsume,
     analyzer: options.analyzer,
     intake: options.intake ?? testIntake(),
+    admissions: options.admissions,
   });
   const coreUrl = `http://127.0.0.1:${core.port}`;
   const transport = createConnectTransport({
@@ -97,18 +103,29 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
     defaultTimeoutMs: options.coreTimeoutMs,
   });
   const mux = new RequestMultiplexer(options.requestTimeoutMs);
-  const allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`];
-  const app = await createFacade({
-    core: transport,
-    allowedHosts,
-    logger: logger.child({ name: 'facade' }),
-    limits: options.limits ?? { callsPerMinute: 1_000_000, scansPerHour: 1_000_000 },
-    publicBaseUrl: baseUrl,
-    oauth: testOAuthConfig(options.upstreams),
-    multiplexer: mux,
-    ...options.facade,
-  });
-  server.on('request', app.callback());
+  const limitStore = new pg.Pool({ connectionString: db.url, max: 4 });
+  const servers = [server];
+  // A façade on `listening`'s port; every replica shares core, the database and the rate-limit table.
+  const serveFacade = async (listening: Server, multiplexer?: RequestMultiplexer) => {
+    const port = (listening.address() as AddressInfo).port;
+    const app = await createFacade({
+      core: transport,
+      allowedHosts: [`127.0.0.1:${port}`, `localhost:${port}`],
+      logger: logger.child({ name: 'facade', port }),
+      limits: options.limits ?? {
+        callsPerMinute: 1_000_000,
+        scansPerHour: 1_000_000,
+        uploadsPerHour: 1_000_000,
+      },
+      limitStore,
+      publicBaseUrl: baseUrl,
+      oauth: testOAuthConfig(options.upstreams),
+      multiplexer,
+      ...options.facade,
+    });
+    listening.on('request', app.callback());
+  };
+  await serveFacade(server, mux);
   return {
     orm,
     databaseUrl: db.url,
@@ -117,10 +134,20 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
     logFile,
     clock,
     mux,
+    addFacade: async () => {
+      const replica = createServer();
+      await new Promise<void>((ready) => replica.listen(0, '127.0.0.1', ready));
+      servers.push(replica);
+      await serveFacade(replica);
+      return `http://127.0.0.1:${(replica.address() as AddressInfo).port}`;
+    },
     close: async () => {
-      server.closeAllConnections();
-      await new Promise((done) => server.close(done));
+      for (const each of servers) {
+        each.closeAllConnections();
+        await new Promise((done) => each.close(done));
+      }
       await core.close();
+      await limitStore.end();
       await orm.close();
       await db.drop();
       await new Promise((done) => stream.end(done));
