@@ -109,7 +109,7 @@ describe('the save page /save/:id in a browser', function () {
     assert.ok(account);
     assert.equal(await ownerOf(scan.runId), account);
 
-    const listed = await accountRpc(base, `Bearer ${await mintToken(base, account)}`, 'tools/call', {
+    const listed = await accountRpc(base, `Bearer ${await mintToken(stack, account)}`, 'tools/call', {
       name: 'list_my_scans',
       arguments: {},
     });
