@@ -39,23 +39,34 @@ export const purgeCron = () =>
     } satisfies CronItem,
   ]);
 
+/** What makes a scan due: a guest token expired, or no photo long after the start. */
+const DUE = {
+  // Uses scans_guest_expiry_idx (migration 0012b).
+  expired: 'account_id is null and expires_at <= ?',
+  // Uses scans_awaiting_upload_idx (migration 0012b).
+  abandoned: "status = 'awaiting_upload' and created_at <= ?",
+} as const;
+
 /** Deletes what is due at `settings.now()`; returns how many scans went, by reason. */
 export async function purgeScans(em: SqlEntityManager, settings: PurgeSettings): Promise<PurgeCounts> {
   const now = settings.now();
-  const abandonedBefore = new Date(now.getTime() - settings.abandonedAfterMs);
-  let expired = 0;
-  let abandoned = 0;
+  return {
+    expired: await purgeWhere(em, DUE.expired, now),
+    abandoned: await purgeWhere(em, DUE.abandoned, new Date(now.getTime() - settings.abandonedAfterMs)),
+  };
+}
+
+/** Deletes, a batch per transaction, the scans `condition` selects; their queued jobs go in the same one. */
+async function purgeWhere(em: SqlEntityManager, condition: string, before: Date): Promise<number> {
+  let total = 0;
   for (;;) {
     const deleted = await em.transactional(async (tx) => {
       const sql = tx as SqlEntityManager;
-      const rows = await sql.execute<{ id: string; expired: boolean }[]>(
+      const rows = await sql.execute<{ id: string }[]>(
         `delete from scans where id in (
-           select id from scans
-           where (account_id is null and expires_at <= ?)
-              or (status = 'awaiting_upload' and created_at <= ?)
-           limit ${BATCH} for update skip locked)
-         returning id, (account_id is null and expires_at <= ?) as expired`,
-        [now, abandonedBefore, now],
+           select id from scans where ${condition} limit ${BATCH} for update skip locked)
+         returning id`,
+        [before],
       );
       if (rows.length > 0) {
         // A job still waiting is removed; one running is stopped from retrying and finds no photo.
@@ -64,12 +75,9 @@ export async function purgeScans(em: SqlEntityManager, settings: PurgeSettings):
           [JSON.stringify(rows.map((row) => row.id))],
         );
       }
-      return rows;
+      return rows.length;
     });
-    for (const row of deleted) {
-      if (row.expired) expired++;
-      else abandoned++;
-    }
-    if (deleted.length < BATCH) return { expired, abandoned };
+    total += deleted;
+    if (deleted < BATCH) return total;
   }
 }

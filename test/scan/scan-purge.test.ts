@@ -81,6 +81,19 @@ describe('the purge of expired and abandoned scans', function () {
       for (const ref of refs) assert.equal(ref.onDelete, 'c', `${ref.table} cascades`);
     });
 
+    it('finds due scans by an index, not by reading the whole table', async () => {
+      // With sequential scans priced out, a plan still reading the table means no index can serve it.
+      const plan = (condition: string) =>
+        stack.orm.em.fork().transactional(async (tx) => {
+          const conn = tx.getConnection();
+          await conn.execute('set local enable_seqscan = off');
+          const rows = await conn.execute(`explain select id from scans where ${condition}`, [new Date()]);
+          return rows.map((row: Record<string, string>) => Object.values(row)[0]).join('\n');
+        });
+      assert.match(await plan('account_id is null and expires_at <= ?'), /scans_guest_expiry_idx/);
+      assert.match(await plan("status = 'awaiting_upload' and created_at <= ?"), /scans_awaiting_upload_idx/);
+    });
+
     it('deletes a guest scan at its expiry with its photo, queued job and match allowance; keeps the rest', async () => {
       const queued = await start(stack);
       await uploadPhoto(stack.orm, queued.run_id, PHOTO);

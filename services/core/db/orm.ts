@@ -15,6 +15,7 @@ import { AccountsMigration } from './migrations/0009-accounts.ts';
 import { RateLimitsMigration } from './migrations/0010-rate-limits.ts';
 import { ProductsInlineMigration } from './migrations/0011-products-inline.ts';
 import { ScanVersionMigration } from './migrations/0012-scan-version.ts';
+import { ScanPurgeIndexMigration } from './migrations/0012b-scan-purge-index.ts';
 import { ScanSchema } from './scan-entity.ts';
 import { SettingSchema } from './setting-entity.ts';
 
@@ -30,6 +31,7 @@ const MIGRATIONS = [
   { name: '0010-rate-limits', class: RateLimitsMigration },
   { name: '0011-products-inline', class: ProductsInlineMigration },
   { name: '0012-scan-version', class: ScanVersionMigration },
+  { name: '0012b-scan-purge-index', class: ScanPurgeIndexMigration },
 ];
 
 export async function openDatabase(databaseUrl: string): Promise<Orm> {
