@@ -16,6 +16,7 @@ import { OAuthStateServiceImpl, purgeExpiredState } from '../account/oauth-state
 import { CatalogServiceImpl } from '../catalog/catalog-service.ts';
 import { LiveCatalog } from '../catalog/catalog-store.ts';
 import { MatchServiceImpl } from '../match/match-service.ts';
+import { AdmissionsGovernor, type BacklogBounds } from '../scan/admissions-governor.ts';
 import type { Analyzer } from '../scan/analyzer.ts';
 import { ScanServiceImpl } from '../scan/scan-service.ts';
 import { prepareQueue, startScanWorker } from '../scan/scan-worker.ts';
@@ -45,6 +46,8 @@ export interface CoreOptions {
   readonly analyzer?: Analyzer;
   /** Runs after a match allowance is consumed, before the answer commits (tests simulate crashes). */
   readonly afterConsume?: () => void | Promise<void>;
+  /** Automatic admissions: pause new scans while the analysis backlog is over these bounds. */
+  readonly admissions?: { readonly bounds: BacklogBounds; readonly intervalMs: number };
 }
 
 export async function startCore(options: CoreOptions): Promise<RunningServer> {
@@ -73,6 +76,10 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
     );
   }, STATE_PURGE_INTERVAL_MS);
   purge.unref();
+  const governor = options.admissions
+    ? new AdmissionsGovernor({ orm, sql, logger, ...options.admissions })
+    : undefined;
+  governor?.start();
   const databaseUp = () => orm.isConnected();
   const server = await startServer({
     port: options.port,
@@ -99,6 +106,7 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
     port: server.port,
     close: async () => {
       clearInterval(purge);
+      await governor?.stop();
       await server.close();
       await worker?.stop();
       catalog.stop();

@@ -34,6 +34,7 @@ const core = await startCore({
   port: config.corePort,
   host: config.coreHost,
   logger,
+  admissions: { bounds: config.admissionBounds, intervalMs: config.admissionsCheckMs },
   analyzer: new InferenceAnalyzer(
     createConnectTransport({ baseUrl: config.inferenceUrl, httpVersion: '2', useBinaryFormat: true }),
     config.inferenceTimeoutMs,

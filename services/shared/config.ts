@@ -6,7 +6,15 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { BacklogBounds } from '../scan/admissions-governor.ts';
 import { loadOAuthConfig, type OAuthConfig } from './oauth-config.ts';
+
+/** A rate-limit budget of its own for one tool: `points` calls per `durationSeconds`. */
+export interface ToolBudget {
+  readonly tool: string;
+  readonly points: number;
+  readonly durationSeconds: number;
+}
 
 export interface Config {
   readonly production: boolean;
@@ -38,6 +46,13 @@ export interface Config {
   /** Guest tool calls per network per minute, and scans started per network per hour. */
   readonly guestCallsPerMinute: number;
   readonly guestScansPerHour: number;
+  /** Photo uploads per network per hour on the person's upload page. */
+  readonly guestUploadsPerHour: number;
+  /** Budgets of single tools beyond the per-minute one (RATE_LIMIT_TOOLS). */
+  readonly toolBudgets: readonly ToolBudget[];
+  /** Automatic admissions: the analysis backlog's bounds, and how often each core looks at it. */
+  readonly admissionBounds: BacklogBounds;
+  readonly admissionsCheckMs: number;
   /** Proxies in front that append to X-Forwarded-For (0: use the socket's address). */
   readonly trustedProxyHops: number;
   /**
@@ -86,6 +101,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowedHosts,
     guestCallsPerMinute: positive(env.RATE_LIMIT_CALLS_PER_MINUTE, 120, 'RATE_LIMIT_CALLS_PER_MINUTE'),
     guestScansPerHour: positive(env.RATE_LIMIT_SCANS_PER_HOUR, 30, 'RATE_LIMIT_SCANS_PER_HOUR'),
+    guestUploadsPerHour: positive(env.RATE_LIMIT_UPLOADS_PER_HOUR, 20, 'RATE_LIMIT_UPLOADS_PER_HOUR'),
+    toolBudgets: toolBudgets(env.RATE_LIMIT_TOOLS),
+    admissionBounds: admissionBounds(env),
+    admissionsCheckMs: positive(env.ADMISSIONS_CHECK_INTERVAL_MS, 5000, 'ADMISSIONS_CHECK_INTERVAL_MS'),
     trustedProxyHops: proxyHops(env.TRUST_PROXY),
     loadSampleCatalog: env.LOAD_SAMPLE_CATALOG === 'true',
     tokenPepper: pepper(env.TOKEN_PEPPER, production, dataDir, warnings),
@@ -111,6 +130,39 @@ function proxyHops(value: string | undefined): number {
     throw new Error(`TRUST_PROXY must be false, true or a number of proxies, got "${value}"`);
   }
   return n;
+}
+
+/** Pause past the upper bounds, resume under the lower ones; a lower bound must be below its upper one. */
+function admissionBounds(env: NodeJS.ProcessEnv): BacklogBounds {
+  const bounds = {
+    pauseQueued: positive(env.ADMISSIONS_PAUSE_QUEUED, 500, 'ADMISSIONS_PAUSE_QUEUED'),
+    resumeQueued: positive(env.ADMISSIONS_RESUME_QUEUED, 100, 'ADMISSIONS_RESUME_QUEUED'),
+    pauseAgeSeconds: positive(env.ADMISSIONS_PAUSE_AGE_SECONDS, 120, 'ADMISSIONS_PAUSE_AGE_SECONDS'),
+    resumeAgeSeconds: positive(env.ADMISSIONS_RESUME_AGE_SECONDS, 30, 'ADMISSIONS_RESUME_AGE_SECONDS'),
+  };
+  if (bounds.resumeQueued >= bounds.pauseQueued) {
+    throw new Error('ADMISSIONS_RESUME_QUEUED must be below ADMISSIONS_PAUSE_QUEUED');
+  }
+  if (bounds.resumeAgeSeconds >= bounds.pauseAgeSeconds) {
+    throw new Error('ADMISSIONS_RESUME_AGE_SECONDS must be below ADMISSIONS_PAUSE_AGE_SECONDS');
+  }
+  return bounds;
+}
+
+const PERIODS: Record<string, number> = { second: 1, minute: 60, hour: 3600, day: 86_400 };
+
+/** RATE_LIMIT_TOOLS: `tool=N/period` entries, comma-separated (period: second, minute, hour or day). */
+function toolBudgets(value: string | undefined): ToolBudget[] {
+  if (!value?.trim()) return [];
+  return value.split(',').map((entry) => {
+    const match = /^\s*([a-z_]+)\s*=\s*(\d+)\s*\/\s*(second|minute|hour|day)\s*$/.exec(entry);
+    if (!match || Number(match[2]) < 1) {
+      throw new Error(
+        `RATE_LIMIT_TOOLS entries must read tool=N/period (period: second, minute, hour, day), got "${entry.trim()}"`,
+      );
+    }
+    return { tool: match[1]!, points: Number(match[2]), durationSeconds: PERIODS[match[3]!]! };
+  });
 }
 
 function positive(value: string | undefined, fallback: number, name: string): number {

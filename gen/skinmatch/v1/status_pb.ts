@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file skinmatch/v1/status.proto.
  */
 export const file_skinmatch_v1_status: GenFile = /*@__PURE__*/
-  fileDesc("Chlza2lubWF0Y2gvdjEvc3RhdHVzLnByb3RvEgxza2lubWF0Y2gudjEiEgoQR2V0U3RhdHVzUmVxdWVzdCJjChFHZXRTdGF0dXNSZXNwb25zZRITCgtkYXRhYmFzZV9vaxgBIAEoCBIaChJhZG1pc3Npb25zX2VuYWJsZWQYAiABKAgSHQoVY2F0YWxvZ190b29sc19lbmFibGVkGAMgASgIMl0KDVN0YXR1c1NlcnZpY2USTAoJR2V0U3RhdHVzEh4uc2tpbm1hdGNoLnYxLkdldFN0YXR1c1JlcXVlc3QaHy5za2lubWF0Y2gudjEuR2V0U3RhdHVzUmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("Chlza2lubWF0Y2gvdjEvc3RhdHVzLnByb3RvEgxza2lubWF0Y2gudjEiEgoQR2V0U3RhdHVzUmVxdWVzdCKaAQoRR2V0U3RhdHVzUmVzcG9uc2USEwoLZGF0YWJhc2Vfb2sYASABKAgSGgoSYWRtaXNzaW9uc19lbmFibGVkGAIgASgIEh0KFWNhdGFsb2dfdG9vbHNfZW5hYmxlZBgDIAEoCBIaChJwYXVzZWRfYnlfb3BlcmF0b3IYBCABKAgSGQoRcGF1c2VkX2J5X2JhY2tsb2cYBSABKAgyXQoNU3RhdHVzU2VydmljZRJMCglHZXRTdGF0dXMSHi5za2lubWF0Y2gudjEuR2V0U3RhdHVzUmVxdWVzdBofLnNraW5tYXRjaC52MS5HZXRTdGF0dXNSZXNwb25zZWIGcHJvdG8z");
 
 /**
  * GetStatusRequest has no fields.
@@ -53,6 +53,21 @@ export type GetStatusResponse = Message<"skinmatch.v1.GetStatusResponse"> & {
    * @generated from field: bool catalog_tools_enabled = 3;
    */
   catalogToolsEnabled: boolean;
+
+  /**
+   * paused_by_operator is true while the operator's switch refuses new scans.
+   *
+   * @generated from field: bool paused_by_operator = 4;
+   */
+  pausedByOperator: boolean;
+
+  /**
+   * paused_by_backlog is true while the analysis backlog refuses new scans: from when it passed its upper
+   * bound until it is back under the lower one.
+   *
+   * @generated from field: bool paused_by_backlog = 5;
+   */
+  pausedByBacklog: boolean;
 };
 
 /**
@@ -69,7 +84,7 @@ export const GetStatusResponseSchema: GenMessage<GetStatusResponse> = /*@__PURE_
  */
 export const StatusService: GenService<{
   /**
-   * GetStatus checks the database and reads the operator's switches.
+   * GetStatus checks the database and reads the admissions switches.
    *
    * @generated from rpc skinmatch.v1.StatusService.GetStatus
    */
