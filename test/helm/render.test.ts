@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
 import { TriggerAuthentication } from '@kubernetes-models/keda/keda.sh/v1alpha1/TriggerAuthentication';
@@ -247,19 +247,26 @@ describe('helm chart render', function () {
     assert.equal(data.IDP_1_ISSUER, 'https://idp-one.example.com');
     assert.equal(data.IDP_2_CLIENT_ID, 'two');
     assert.equal(data.IDP_2_NAME, undefined);
+    assert.equal(data.RATE_LIMIT_UPLOADS_PER_HOUR, '20');
+    assert.equal(data.ADMISSIONS_PAUSE_QUEUED, '500');
+    assert.equal(data.RATE_LIMIT_TOOLS, undefined);
+    const budgets = render(OWN_SECRETS, {
+      config: { rateLimits: { tools: ['recommend_products=20/minute', 'get_skin_scan=5/second'] } },
+    });
+    assert.equal(
+      find(budgets, 'ConfigMap', 'rel-skinmatch').data!.RATE_LIMIT_TOOLS,
+      'recommend_products=20/minute,get_skin_scan=5/second',
+    );
     // Every variable the chart sets is one the code reads (a misspelt name would be silently ignored).
     const read = new Set<string>();
-    for (const file of [
-      'services/shared/config.ts',
-      'services/shared/oauth-config.ts',
-      'services/shared/logger.ts',
-      'services/core/migrate.ts',
-    ]) {
-      for (const m of readFileSync(file, 'utf8').matchAll(/env\.([A-Z_0-9]+)|IDP_\$\{id\}_\$\{?|env\[`IDP_/g))
-        if (m[1]) read.add(m[1]);
+    const sources = readdirSync('services/shared').map((f) => join('services/shared', f));
+    for (const file of [...sources, 'services/core/migrate.ts']) {
+      const text = readFileSync(file, 'utf8');
+      for (const m of text.matchAll(/env\.([A-Z_0-9]+)/g)) read.add(m[1]!);
+      // The identity providers' variables are read as IDP_<n>_<NAME>.
+      for (const m of text.matchAll(/read\('([A-Z_]+)'\)/g))
+        for (const id of ['1', '2']) read.add(`IDP_${id}_${m[1]}`);
     }
-    for (const m of readFileSync('services/shared/oauth-config.ts', 'utf8').matchAll(/read\('([A-Z_]+)'\)/g))
-      for (const id of ['1', '2']) read.add(`IDP_${id}_${m[1]}`);
     const set = [
       ...Object.keys(data),
       ...WORKLOADS.flatMap((w) =>

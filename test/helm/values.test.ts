@@ -189,6 +189,12 @@ describe('helm chart values', () => {
       [{ issuer: 'https://a.example', clientId: true }],
       '/oauth/identityProviders/0/clientId must be string',
     ],
+    [
+      'config.rateLimits.tools',
+      ['recommend_products=20 per minute'],
+      '/config/rateLimits/tools/0 must match pattern',
+    ],
+    ['config.admissions.pauseQueued', 0, '/config/admissions/pauseQueued must be >= 1'],
     ['image.pullPolicy', 'Sometimes', '/image/pullPolicy must be equal to one of the allowed values'],
   ];
   for (const [path, value, expected] of refusals) {

@@ -14,7 +14,9 @@ import { createTestDatabase } from '../support/database.ts';
 import { find, render } from '../support/helm.ts';
 
 const dockerfile = readFileSync('Dockerfile', 'utf8');
-const packageJson = JSON.parse(readFileSync('package.json', 'utf8')) as { dependencies: Record<string, string> };
+const packageJson = JSON.parse(readFileSync('package.json', 'utf8')) as {
+  dependencies: Record<string, string>;
+};
 
 /** The Dockerfile's instructions, line continuations joined, comments dropped. */
 function instructions(): { op: string; args: string }[] {
@@ -52,7 +54,9 @@ function importGraph(entry: string): { files: Set<string>; packages: Set<string>
     if (files.has(file)) return;
     files.add(file);
     const source = readFileSync(file, 'utf8').replace(/import\s+type\s[\s\S]*?from\s+'[^']+';/g, '');
-    const specifiers = source.matchAll(/(?:^|\n)\s*(?:import|export)\s(?:[\s\S]*?\sfrom\s)?'([^']+)'|import\('([^']+)'\)/g);
+    const specifiers = source.matchAll(
+      /(?:^|\n)\s*(?:import|export)\s(?:[\s\S]*?\sfrom\s)?'([^']+)'|import\('([^']+)'\)/g,
+    );
     for (const m of specifiers) {
       const spec = (m[1] ?? m[2])!;
       if (spec.startsWith('node:')) continue;
@@ -97,7 +101,11 @@ describe('container image', () => {
     for (const [role, entry] of Object.entries({ ...ROLES, entry: 'scripts/role.ts' })) {
       const { files, packages } = importGraph(entry);
       assert.ok(files.size > (role === 'entry' ? 0 : 3), `${role}: the graph was walked`);
-      assert.deepEqual([...files].filter((f) => !inImage(f)), [], `${role}: modules outside the image`);
+      assert.deepEqual(
+        [...files].filter((f) => !inImage(f)),
+        [],
+        `${role}: modules outside the image`,
+      );
       const missing = [...packages].filter((p) => !(p in packageJson.dependencies));
       assert.deepEqual(missing, [], `${role}: packages that npm ci --omit=dev does not install`);
     }
@@ -107,10 +115,21 @@ describe('container image', () => {
   });
 
   it('sends the builder only what the image copies, never development state', () => {
-    const lines = readFileSync('.dockerignore', 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
+    const lines = readFileSync('.dockerignore', 'utf8')
+      .split('\n')
+      .filter((l) => l && !l.startsWith('#'));
     assert.equal(lines[0], '*', 'everything is excluded first');
     const included = lines.filter((l) => l.startsWith('!')).map((l) => l.slice(1).replace(/\/$/, ''));
-    assert.deepEqual(included.sort(), ['.npmrc', 'data', 'facade', 'gen', 'package-lock.json', 'package.json', 'scripts', 'services']);
+    assert.deepEqual(included.sort(), [
+      '.npmrc',
+      'data',
+      'facade',
+      'gen',
+      'package-lock.json',
+      'package.json',
+      'scripts',
+      'services',
+    ]);
   });
 
   it('refuses an unknown role with its usage', () => {
@@ -157,7 +176,9 @@ describe('container image', () => {
       await client.connect();
       try {
         const applied = await client.query('select name from schema_migrations order by name');
-        const listed = [...readFileSync('services/core/db/orm.ts', 'utf8').matchAll(/name: '([^']+)'/g)].map((m) => m[1]);
+        const listed = [...readFileSync('services/core/db/orm.ts', 'utf8').matchAll(/name: '([^']+)'/g)].map(
+          (m) => m[1],
+        );
         assert.deepEqual(
           applied.rows.map((r) => r.name),
           listed,
@@ -174,10 +195,16 @@ describe('container image', () => {
         publicBaseUrl: 'https://skin.example.com',
         database: { existingSecret: 'db' },
         secrets: { existingSecret: 's' },
-        oauth: { identityProviders: [1, 2].map((n) => ({ issuer: `https://idp${n}.example.com`, clientId: `c${n}` })) },
+        oauth: {
+          identityProviders: [1, 2].map((n) => ({
+            issuer: `https://idp${n}.example.com`,
+            clientId: `c${n}`,
+          })),
+        },
         keda: { enabled: true },
       };
-      const query = find(render(values), 'ScaledObject', 'rel-skinmatch-inference').spec.triggers[0].metadata.query;
+      const query = find(render(values), 'ScaledObject', 'rel-skinmatch-inference').spec.triggers[0].metadata
+        .query;
       const client = new pg.Client({ connectionString: database.url });
       await client.connect();
       try {
@@ -186,7 +213,9 @@ describe('container image', () => {
         await client.query(`select graphile_worker.add_job('analyze_scan', '{"run_id":"a"}')`);
         await client.query(`select graphile_worker.add_job('analyze_scan', '{"run_id":"b"}')`);
         // Not counted: a job waiting out its retry backoff, and another task's job.
-        await client.query(`select graphile_worker.add_job('analyze_scan', '{"run_id":"c"}', run_at := now() + interval '1 hour')`);
+        await client.query(
+          `select graphile_worker.add_job('analyze_scan', '{"run_id":"c"}', run_at := now() + interval '1 hour')`,
+        );
         await client.query(`select graphile_worker.add_job('something_else', '{}')`);
         assert.equal(await depth(), '2');
       } finally {

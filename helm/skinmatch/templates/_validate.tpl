@@ -15,6 +15,13 @@
 {{- fail (printf "%s.autoscaling.minReplicas must not exceed maxReplicas" $component) }}
 {{- end }}
 {{- end }}
+{{- $admissions := .Values.config.admissions }}
+{{- if ge (int $admissions.resumeQueued) (int $admissions.pauseQueued) }}
+{{- fail "config.admissions.resumeQueued must be below pauseQueued" }}
+{{- end }}
+{{- if ge (int $admissions.resumeAgeSeconds) (int $admissions.pauseAgeSeconds) }}
+{{- fail "config.admissions.resumeAgeSeconds must be below pauseAgeSeconds" }}
+{{- end }}
 {{- if gt (int .Values.keda.minReplicaCount) (int .Values.keda.maxReplicaCount) }}
 {{- fail "keda.minReplicaCount must not exceed keda.maxReplicaCount" }}
 {{- end }}
