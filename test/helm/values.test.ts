@@ -130,6 +130,11 @@ describe('helm chart values', () => {
     );
   });
 
+  it('shows in the chart README the production example the tests render', () => {
+    const example = readFileSync(join(CHART, 'examples/production-values.yaml'), 'utf8');
+    assert.ok(readFileSync(join(CHART, 'README.md'), 'utf8').includes(`\`\`\`yaml\n${example}\`\`\``));
+  });
+
   it('accepts the defaults and the README production example', () => {
     assert.deepEqual(errorsOf(defaults), []);
     assert.deepEqual(errorsOf(merged(defaults, production)), []);
