@@ -5,6 +5,7 @@
 
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { loadDemoCatalog } from '../catalog/demo-catalog.ts';
+import { AltchaChallenge } from '../intake/altcha-challenge.ts';
 import { InferenceAnalyzer } from '../scan/inference-analyzer.ts';
 import { loadConfig } from '../shared/config.ts';
 import { createLogger } from '../shared/logger.ts';
@@ -34,6 +35,14 @@ const core = await startCore({
   port: config.corePort,
   host: config.coreHost,
   logger,
+  intake: {
+    challenge: new AltchaChallenge({ hmacKey: config.altchaHmacKey }),
+    limits: {
+      maxBytes: config.photoMaxBytes,
+      maxPixels: config.photoMaxPixels,
+      uploadsPerHour: config.photoUploadsPerHour,
+    },
+  },
   admissions: { bounds: config.admissionBounds, intervalMs: config.admissionsCheckMs },
   analyzer: new InferenceAnalyzer(
     createConnectTransport({ baseUrl: config.inferenceUrl, httpVersion: '2', useBinaryFormat: true }),

@@ -31,6 +31,11 @@ const STEPS: Record<ScanStatusName, Step> = {
   failed: { status: ScanStatus.FAILED, nextAction: NextAction.ASK_PERSON_TO_RETAKE, retryAfterSeconds: 5 },
 };
 
+/** The protobuf status of a stored status name. */
+export function scanStatus(status: string): ScanStatus {
+  return STEPS[status as ScanStatusName].status;
+}
+
 export function isSettled(status: string): boolean {
   return status === 'complete' || status === 'failed';
 }

@@ -60,8 +60,15 @@ export interface Config {
    * it runs the embedded PostgreSQL, so a deployment that forgets NODE_ENV never serves invented products.
    */
   readonly loadSampleCatalog: boolean;
-  /** Key of the HMAC that turns a scan token into what is stored. */
+  /** Key of the HMAC that turns a scan token (and a consenting browser's secret) into what is stored. */
   readonly tokenPepper: Buffer;
+  /** Key of the HMAC that signs the upload page's ALTCHA challenges. */
+  readonly altchaHmacKey: Buffer;
+  /** Upload bounds: bytes of one photo (the façade stops the body there too), and pixels by its header. */
+  readonly photoMaxBytes: number;
+  readonly photoMaxPixels: number;
+  /** Photos one scan may be sent per hour (retakes included). */
+  readonly photoUploadsPerHour: number;
   /** The authorization server's signing key, cookie keys and upstream identity providers. */
   readonly oauth: OAuthConfig;
   readonly warnings: readonly string[];
@@ -107,7 +114,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     admissionsCheckMs: positive(env.ADMISSIONS_CHECK_INTERVAL_MS, 5000, 'ADMISSIONS_CHECK_INTERVAL_MS'),
     trustedProxyHops: proxyHops(env.TRUST_PROXY),
     loadSampleCatalog: env.LOAD_SAMPLE_CATALOG === 'true',
-    tokenPepper: pepper(env.TOKEN_PEPPER, production, dataDir, warnings),
+    tokenPepper: hexSecret(env.TOKEN_PEPPER, 'TOKEN_PEPPER', 'token-pepper', production, dataDir, warnings),
+    altchaHmacKey: hexSecret(
+      env.ALTCHA_HMAC_KEY,
+      'ALTCHA_HMAC_KEY',
+      'altcha-hmac-key',
+      production,
+      dataDir,
+      warnings,
+    ),
+    photoMaxBytes: positive(env.PHOTO_MAX_BYTES, 10 * 1024 * 1024, 'PHOTO_MAX_BYTES'),
+    photoMaxPixels: positive(env.PHOTO_MAX_PIXELS, 40_000_000, 'PHOTO_MAX_PIXELS'),
+    photoUploadsPerHour: positive(env.PHOTO_UPLOADS_PER_HOUR, 20, 'PHOTO_UPLOADS_PER_HOUR'),
     oauth: loadOAuthConfig(env, production, dataDir, warnings),
     warnings,
   };
@@ -172,19 +190,26 @@ function positive(value: string | undefined, fallback: number, name: string): nu
   return n;
 }
 
-function pepper(value: string | undefined, production: boolean, dataDir: string, warnings: string[]): Buffer {
+/** A key of at least 32 bytes as hex: required in production, generated once under the data directory in
+ * development (with a warning). */
+function hexSecret(
+  value: string | undefined,
+  name: string,
+  fileName: string,
+  production: boolean,
+  dataDir: string,
+  warnings: string[],
+): Buffer {
   if (value) {
-    if (!/^[a-f0-9]{64,}$/i.test(value)) throw new Error('TOKEN_PEPPER must be at least 32 bytes as hex');
+    if (!/^[a-f0-9]{64,}$/i.test(value)) throw new Error(`${name} must be at least 32 bytes as hex`);
     return Buffer.from(value, 'hex');
   }
-  if (production) throw new Error('TOKEN_PEPPER is required when NODE_ENV=production');
-  const file = join(dataDir, 'token-pepper');
+  if (production) throw new Error(`${name} is required when NODE_ENV=production`);
+  const file = join(dataDir, fileName);
   if (!existsSync(file)) {
     mkdirSync(dataDir, { recursive: true });
     writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
   }
-  warnings.push(
-    `TOKEN_PEPPER is not set: using a development pepper from ${file}. Never do this in production.`,
-  );
+  warnings.push(`${name} is not set: using a development key from ${file}. Never do this in production.`);
   return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
 }

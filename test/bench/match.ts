@@ -36,6 +36,7 @@ import {
 import { concernsFromScores } from '../../services/shared/measures.ts';
 import { createTestDatabase, stopTestDatabaseServer } from '../support/database.ts';
 import { completeScan, RED_ACNE_SCORES } from '../support/fixtures.ts';
+import { testIntake } from '../support/intake.ts';
 import { generateCatalog } from './generated-catalog.ts';
 
 const SIZE = Number(process.env.BENCH_PRODUCTS ?? 100_000);
@@ -62,6 +63,7 @@ try {
     port: 0,
     host: '127.0.0.1',
     logger,
+    intake: testIntake(),
   });
   console.log(`core loaded the catalog in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   const transport = createConnectTransport({

@@ -34,7 +34,7 @@ describe('configuration of the authorization server', () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('production refuses to start without a signing key, cookie keys or both upstream providers', () => {
-    const env = { NODE_ENV: 'production', TOKEN_PEPPER: PEPPER, DATA_DIR: dir };
+    const env = { NODE_ENV: 'production', TOKEN_PEPPER: PEPPER, ALTCHA_HMAC_KEY: PEPPER, DATA_DIR: dir };
     assert.throws(
       () => loadConfig({ ...env, OAUTH_COOKIE_KEYS: COOKIE_KEYS, ...IDPS }),
       /OAUTH_SIGNING_KEY is required/,

@@ -20,6 +20,7 @@ import { migrate, type Orm, openDatabase } from '../../services/core/db/orm.ts';
 import type { Analyzer } from '../../services/scan/analyzer.ts';
 import type { UpstreamProvider } from '../../services/shared/oauth-config.ts';
 import { createTestDatabase } from './database.ts';
+import { testIntake } from './intake.ts';
 import { testOAuthConfig } from './oauth.ts';
 
 export interface Stack {
@@ -56,6 +57,8 @@ export interface StackOptions {
   readonly coreTimeoutMs?: number;
   /** The longest an MCP request waits for its answer. */
   readonly requestTimeoutMs?: number;
+  /** The upload page's challenge and photo bounds (an easy ALTCHA and the default bounds by default). */
+  readonly intake?: CoreOptions['intake'];
   /** Automatic admissions: the analysis backlog's bounds and how often core looks (off by default). */
   readonly admissions?: CoreOptions['admissions'];
   /** Other façade options (e.g. trustProxy). */
@@ -89,6 +92,7 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
     now: () => new Date(Date.now() + clock.offsetMs),
     afterConsume: options.afterConsume,
     analyzer: options.analyzer,
+    intake: options.intake ?? testIntake(),
     admissions: options.admissions,
   });
   const coreUrl = `http://127.0.0.1:${core.port}`;
