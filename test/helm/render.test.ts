@@ -44,6 +44,7 @@ const OWN_SECRETS = {
   database: { url: 'postgresql://skin:pw@db.example.internal:5432/skin' },
   secrets: {
     tokenPepper: 'ab'.repeat(32),
+    altchaHmacKey: 'cd'.repeat(32),
     oauthSigningKey: SIGNING_KEY,
     oauthCookieKeys: 'k'.repeat(32),
     identityProviderClientSecrets: ['upstream-secret-1', 'upstream-secret-2'],
@@ -195,6 +196,7 @@ describe('helm chart render', function () {
     assert.deepEqual(env('core'), {
       DATABASE_URL: 'secret:rel-skinmatch/DATABASE_URL',
       TOKEN_PEPPER: 'secret:rel-skinmatch/TOKEN_PEPPER',
+      ALTCHA_HMAC_KEY: 'secret:rel-skinmatch/ALTCHA_HMAC_KEY',
     });
     assert.deepEqual(env('facade'), {
       DATABASE_URL: 'secret:rel-skinmatch/DATABASE_URL',
@@ -211,6 +213,7 @@ describe('helm chart render', function () {
     // Every key referenced exists in the Secret the chart renders.
     const secret = find(manifests, 'Secret', 'rel-skinmatch').stringData!;
     assert.deepEqual(Object.keys(secret).sort(), [
+      'ALTCHA_HMAC_KEY',
       'DATABASE_URL',
       'IDP_1_CLIENT_SECRET',
       'IDP_2_CLIENT_SECRET',
@@ -228,6 +231,7 @@ describe('helm chart render', function () {
     assert.deepEqual(core, {
       DATABASE_URL: 'secret:skinmatch-db/uri',
       TOKEN_PEPPER: 'secret:skinmatch-secrets/TOKEN_PEPPER',
+      ALTCHA_HMAC_KEY: 'secret:skinmatch-secrets/ALTCHA_HMAC_KEY',
     });
     const job = envOf(podSpec(find(manifests, 'Job', 'rel-skinmatch-migration')).containers[0]);
     assert.equal(job.DATABASE_URL, 'secret:skinmatch-db/uri');
