@@ -117,7 +117,10 @@ export async function importRecords(
       });
       const slot = n % WRITERS;
       await writing[slot];
-      const write = writeProducts(clients[slot]!, batch, derived).then(() => done((written += batch.length)));
+      const write = writeProducts(clients[slot]!, batch, derived).then(() => {
+        written += batch.length;
+        done(written);
+      });
       write.catch(() => {}); // awaited later; a failure meanwhile is not an unhandled rejection
       writing[slot] = write;
     }

@@ -16,12 +16,14 @@ import type { DerivedProduct } from '../../services/catalog/derive.ts';
 import { ENGINE_VERSION, matchesConcerns } from '../../services/match/engine/index.ts';
 import { toProductMessage } from '../../services/match/product-message.ts';
 import { concernsFromScores } from '../../services/shared/measures.ts';
+import { COMPRESS_MIN_BYTES } from '../../services/shared/server.ts';
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 const { rows: products } = await pool.query<{ derived: DerivedProduct }>('select derived from products');
 const index = new CatalogIndex(products.map((row) => row.derived));
 
 const handler = connectNodeAdapter({
+  compressMinBytes: COMPRESS_MIN_BYTES, // as core's server
   routes: (router) =>
     router.service(MatchService, {
       async recommendProducts(req) {
