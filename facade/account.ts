@@ -22,7 +22,9 @@ import { authorizationServer, RESOURCE_METADATA_PATH } from './oauth/endpoints.t
 import { interactionRoutes } from './oauth/interactions.ts';
 import { createProvider } from './oauth/provider.ts';
 import { ACCOUNT_RESOURCE_PATH } from './oauth/scopes.ts';
+import { SignIn } from './oauth/sign-in.ts';
 import { Upstream } from './oauth/upstream.ts';
+import { savePages } from './pages/save-page.ts';
 import type { GuestLimits } from './rate-limits.ts';
 
 const ACCOUNT_INSTRUCTIONS = `${INSTRUCTIONS}
@@ -75,8 +77,11 @@ export async function createAccountSurface(options: AccountSurfaceOptions) {
     resourceMetadataUrl: `${issuer}${RESOURCE_METADATA_PATH}`,
     serve,
   });
-  const interactions = interactionRoutes({ provider, upstreams, accounts, publicBaseUrl: issuer, logger });
+  const signIn = new SignIn({ upstreams, accounts, publicBaseUrl: issuer, logger });
+  const interactions = interactionRoutes({ provider, signIn });
+  const saves = savePages({ accounts, signIn, publicBaseUrl: issuer, logger });
   const server = authorizationServer(provider, issuer);
-  const pages: Middleware = (ctx, next) => interactions(ctx, () => server(ctx, next));
+  const pages: Middleware = (ctx, next) =>
+    signIn.callback(ctx, () => interactions(ctx, () => saves(ctx, () => server(ctx, next))));
   return { endpoint, pages, provider, tools };
 }

@@ -4,6 +4,7 @@
  */
 import { createClient, type Transport } from '@connectrpc/connect';
 import Koa from 'koa';
+import type pg from 'pg';
 import { MatchService } from '../gen/skinmatch/v1/match_pb.ts';
 import { ScanService } from '../gen/skinmatch/v1/scan_pb.ts';
 import { StatusService } from '../gen/skinmatch/v1/status_pb.ts';
@@ -24,8 +25,13 @@ export interface FacadeOptions {
   /** Host header values accepted (DNS-rebinding protection); lowercase `host[:port]`. */
   readonly allowedHosts: readonly string[];
   readonly logger: Logger;
-  /** Guest rate limits per network. */
+  /** Rate limits per network (guests) and per account (signed in). */
   readonly limits?: GuestLimitsConfig;
+  /**
+   * Where the limits count, shared by every replica (the `rate_limits` table); each replica's own memory
+   * without one.
+   */
+  readonly limitStore?: pg.Pool;
   /** Trust X-Forwarded-For from the proxies in front (set when behind an ingress). */
   readonly trustProxy?: boolean;
   /** The public address: the authorization server's issuer and the base of every link. */
@@ -51,7 +57,7 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
     ...matchTools(createClient(MatchService, options.core)),
   ];
   await buildServer(guestTools, logger).connect(guestMux);
-  const limits = new GuestLimits(options.limits);
+  const limits = new GuestLimits(options.limits, options.limitStore);
   const account = await createAccountSurface({
     core: options.core,
     publicBaseUrl: options.publicBaseUrl,
@@ -66,7 +72,7 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
   const routes = new Map<string, Koa.Middleware>([
     ['/mcp', (ctx) => guestEndpoint(ctx)],
     ['/mcp/account', account.endpoint],
-    ['/health', healthEndpoint(createClient(StatusService, options.core))],
+    ['/health', healthEndpoint(createClient(StatusService, options.core), logger)],
   ]);
 
   const app = new Koa();

@@ -2,23 +2,42 @@
  * The façade process: MCP over HTTP for agents, pages for people, /health for everyone; core behind it.
  */
 import { createConnectTransport } from '@connectrpc/connect-node';
-import { loadConfig } from '../services/shared/config.ts';
+import pg from 'pg';
+import { loadFacadeConfig } from '../services/shared/config.ts';
 import { createLogger } from '../services/shared/logger.ts';
 import { createFacade } from './app.ts';
 
 const logger = createLogger('facade');
-const config = loadConfig();
+const config = loadFacadeConfig();
 const core = createConnectTransport({
   baseUrl: config.coreUrl,
   httpVersion: '2',
   useBinaryFormat: true,
   defaultTimeoutMs: config.coreTimeoutMs,
 });
+// The façade's only database use: the rate-limit counters every replica shares (docs/design-notes.md).
+const limitStore = config.databaseUrl
+  ? new pg.Pool({ connectionString: config.databaseUrl, max: 4, idleTimeoutMillis: 30_000 })
+  : undefined;
+limitStore?.on('error', (err) => logger.warn({ err: err.message }, 'rate-limit database connection lost'));
+if (!limitStore) {
+  if (config.production) {
+    logger.fatal('DATABASE_URL is required: replicas share their rate limits in PostgreSQL');
+    process.exit(1);
+  }
+  logger.warn('DATABASE_URL is not set: rate limits count in this process only');
+}
 const app = await createFacade({
   core,
   allowedHosts: config.allowedHosts,
   logger,
-  limits: { callsPerMinute: config.guestCallsPerMinute, scansPerHour: config.guestScansPerHour },
+  limits: {
+    callsPerMinute: config.guestCallsPerMinute,
+    scansPerHour: config.guestScansPerHour,
+    uploadsPerHour: config.guestUploadsPerHour,
+    toolBudgets: config.toolBudgets,
+  },
+  limitStore,
   trustProxy: config.trustedProxyHops > 0,
   trustedProxyHops: config.trustedProxyHops,
   requestTimeoutMs: config.mcpRequestTimeoutMs,
@@ -33,7 +52,10 @@ const server = app.listen(config.facadePort, () => {
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     logger.info({ signal }, 'facade stopping');
-    server.close(() => process.exit(0));
+    server.close(async () => {
+      await limitStore?.end();
+      process.exit(0);
+    });
     server.closeAllConnections();
   });
 }

@@ -1,8 +1,9 @@
 /**
  * Operator commands. `npm run admin -- admissions off|on|status` switches new scans off and on for every
- * replica at once (the switch lives in the database).
+ * replica at once (the switch lives in the database). The automatic pause on an analysis backlog is a
+ * second switch, shown by `status`, that the operator's `on` does not override.
  */
-import { admissionsEnabled, setAdmissions } from '../services/scan/admissions.ts';
+import { admissions, setAdmissions } from '../services/scan/admissions.ts';
 import { withDatabase } from './cli-database.ts';
 
 const USAGE = 'usage: npm run admin -- admissions off|on|status';
@@ -15,5 +16,9 @@ if (command !== 'admissions' || !['on', 'off', 'status'].includes(argument ?? ''
 await withDatabase(async (orm) => {
   const em = orm.em.fork();
   if (argument !== 'status') await setAdmissions(em, argument === 'on');
-  console.log(`admissions ${(await admissionsEnabled(em)) ? 'on' : 'off'}`);
+  const state = await admissions(em);
+  console.log(`admissions ${state.pausedByOperator ? 'off' : 'on'}`);
+  if (state.pausedByBacklog) {
+    console.log('new scans are paused meanwhile: the analysis backlog is over its bound (automatic)');
+  }
 });

@@ -10,7 +10,7 @@ import { type Configuration, errors, type KoaContextWithOIDC, Provider } from 'o
 import type { AccountService } from '../../gen/skinmatch/v1/account_pb.ts';
 import type { OAuthStateService } from '../../gen/skinmatch/v1/oauth_state_pb.ts';
 import type { SigningJwk } from '../../services/shared/oauth-config.ts';
-import { errorPage } from './pages.ts';
+import { errorPage, sendPage } from './pages.ts';
 import { ACCOUNT_RESOURCE_PATH, SCOPE_NAMES } from './scopes.ts';
 import { stateAdapterClass } from './state-adapter.ts';
 
@@ -107,9 +107,7 @@ export function createProvider(options: ProviderOptions): Provider {
     renderError: async (ctx: KoaContextWithOIDC, out) => {
       // An unknown client is a 400 page like a redirect mismatch: the request is bad, nobody is redirected.
       if (out.error === 'invalid_client' && ctx.oidc.route === 'authorization') ctx.status = 400;
-      ctx.type = 'html';
-      ctx.set('Cache-Control', 'no-store');
-      ctx.body = errorPage(ctx.status, out.error ?? 'error', out.error_description ?? '');
+      sendPage(ctx, ctx.status, errorPage(ctx.status, out.error ?? 'error', out.error_description ?? ''));
     },
   };
   const provider = new Provider(options.issuer, configuration);

@@ -6,9 +6,15 @@
 import * as oidc from 'openid-client';
 import type { UpstreamProvider } from '../../services/shared/oauth-config.ts';
 
+/** Which page asked for the sign-in, and its own id (the interaction's uid, the saved scan's run_id). */
+export interface SignInPurpose {
+  readonly kind: 'interaction' | 'save';
+  readonly id: string;
+}
+
 /** What the façade remembers between sending the person upstream and their return. */
 export interface UpstreamAttempt {
-  readonly uid: string;
+  readonly purpose: SignInPurpose;
   readonly provider: string;
   readonly verifier: string;
   readonly state: string;
@@ -32,11 +38,11 @@ export class Upstream {
   }
 
   /** Where to send the person, and what to check when they come back. */
-  async start(uid: string): Promise<{ url: string; attempt: UpstreamAttempt }> {
+  async start(purpose: SignInPurpose): Promise<{ url: string; attempt: UpstreamAttempt }> {
     const config = await this.#configuration();
     const verifier = oidc.randomPKCECodeVerifier();
     const attempt = {
-      uid,
+      purpose,
       provider: this.provider.id,
       verifier,
       state: oidc.randomState(),

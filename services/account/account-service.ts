@@ -14,6 +14,8 @@ import {
   GetAccountResponseSchema,
   GetAccountScanResponseSchema,
   ListAccountScansResponseSchema,
+  OpenSaveResponseSchema,
+  SaveScanResponseSchema,
   SignInResponseSchema,
   StartAccountScanResponseSchema,
 } from '../../gen/skinmatch/v1/account_pb.ts';
@@ -23,6 +25,7 @@ import type { ScanServiceImpl } from '../scan/scan-service.ts';
 import { toScanMessage } from '../scan/scan-view.ts';
 import { serviceError } from '../shared/errors.ts';
 import { type AccountRow, deleteAccount, findAccount, signIn } from './account-store.ts';
+import { checkSavable, type SaveRequest, saveScan } from './scan-saving.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEFAULT_PAGE = 20;
@@ -34,6 +37,9 @@ export interface AccountServiceDeps {
   readonly orm: Orm;
   readonly publicBaseUrl: string;
   readonly scans: ScanServiceImpl;
+  /** Key of the HMAC under which a consenting browser's secret is stored. */
+  readonly pepper: Buffer;
+  readonly now?: () => Date;
 }
 
 export class AccountServiceImpl implements ServiceImpl<typeof AccountService> {
@@ -114,6 +120,28 @@ export class AccountServiceImpl implements ServiceImpl<typeof AccountService> {
   async deleteAccountData(req: { accountId: string }) {
     checkAccountId(req.accountId);
     return create(DeleteAccountDataResponseSchema, await deleteAccount(this.#em(), req.accountId));
+  }
+
+  async openSave(req: SaveRequest) {
+    const em = this.#em();
+    const saveState = await checkSavable(em, this.#deps.pepper, this.#now(), req);
+    return create(OpenSaveResponseSchema, { scan: await this.#scanMessage(em, req.runId), saveState });
+  }
+
+  async saveScan(req: SaveRequest) {
+    const em = this.#em();
+    await this.#account(em, req);
+    const newlySaved = await saveScan(em, this.#deps.pepper, this.#now(), req);
+    return create(SaveScanResponseSchema, { scan: await this.#scanMessage(em, req.runId), newlySaved });
+  }
+
+  async #scanMessage(em: EntityManager, runId: string) {
+    const scan = await em.findOneOrFail(Scan, { id: runId.toLowerCase() }, { refresh: true });
+    return toScanMessage(scan, this.#deps.publicBaseUrl);
+  }
+
+  #now(): Date {
+    return this.#deps.now?.() ?? new Date();
   }
 
   async #account(em: EntityManager, req: { accountId: string }): Promise<AccountRow> {

@@ -81,6 +81,8 @@ export async function deleteAccount(em: EntityManager, accountId: string): Promi
       Array(6).fill(accountId),
     );
     await sql(tx).execute('delete from accounts where id = ?', [accountId]);
+    // The façade's rate-limit counters of the account (keys `budget:account:<id>`, facade/rate-limits.ts).
+    await sql(tx).execute('delete from rate_limits where key like ?', [`%:account:${accountId}`]);
     const counts = rows[0]!;
     return {
       accounts: Number(counts.accounts),

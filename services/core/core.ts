@@ -7,6 +7,7 @@ import { Health } from '../../gen/grpc/health/v1/health_pb.ts';
 import { ServerReflection } from '../../gen/grpc/reflection/v1/reflection_pb.ts';
 import { AccountService } from '../../gen/skinmatch/v1/account_pb.ts';
 import { CatalogService } from '../../gen/skinmatch/v1/catalog_pb.ts';
+import { IntakeService } from '../../gen/skinmatch/v1/intake_pb.ts';
 import { MatchService } from '../../gen/skinmatch/v1/match_pb.ts';
 import { OAuthStateService } from '../../gen/skinmatch/v1/oauth_state_pb.ts';
 import { ScanService } from '../../gen/skinmatch/v1/scan_pb.ts';
@@ -15,7 +16,11 @@ import { AccountServiceImpl } from '../account/account-service.ts';
 import { OAuthStateServiceImpl, purgeExpiredState } from '../account/oauth-state-service.ts';
 import { CatalogServiceImpl } from '../catalog/catalog-service.ts';
 import { LiveCatalog } from '../catalog/catalog-store.ts';
+import type { BotChallenge } from '../intake/bot-challenge.ts';
+import { type IntakeLimits, IntakeServiceImpl } from '../intake/intake-service.ts';
+import { purgeUsedChallenges } from '../intake/used-challenges.ts';
 import { MatchServiceImpl } from '../match/match-service.ts';
+import { AdmissionsGovernor, type BacklogBounds } from '../scan/admissions-governor.ts';
 import type { Analyzer } from '../scan/analyzer.ts';
 import { ScanServiceImpl } from '../scan/scan-service.ts';
 import { prepareQueue, startScanWorker } from '../scan/scan-worker.ts';
@@ -28,7 +33,7 @@ import type { Orm } from './db/orm.ts';
 import { plainSql } from './db/plain-sql.ts';
 import { StatusServiceImpl } from './status-service.ts';
 
-/** How often expired authorization-server state is deleted. */
+/** How often expired authorization-server state and used challenge solutions are deleted. */
 const STATE_PURGE_INTERVAL_MS = 10 * 60 * 1000;
 
 export interface CoreOptions {
@@ -45,21 +50,38 @@ export interface CoreOptions {
   readonly analyzer?: Analyzer;
   /** Runs after a match allowance is consumed, before the answer commits (tests simulate crashes). */
   readonly afterConsume?: () => void | Promise<void>;
+  /** A scan still awaiting its photo this long after it started is purged (SCAN_ABANDONED_AFTER_HOURS). */
+  readonly abandonedAfterMs?: number;
+  /** The upload page's bot challenge and photo bounds. */
+  readonly intake: { readonly challenge: BotChallenge; readonly limits: IntakeLimits };
+  /** Automatic admissions: pause new scans while the analysis backlog is over these bounds. */
+  readonly admissions?: { readonly bounds: BacklogBounds; readonly intervalMs: number };
 }
+
+/** Default abandonment bound: the guest token's lifetime, so an upload link works the seven days promised. */
+export const DEFAULT_ABANDONED_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
 
 export async function startCore(options: CoreOptions): Promise<RunningServer> {
   const { orm, logger } = options;
   const notifications = new Notifications(options.databaseUrl, ['scan_changed', 'catalog_changed'], logger);
   await notifications.start();
   await prepareQueue(options.databaseUrl, logger);
-  const worker = options.analyzer
-    ? await startScanWorker({ orm, databaseUrl: options.databaseUrl, analyzer: options.analyzer, logger })
-    : undefined;
+  const worker = await startScanWorker({
+    orm,
+    databaseUrl: options.databaseUrl,
+    analyzer: options.analyzer,
+    logger,
+    purge: {
+      now: options.now ?? (() => new Date()),
+      abandonedAfterMs: options.abandonedAfterMs ?? DEFAULT_ABANDONED_AFTER_MS,
+    },
+  });
   const catalog = new LiveCatalog(orm, logger);
   await catalog.start(notifications);
   const sql = await plainSql(orm);
   const services = [
     ScanService,
+    IntakeService,
     MatchService,
     CatalogService,
     AccountService,
@@ -67,12 +89,20 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
     StatusService,
   ];
   const scans = new ScanServiceImpl({ ...options, sql, notifications });
+  const intake = new IntakeServiceImpl({ ...options, ...options.intake, sql, notifications });
   const purge = setInterval(() => {
     purgeExpiredState(orm.em.fork()).catch((err: Error) =>
       logger.warn({ err: err.message }, 'purging expired OAuth state failed'),
     );
+    purgeUsedChallenges(sql).catch((err: Error) =>
+      logger.warn({ err: err.message }, 'purging used challenge solutions failed'),
+    );
   }, STATE_PURGE_INTERVAL_MS);
   purge.unref();
+  const governor = options.admissions
+    ? new AdmissionsGovernor({ orm, sql, logger, ...options.admissions })
+    : undefined;
+  governor?.start();
   const databaseUp = () => orm.isConnected();
   const server = await startServer({
     port: options.port,
@@ -80,11 +110,12 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
     logger,
     routes: (router) => {
       router.service(ScanService, scans);
+      router.service(IntakeService, intake);
       router.service(MatchService, new MatchServiceImpl({ ...options, sql, catalog }));
       router.service(CatalogService, new CatalogServiceImpl(catalog));
       router.service(AccountService, new AccountServiceImpl({ ...options, scans }));
       router.service(OAuthStateService, new OAuthStateServiceImpl(orm));
-      router.service(StatusService, new StatusServiceImpl(orm, catalog));
+      router.service(StatusService, new StatusServiceImpl(orm, catalog, logger));
       router.service(
         Health,
         new HealthService(
@@ -99,8 +130,9 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
     port: server.port,
     close: async () => {
       clearInterval(purge);
+      await governor?.stop();
       await server.close();
-      await worker?.stop();
+      await worker.stop();
       catalog.stop();
       await notifications.close();
     },

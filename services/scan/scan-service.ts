@@ -5,7 +5,6 @@
 import { randomUUID } from 'node:crypto';
 import { create } from '@bufbuild/protobuf';
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
-import type { EntityManager } from '@mikro-orm/core';
 import {
   DeleteScanResponseSchema,
   GetScanResponseSchema,
@@ -23,12 +22,11 @@ import { admissionsEnabled } from './admissions.ts';
 import { authorizeScan } from './scan-access.ts';
 import { checkSource, type ScanIdentity } from './scan-input.ts';
 import type { ScanRecord } from './scan-reads.ts';
-import { isSettled, toScanMessage, uploadUrl } from './scan-view.ts';
+import { toScanMessage, uploadUrl } from './scan-view.ts';
+import { scanChanges } from './scan-watch.ts';
 import { issueToken } from './token.ts';
 
 export const GUEST_TOKEN_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
-/** How often a watcher looks again even without a change notification. */
-const WATCH_RECHECK_MS = 5000;
 
 export interface ScanServiceDeps {
   readonly orm: Orm;
@@ -92,25 +90,14 @@ export class ScanServiceImpl implements ServiceImpl<typeof ScanService> {
   }
 
   async *watchScan(req: ScanIdentity, ctx: HandlerContext): AsyncGenerator<WatchScanResponse> {
-    let scan: ScanRecord = await this.#authorize(req);
-    yield create(WatchScanResponseSchema, { scan: toScanMessage(scan, this.#deps.publicBaseUrl) });
-    while (!isSettled(scan.status)) {
-      await this.#deps.notifications.next('scan_changed', scan.id, WATCH_RECHECK_MS, ctx.signal);
-      if (ctx.signal.aborted) return;
-      const fresh = await this.#current(this.#deps.orm.em.fork(), scan.id);
-      if (!fresh) throw serviceError('not_found', NOT_FOUND_MESSAGE);
-      if (fresh.version === scan.version) continue;
-      scan = fresh;
+    const first = await this.#authorize(req);
+    const watch = { ...this.#deps, now: this.#now };
+    for await (const scan of scanChanges(watch, first, ctx.signal, NOT_FOUND_MESSAGE)) {
       yield create(WatchScanResponseSchema, { scan: toScanMessage(scan, this.#deps.publicBaseUrl) });
     }
   }
 
   #authorize(req: ScanIdentity): Promise<ScanRecord> {
     return authorizeScan(this.#deps.sql, { pepper: this.#deps.pepper, now: this.#now }, req);
-  }
-
-  async #current(em: EntityManager, runId: string): Promise<Scan | null> {
-    const scan = await em.findOne(Scan, { id: runId });
-    return scan && scan.expiresAt > this.#now() ? scan : null;
   }
 }

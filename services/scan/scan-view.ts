@@ -31,12 +31,20 @@ const STEPS: Record<ScanStatusName, Step> = {
   failed: { status: ScanStatus.FAILED, nextAction: NextAction.ASK_PERSON_TO_RETAKE, retryAfterSeconds: 5 },
 };
 
+/** The protobuf status of a stored status name. */
+export function scanStatus(status: string): ScanStatus {
+  return STEPS[status as ScanStatusName].status;
+}
+
 export function isSettled(status: string): boolean {
   return status === 'complete' || status === 'failed';
 }
 
 export function toScanMessage(scan: ScanRecord, publicBaseUrl: string): ScanMessage {
-  const step = STEPS[scan.status as ScanStatusName];
+  const step = Object.hasOwn(STEPS, scan.status) ? STEPS[scan.status as ScanStatusName] : undefined;
+  // A status this code does not know (a newer replica's, a hand edit) is a server fault, logged by the
+  // error interceptor and answered as one: never shown as some other state that sends an agent astray.
+  if (!step) throw new Error(`scan ${scan.id} has a status this core does not know: "${scan.status}"`);
   return create(ScanMessageSchema, {
     runId: scan.id,
     ...step,

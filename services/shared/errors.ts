@@ -28,6 +28,8 @@ const CODES = {
   not_an_image: Code.InvalidArgument,
   photo_too_large: Code.InvalidArgument,
   photo_too_many_pixels: Code.InvalidArgument,
+  // The save page (AccountService.SaveScan); never a tool result.
+  saved_to_another_account: Code.FailedPrecondition,
 } as const;
 
 export type ErrorReason = keyof typeof CODES;

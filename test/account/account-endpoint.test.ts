@@ -214,9 +214,29 @@ describe('/mcp/account', () => {
     assert.equal(unknownArg.error.code, 'invalid_input');
   });
 
-  it('/health says the catalog tools are enabled', async () => {
-    const health = (await (await fetch(`${base}/health`)).json()) as Record<string, unknown>;
-    assert.equal(health.catalog_tools_enabled, true);
+  it('/health says whether the catalog tools work: true while they answer, false while the catalog cannot be read', async () => {
+    const enabled = async () =>
+      ((await (await fetch(`${base}/health`)).json()) as Record<string, unknown>).catalog_tools_enabled;
+    const until = async (want: boolean) => {
+      for (let i = 0; i < 200 && (await enabled()) !== want; i++) await new Promise((r) => setTimeout(r, 25));
+      assert.equal(await enabled(), want);
+    };
+    assert.equal(await enabled(), true);
+    assert.equal((await call(full, 'search_products', { query: '' })).body.result.isError, undefined);
+    const sql = stack.orm.em.getConnection();
+    // The catalog cannot be read: every core replica's reload fails.
+    await sql.execute('alter table products rename to products_away');
+    try {
+      await sql.execute(`select pg_notify('catalog_changed', '')`);
+      await until(false);
+      const refused = (await call(full, 'search_products', { query: '' })).body.result.structuredContent;
+      assert.equal(refused.error.code, 'catalog_unavailable');
+    } finally {
+      await sql.execute('alter table products_away rename to products');
+    }
+    await sql.execute(`select pg_notify('catalog_changed', '')`);
+    await until(true);
+    assert.equal((await call(full, 'search_products', { query: '' })).body.result.isError, undefined);
   });
 
   it('the same JSON-RPC rules as /mcp: bad JSON → 400 -32700, GET → 405, Host check', async () => {

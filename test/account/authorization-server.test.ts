@@ -4,6 +4,7 @@ import { freePort } from '../../scripts/port.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { authorizeInBrowser, REDIRECT_URI } from '../support/oauth-client.ts';
 import { authorize, authorizeUrl, decodeJwt, pkce, register, token } from '../support/oauth-http.ts';
+import { assertPageHeaders } from '../support/page-headers.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 import { type RunningUpstream, startUpstream } from '../support/upstream.ts';
 
@@ -185,6 +186,7 @@ describe('the authorization server', function () {
       assert.equal(res.status, 400);
       assert.equal(res.location, undefined);
       assert.match(res.text, /invalid_client/);
+      assertPageHeaders(res.headers);
     });
   });
 
@@ -257,6 +259,93 @@ describe('the authorization server', function () {
         status: 400,
         body: { error: 'invalid_grant', error_description: 'grant request is invalid' },
       });
+    });
+
+    for (const method of ['client_secret_basic', 'client_secret_post'] as const) {
+      it(`a confidential client (${method}): code, refresh with rotation, revocation at /token, refresh after it`, async () => {
+        const client = (await register(base, { token_endpoint_auth_method: method })).body;
+        const basic = `Basic ${Buffer.from(
+          `${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`,
+        ).toString('base64')}`;
+        /** A token request authenticated the client's way. */
+        const call = (form: Record<string, string>) =>
+          method === 'client_secret_post'
+            ? token(base, { ...form, client_id: client.client_id, client_secret: client.client_secret })
+            : token(base, form, { authorization: basic });
+        const { verifier, challenge } = pkce();
+        const back = await authorizeInBrowser(
+          browser,
+          authorizeUrl(base, {
+            client_id: client.client_id,
+            code_challenge: challenge,
+            code_challenge_method: 'S256',
+          }),
+          { provider: 'Beta', login: `conf-${method}` },
+        );
+        const code = back.searchParams.get('code')!;
+        // Without its secret the client is not authenticated.
+        assert.deepEqual(
+          await token(base, {
+            grant_type: 'authorization_code',
+            code,
+            code_verifier: verifier,
+            redirect_uri: REDIRECT_URI,
+            client_id: client.client_id,
+          }),
+          {
+            status: 401,
+            body: { error: 'invalid_client', error_description: 'client authentication failed' },
+          },
+        );
+        const issued = await call({
+          grant_type: 'authorization_code',
+          code,
+          code_verifier: verifier,
+          redirect_uri: REDIRECT_URI,
+        });
+        assert.equal(issued.status, 200, JSON.stringify(issued.body));
+        const refreshed = await call({
+          grant_type: 'refresh_token',
+          refresh_token: issued.body!.refresh_token,
+        });
+        assert.equal(refreshed.status, 200);
+        assert.notEqual(refreshed.body!.refresh_token, issued.body!.refresh_token);
+        assert.equal(decodeJwt(refreshed.body!.access_token).header.typ, 'at+jwt');
+        const invalidGrant = {
+          status: 400,
+          body: { error: 'invalid_grant', error_description: 'grant request is invalid' },
+        };
+        assert.deepEqual(
+          await call({ grant_type: 'refresh_token', refresh_token: issued.body!.refresh_token }),
+          invalidGrant,
+        );
+        assert.deepEqual(
+          await call({ token: refreshed.body!.refresh_token, token_type_hint: 'refresh_token' }),
+          {
+            status: 200,
+            body: undefined,
+          },
+        );
+        assert.deepEqual(
+          await call({ grant_type: 'refresh_token', refresh_token: refreshed.body!.refresh_token }),
+          invalidGrant,
+        );
+      });
+    }
+
+    it('a client cannot revoke another client’s token', async () => {
+      const victim = await tokensFor('vic');
+      const other = (await register(base)).body;
+      assert.deepEqual(
+        await token(base, { token: victim.tokens.refresh_token, client_id: other.client_id }),
+        { status: 200, body: undefined },
+      );
+      const refreshed = await token(base, {
+        grant_type: 'refresh_token',
+        refresh_token: victim.tokens.refresh_token,
+        client_id: victim.clientId,
+      });
+      assert.equal(refreshed.status, 200, 'the victim’s refresh token still works');
     });
 
     it('a token for a foreign resource is refused', async () => {

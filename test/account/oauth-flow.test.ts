@@ -12,6 +12,7 @@ import {
   REDIRECT_URI,
 } from '../support/oauth-client.ts';
 import { authorizeUrl, decodeJwt, pkce, register, token } from '../support/oauth-http.ts';
+import { assertPageHeaders } from '../support/page-headers.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 import { type RunningUpstream, startUpstream } from '../support/upstream.ts';
 
@@ -48,8 +49,8 @@ describe('signing in to /mcp/account', function () {
     const context = await browser.newContext();
     const page = await context.newPage();
     const arrived = interceptRedirect(page);
-    await page.goto(url.href);
-    return { page, context, arrived };
+    const response = await page.goto(url.href);
+    return { page, context, arrived, response };
   }
 
   for (const method of ['none', 'client_secret_basic', 'client_secret_post'] as const) {
@@ -86,9 +87,10 @@ describe('signing in to /mcp/account', function () {
   }
 
   it('the provider choice page offers both providers by name; the consent page lists each scope in plain words', async () => {
-    const { page, context } = await openAuthorization();
+    const { page, context, response } = await openAuthorization();
     try {
       assert.equal(await page.title(), 'Sign in to skinmatch');
+      assertPageHeaders(response!.headers());
       assert.match(
         (await page.textContent('body')) ?? '',
         /Helpful Agent asks to use skinmatch on your behalf/,
@@ -97,8 +99,14 @@ describe('signing in to /mcp/account', function () {
       assert.deepEqual(links, ['Continue with Alpha', 'Continue with Beta']);
       await page.getByRole('link', { name: 'Continue with Beta' }).click();
       await page.getByLabel('Name').fill('bea');
+      const consent = page.waitForResponse(
+        (r) => r.url().startsWith(stack.baseUrl) && /^\/interaction\/[\w-]+$/.test(new URL(r.url()).pathname),
+      );
       await page.getByRole('button', { name: 'Sign in' }).click();
+      assertPageHeaders((await consent).headers());
       assert.equal(await page.title(), 'Allow access?');
+      // The nonce lets the page's own style in: it is applied.
+      assert.equal(await page.evaluate('getComputedStyle(document.body).maxWidth'), '512px');
       assert.deepEqual(await page.locator('#scopes li').allTextContents(), [
         'See the scans in your account and their scores',
         'Start skin scans for you and save them to your account',

@@ -165,6 +165,7 @@ describe('core over gRPC (@grpc/grpc-js client)', () => {
       'grpc.reflection.v1.ServerReflection',
       'skinmatch.v1.AccountService',
       'skinmatch.v1.CatalogService',
+      'skinmatch.v1.IntakeService',
       'skinmatch.v1.MatchService',
       'skinmatch.v1.OAuthStateService',
       'skinmatch.v1.ScanService',

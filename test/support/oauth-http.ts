@@ -38,6 +38,7 @@ export async function authorize(url: URL) {
   return {
     status: res.status,
     location: location ? new URL(location, url) : undefined,
+    headers: res.headers,
     text: await res.text(),
   };
 }

@@ -4,21 +4,23 @@
  * search (no token may ever appear in it).
  */
 import { createWriteStream, mkdirSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { createConnectTransport } from '@connectrpc/connect-node';
+import pg from 'pg';
 import { pino } from 'pino';
 import { createFacade, type FacadeOptions } from '../../facade/app.ts';
 import { RequestMultiplexer } from '../../facade/mcp/multiplexer.ts';
 import type { GuestLimitsConfig } from '../../facade/rate-limits.ts';
 import { upsertProducts } from '../../services/catalog/catalog-store.ts';
 import type { RawProduct } from '../../services/catalog/derive.ts';
-import { startCore } from '../../services/core/core.ts';
+import { type CoreOptions, startCore } from '../../services/core/core.ts';
 import { migrate, type Orm, openDatabase } from '../../services/core/db/orm.ts';
 import type { Analyzer } from '../../services/scan/analyzer.ts';
 import type { UpstreamProvider } from '../../services/shared/oauth-config.ts';
 import { createTestDatabase } from './database.ts';
+import { testIntake } from './intake.ts';
 import { testOAuthConfig } from './oauth.ts';
 
 export interface Stack {
@@ -31,6 +33,8 @@ export interface Stack {
   readonly clock: { offsetMs: number };
   /** The façade's request multiplexer, to check that nothing is left pending. */
   readonly mux: RequestMultiplexer;
+  /** Starts another façade replica on the same core and database; answers its base URL. */
+  addFacade(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -53,6 +57,14 @@ export interface StackOptions {
   readonly coreTimeoutMs?: number;
   /** The longest an MCP request waits for its answer. */
   readonly requestTimeoutMs?: number;
+  /** Core's abandonment bound for scans that never got a photo (the purge's). */
+  readonly abandonedAfterMs?: number;
+  /** Runs on the migrated database before core starts (tests break things core meets at start). */
+  readonly beforeCore?: (orm: Orm) => Promise<unknown>;
+  /** The upload page's challenge and photo bounds (an easy ALTCHA and the default bounds by default). */
+  readonly intake?: CoreOptions['intake'];
+  /** Automatic admissions: the analysis backlog's bounds and how often core looks (off by default). */
+  readonly admissions?: CoreOptions['admissions'];
   /** Other façade options (e.g. trustProxy). */
   readonly facade?: Partial<Pick<FacadeOptions, 'trustProxy' | 'trustedProxyHops'>>;
 }
@@ -62,6 +74,7 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
   const orm = await openDatabase(db.url);
   await migrate(orm);
   if (options.products) await upsertProducts(orm.em.fork(), options.products);
+  await options.beforeCore?.(orm);
   const logDir = resolve('.data/test-logs');
   mkdirSync(logDir, { recursive: true });
   const logFile = join(logDir, `${name}.log`);
@@ -84,6 +97,9 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
     now: () => new Date(Date.now() + clock.offsetMs),
     afterConsume: options.afterConsume,
     analyzer: options.analyzer,
+    abandonedAfterMs: options.abandonedAfterMs,
+    intake: options.intake ?? testIntake(),
+    admissions: options.admissions,
   });
   const coreUrl = `http://127.0.0.1:${core.port}`;
   const transport = createConnectTransport({
@@ -93,18 +109,29 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
     defaultTimeoutMs: options.coreTimeoutMs,
   });
   const mux = new RequestMultiplexer(options.requestTimeoutMs);
-  const allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`];
-  const app = await createFacade({
-    core: transport,
-    allowedHosts,
-    logger: logger.child({ name: 'facade' }),
-    limits: options.limits ?? { callsPerMinute: 1_000_000, scansPerHour: 1_000_000 },
-    publicBaseUrl: baseUrl,
-    oauth: testOAuthConfig(options.upstreams),
-    multiplexer: mux,
-    ...options.facade,
-  });
-  server.on('request', app.callback());
+  const limitStore = new pg.Pool({ connectionString: db.url, max: 4 });
+  const servers = [server];
+  // A façade on `listening`'s port; every replica shares core, the database and the rate-limit table.
+  const serveFacade = async (listening: Server, multiplexer?: RequestMultiplexer) => {
+    const port = (listening.address() as AddressInfo).port;
+    const app = await createFacade({
+      core: transport,
+      allowedHosts: [`127.0.0.1:${port}`, `localhost:${port}`],
+      logger: logger.child({ name: 'facade', port }),
+      limits: options.limits ?? {
+        callsPerMinute: 1_000_000,
+        scansPerHour: 1_000_000,
+        uploadsPerHour: 1_000_000,
+      },
+      limitStore,
+      publicBaseUrl: baseUrl,
+      oauth: testOAuthConfig(options.upstreams),
+      multiplexer,
+      ...options.facade,
+    });
+    listening.on('request', app.callback());
+  };
+  await serveFacade(server, mux);
   return {
     orm,
     databaseUrl: db.url,
@@ -113,10 +140,20 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
     logFile,
     clock,
     mux,
+    addFacade: async () => {
+      const replica = createServer();
+      await new Promise<void>((ready) => replica.listen(0, '127.0.0.1', ready));
+      servers.push(replica);
+      await serveFacade(replica);
+      return `http://127.0.0.1:${(replica.address() as AddressInfo).port}`;
+    },
     close: async () => {
-      server.closeAllConnections();
-      await new Promise((done) => server.close(done));
+      for (const each of servers) {
+        each.closeAllConnections();
+        await new Promise((done) => each.close(done));
+      }
       await core.close();
+      await limitStore.end();
       await orm.close();
       await db.drop();
       await new Promise((done) => stream.end(done));

@@ -2,19 +2,19 @@
 // @generated from file skinmatch/v1/account.proto (package skinmatch.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Scan } from "./scan_types_pb.ts";
 import { file_skinmatch_v1_scan_types } from "./scan_types_pb.ts";
-import type { Message } from "@bufbuild/protobuf";
+import type { Message, UnknownEnum } from "@bufbuild/protobuf";
 
 /**
  * Describes the file skinmatch/v1/account.proto.
  */
 export const file_skinmatch_v1_account: GenFile = /*@__PURE__*/
-  fileDesc("Chpza2lubWF0Y2gvdjEvYWNjb3VudC5wcm90bxIMc2tpbm1hdGNoLnYxIjIKDVNpZ25JblJlcXVlc3QSEAoIcHJvdmlkZXIYASABKAkSDwoHc3ViamVjdBgCIAEoCSJJCg5TaWduSW5SZXNwb25zZRImCgdhY2NvdW50GAEgASgLMhUuc2tpbm1hdGNoLnYxLkFjY291bnQSDwoHY3JlYXRlZBgCIAEoCCJ5CgdBY2NvdW50EhIKCmFjY291bnRfaWQYASABKAkSKgoKaWRlbnRpdGllcxgCIAMoCzIWLnNraW5tYXRjaC52MS5JZGVudGl0eRIuCgpjcmVhdGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCItCghJZGVudGl0eRIQCghwcm92aWRlchgBIAEoCRIPCgdzdWJqZWN0GAIgASgJIicKEUdldEFjY291bnRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiPAoSR2V0QWNjb3VudFJlc3BvbnNlEiYKB2FjY291bnQYASABKAsyFS5za2lubWF0Y2gudjEuQWNjb3VudCI9ChdTdGFydEFjY291bnRTY2FuUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEg4KBnNvdXJjZRgCIAEoCSJ2ChhTdGFydEFjY291bnRTY2FuUmVzcG9uc2USDgoGcnVuX2lkGAEgASgJEhQKDGFjY2Vzc190b2tlbhgCIAEoCRISCgp1cGxvYWRfdXJsGAMgASgJEiAKBHNjYW4YBCABKAsyEi5za2lubWF0Y2gudjEuU2NhbiI7ChVHZXRBY2NvdW50U2NhblJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIOCgZydW5faWQYAiABKAkiOgoWR2V0QWNjb3VudFNjYW5SZXNwb25zZRIgCgRzY2FuGAEgASgLMhIuc2tpbm1hdGNoLnYxLlNjYW4iPgoYRGVsZXRlQWNjb3VudFNjYW5SZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDgoGcnVuX2lkGAIgASgJIjwKGURlbGV0ZUFjY291bnRTY2FuUmVzcG9uc2USDgoGcnVuX2lkGAEgASgJEg8KB2RlbGV0ZWQYAiABKAgiVAoXTGlzdEFjY291bnRTY2Fuc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSJWChhMaXN0QWNjb3VudFNjYW5zUmVzcG9uc2USIQoFc2NhbnMYASADKAsyEi5za2lubWF0Y2gudjEuU2NhbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiLgoYRGVsZXRlQWNjb3VudERhdGFSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkigAEKGURlbGV0ZUFjY291bnREYXRhUmVzcG9uc2USEAoIYWNjb3VudHMYASABKAUSEgoKaWRlbnRpdGllcxgCIAEoBRINCgVzY2FucxgDIAEoBRIOCgZwaG90b3MYBCABKAUSDgoGZ3JhbnRzGAUgASgFEg4KBnRva2VucxgGIAEoBTKVBQoOQWNjb3VudFNlcnZpY2USQwoGU2lnbkluEhsuc2tpbm1hdGNoLnYxLlNpZ25JblJlcXVlc3QaHC5za2lubWF0Y2gudjEuU2lnbkluUmVzcG9uc2USTwoKR2V0QWNjb3VudBIfLnNraW5tYXRjaC52MS5HZXRBY2NvdW50UmVxdWVzdBogLnNraW5tYXRjaC52MS5HZXRBY2NvdW50UmVzcG9uc2USYQoQU3RhcnRBY2NvdW50U2NhbhIlLnNraW5tYXRjaC52MS5TdGFydEFjY291bnRTY2FuUmVxdWVzdBomLnNraW5tYXRjaC52MS5TdGFydEFjY291bnRTY2FuUmVzcG9uc2USWwoOR2V0QWNjb3VudFNjYW4SIy5za2lubWF0Y2gudjEuR2V0QWNjb3VudFNjYW5SZXF1ZXN0GiQuc2tpbm1hdGNoLnYxLkdldEFjY291bnRTY2FuUmVzcG9uc2USZAoRRGVsZXRlQWNjb3VudFNjYW4SJi5za2lubWF0Y2gudjEuRGVsZXRlQWNjb3VudFNjYW5SZXF1ZXN0Gicuc2tpbm1hdGNoLnYxLkRlbGV0ZUFjY291bnRTY2FuUmVzcG9uc2USYQoQTGlzdEFjY291bnRTY2FucxIlLnNraW5tYXRjaC52MS5MaXN0QWNjb3VudFNjYW5zUmVxdWVzdBomLnNraW5tYXRjaC52MS5MaXN0QWNjb3VudFNjYW5zUmVzcG9uc2USZAoRRGVsZXRlQWNjb3VudERhdGESJi5za2lubWF0Y2gudjEuRGVsZXRlQWNjb3VudERhdGFSZXF1ZXN0Gicuc2tpbm1hdGNoLnYxLkRlbGV0ZUFjY291bnREYXRhUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_skinmatch_v1_scan_types]);
+  fileDesc("Chpza2lubWF0Y2gvdjEvYWNjb3VudC5wcm90bxIMc2tpbm1hdGNoLnYxIjIKDVNpZ25JblJlcXVlc3QSEAoIcHJvdmlkZXIYASABKAkSDwoHc3ViamVjdBgCIAEoCSJJCg5TaWduSW5SZXNwb25zZRImCgdhY2NvdW50GAEgASgLMhUuc2tpbm1hdGNoLnYxLkFjY291bnQSDwoHY3JlYXRlZBgCIAEoCCJ5CgdBY2NvdW50EhIKCmFjY291bnRfaWQYASABKAkSKgoKaWRlbnRpdGllcxgCIAMoCzIWLnNraW5tYXRjaC52MS5JZGVudGl0eRIuCgpjcmVhdGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCItCghJZGVudGl0eRIQCghwcm92aWRlchgBIAEoCRIPCgdzdWJqZWN0GAIgASgJIicKEUdldEFjY291bnRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiPAoSR2V0QWNjb3VudFJlc3BvbnNlEiYKB2FjY291bnQYASABKAsyFS5za2lubWF0Y2gudjEuQWNjb3VudCI9ChdTdGFydEFjY291bnRTY2FuUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEg4KBnNvdXJjZRgCIAEoCSJ2ChhTdGFydEFjY291bnRTY2FuUmVzcG9uc2USDgoGcnVuX2lkGAEgASgJEhQKDGFjY2Vzc190b2tlbhgCIAEoCRISCgp1cGxvYWRfdXJsGAMgASgJEiAKBHNjYW4YBCABKAsyEi5za2lubWF0Y2gudjEuU2NhbiI7ChVHZXRBY2NvdW50U2NhblJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIOCgZydW5faWQYAiABKAkiOgoWR2V0QWNjb3VudFNjYW5SZXNwb25zZRIgCgRzY2FuGAEgASgLMhIuc2tpbm1hdGNoLnYxLlNjYW4iPgoYRGVsZXRlQWNjb3VudFNjYW5SZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDgoGcnVuX2lkGAIgASgJIjwKGURlbGV0ZUFjY291bnRTY2FuUmVzcG9uc2USDgoGcnVuX2lkGAEgASgJEg8KB2RlbGV0ZWQYAiABKAgiVAoXTGlzdEFjY291bnRTY2Fuc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSJWChhMaXN0QWNjb3VudFNjYW5zUmVzcG9uc2USIQoFc2NhbnMYASADKAsyEi5za2lubWF0Y2gudjEuU2NhbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiLgoYRGVsZXRlQWNjb3VudERhdGFSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkigAEKGURlbGV0ZUFjY291bnREYXRhUmVzcG9uc2USEAoIYWNjb3VudHMYASABKAUSEgoKaWRlbnRpdGllcxgCIAEoBRINCgVzY2FucxgDIAEoBRIOCgZwaG90b3MYBCABKAUSDgoGZ3JhbnRzGAUgASgFEg4KBnRva2VucxgGIAEoBSJNCg9PcGVuU2F2ZVJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEhYKDmJyb3dzZXJfc2VjcmV0GAIgASgJEhIKCmFjY291bnRfaWQYAyABKAkiYQoQT3BlblNhdmVSZXNwb25zZRIgCgRzY2FuGAEgASgLMhIuc2tpbm1hdGNoLnYxLlNjYW4SKwoKc2F2ZV9zdGF0ZRgCIAEoDjIXLnNraW5tYXRjaC52MS5TYXZlU3RhdGUiTQoPU2F2ZVNjYW5SZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDgoGcnVuX2lkGAIgASgJEhYKDmJyb3dzZXJfc2VjcmV0GAMgASgJIkkKEFNhdmVTY2FuUmVzcG9uc2USIAoEc2NhbhgBIAEoCzISLnNraW5tYXRjaC52MS5TY2FuEhMKC25ld2x5X3NhdmVkGAIgASgIKo4BCglTYXZlU3RhdGUSGgoWU0FWRV9TVEFURV9VTlNQRUNJRklFRBAAEhYKElNBVkVfU1RBVEVfVU5TQVZFRBABEiQKIFNBVkVfU1RBVEVfU0FWRURfVE9fVEhJU19BQ0NPVU5UEAISJwojU0FWRV9TVEFURV9TQVZFRF9UT19BTk9USEVSX0FDQ09VTlQQAzKrBgoOQWNjb3VudFNlcnZpY2USQwoGU2lnbkluEhsuc2tpbm1hdGNoLnYxLlNpZ25JblJlcXVlc3QaHC5za2lubWF0Y2gudjEuU2lnbkluUmVzcG9uc2USTwoKR2V0QWNjb3VudBIfLnNraW5tYXRjaC52MS5HZXRBY2NvdW50UmVxdWVzdBogLnNraW5tYXRjaC52MS5HZXRBY2NvdW50UmVzcG9uc2USYQoQU3RhcnRBY2NvdW50U2NhbhIlLnNraW5tYXRjaC52MS5TdGFydEFjY291bnRTY2FuUmVxdWVzdBomLnNraW5tYXRjaC52MS5TdGFydEFjY291bnRTY2FuUmVzcG9uc2USWwoOR2V0QWNjb3VudFNjYW4SIy5za2lubWF0Y2gudjEuR2V0QWNjb3VudFNjYW5SZXF1ZXN0GiQuc2tpbm1hdGNoLnYxLkdldEFjY291bnRTY2FuUmVzcG9uc2USZAoRRGVsZXRlQWNjb3VudFNjYW4SJi5za2lubWF0Y2gudjEuRGVsZXRlQWNjb3VudFNjYW5SZXF1ZXN0Gicuc2tpbm1hdGNoLnYxLkRlbGV0ZUFjY291bnRTY2FuUmVzcG9uc2USYQoQTGlzdEFjY291bnRTY2FucxIlLnNraW5tYXRjaC52MS5MaXN0QWNjb3VudFNjYW5zUmVxdWVzdBomLnNraW5tYXRjaC52MS5MaXN0QWNjb3VudFNjYW5zUmVzcG9uc2USZAoRRGVsZXRlQWNjb3VudERhdGESJi5za2lubWF0Y2gudjEuRGVsZXRlQWNjb3VudERhdGFSZXF1ZXN0Gicuc2tpbm1hdGNoLnYxLkRlbGV0ZUFjY291bnREYXRhUmVzcG9uc2USSQoIT3BlblNhdmUSHS5za2lubWF0Y2gudjEuT3BlblNhdmVSZXF1ZXN0Gh4uc2tpbm1hdGNoLnYxLk9wZW5TYXZlUmVzcG9uc2USSQoIU2F2ZVNjYW4SHS5za2lubWF0Y2gudjEuU2F2ZVNjYW5SZXF1ZXN0Gh4uc2tpbm1hdGNoLnYxLlNhdmVTY2FuUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_skinmatch_v1_scan_types]);
 
 /**
  * SignInRequest names an identity an upstream provider vouched for.
@@ -493,6 +493,180 @@ export const DeleteAccountDataResponseSchema: GenMessage<DeleteAccountDataRespon
   messageDesc(file_skinmatch_v1_account, 15);
 
 /**
+ * OpenSaveRequest names a scan and the browser asking.
+ *
+ * @generated from message skinmatch.v1.OpenSaveRequest
+ */
+export type OpenSaveRequest = Message<"skinmatch.v1.OpenSaveRequest"> & {
+  /**
+   * run_id identifies the scan.
+   *
+   * @generated from field: string run_id = 1;
+   */
+  runId: string;
+
+  /**
+   * browser_secret is the value of the browser's consent cookie; empty when it has none.
+   *
+   * @generated from field: string browser_secret = 2;
+   */
+  browserSecret: string;
+
+  /**
+   * account_id is the account signed in on the save page; empty before sign-in.
+   *
+   * @generated from field: string account_id = 3;
+   */
+  accountId: string;
+};
+
+/**
+ * Describes the message skinmatch.v1.OpenSaveRequest.
+ * Use `create(OpenSaveRequestSchema)` to create a new message.
+ */
+export const OpenSaveRequestSchema: GenMessage<OpenSaveRequest> = /*@__PURE__*/
+  messageDesc(file_skinmatch_v1_account, 16);
+
+/**
+ * OpenSaveResponse is what saving would keep, and whether it is already kept.
+ *
+ * @generated from message skinmatch.v1.OpenSaveResponse
+ */
+export type OpenSaveResponse = Message<"skinmatch.v1.OpenSaveResponse"> & {
+  /**
+   * scan is the completed scan with its scores and concerns.
+   *
+   * @generated from field: skinmatch.v1.Scan scan = 1;
+   */
+  scan?: Scan | undefined;
+
+  /**
+   * save_state says whether the scan already belongs to an account.
+   *
+   * @generated from field: skinmatch.v1.SaveState save_state = 2;
+   */
+  saveState: SaveState;
+};
+
+/**
+ * Describes the message skinmatch.v1.OpenSaveResponse.
+ * Use `create(OpenSaveResponseSchema)` to create a new message.
+ */
+export const OpenSaveResponseSchema: GenMessage<OpenSaveResponse> = /*@__PURE__*/
+  messageDesc(file_skinmatch_v1_account, 17);
+
+/**
+ * SaveScanRequest asks to attach a scan to an account.
+ *
+ * @generated from message skinmatch.v1.SaveScanRequest
+ */
+export type SaveScanRequest = Message<"skinmatch.v1.SaveScanRequest"> & {
+  /**
+   * account_id identifies the signed-in account.
+   *
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * run_id identifies the scan.
+   *
+   * @generated from field: string run_id = 2;
+   */
+  runId: string;
+
+  /**
+   * browser_secret is the value of the consenting browser's cookie.
+   *
+   * @generated from field: string browser_secret = 3;
+   */
+  browserSecret: string;
+};
+
+/**
+ * Describes the message skinmatch.v1.SaveScanRequest.
+ * Use `create(SaveScanRequestSchema)` to create a new message.
+ */
+export const SaveScanRequestSchema: GenMessage<SaveScanRequest> = /*@__PURE__*/
+  messageDesc(file_skinmatch_v1_account, 18);
+
+/**
+ * SaveScanResponse confirms the scan belongs to the account.
+ *
+ * @generated from message skinmatch.v1.SaveScanResponse
+ */
+export type SaveScanResponse = Message<"skinmatch.v1.SaveScanResponse"> & {
+  /**
+   * scan is the saved scan.
+   *
+   * @generated from field: skinmatch.v1.Scan scan = 1;
+   */
+  scan?: Scan | undefined;
+
+  /**
+   * newly_saved is false when the scan already belonged to the account.
+   *
+   * @generated from field: bool newly_saved = 2;
+   */
+  newlySaved: boolean;
+};
+
+/**
+ * Describes the message skinmatch.v1.SaveScanResponse.
+ * Use `create(SaveScanResponseSchema)` to create a new message.
+ */
+export const SaveScanResponseSchema: GenMessage<SaveScanResponse> = /*@__PURE__*/
+  messageDesc(file_skinmatch_v1_account, 19);
+
+/**
+ * SaveState says whether a scan already belongs to an account.
+ *
+ * @generated from enum skinmatch.v1.SaveState
+ */
+export const SaveState = {
+  /**
+   * SAVE_STATE_UNSPECIFIED is never sent.
+   *
+   * @generated from enum value: SAVE_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED: 0,
+
+  /**
+   * SAVE_STATE_UNSAVED is a guest scan: it belongs to no account yet.
+   *
+   * @generated from enum value: SAVE_STATE_UNSAVED = 1;
+   */
+  UNSAVED: 1,
+
+  /**
+   * SAVE_STATE_SAVED_TO_THIS_ACCOUNT is a scan the request's account already holds.
+   *
+   * @generated from enum value: SAVE_STATE_SAVED_TO_THIS_ACCOUNT = 2;
+   */
+  SAVED_TO_THIS_ACCOUNT: 2,
+
+  /**
+   * SAVE_STATE_SAVED_TO_ANOTHER_ACCOUNT is a scan that belongs to some other account.
+   *
+   * @generated from enum value: SAVE_STATE_SAVED_TO_ANOTHER_ACCOUNT = 3;
+   */
+  SAVED_TO_ANOTHER_ACCOUNT: 3,
+} as const;
+
+/**
+ * SaveState says whether a scan already belongs to an account.
+ *
+ * @generated from enum skinmatch.v1.SaveState
+ */
+export type SaveState = (typeof SaveState)[keyof typeof SaveState] | UnknownEnum;
+
+/**
+ * Describes the enum skinmatch.v1.SaveState.
+ */
+export const SaveStateSchema: GenEnum<SaveState> = /*@__PURE__*/
+  enumDesc(file_skinmatch_v1_account, 0);
+
+/**
  * AccountService holds signed-in accounts: who they are (identities at upstream OpenID providers), the
  * scans they own, and the deletion of everything the service keeps about them. An unknown or deleted
  * account fails with NOT_FOUND and ErrorInfo reason "not_found".
@@ -570,6 +744,32 @@ export const AccountService: GenService<{
     methodKind: "unary";
     input: typeof DeleteAccountDataRequestSchema;
     output: typeof DeleteAccountDataResponseSchema;
+  },
+  /**
+   * OpenSave reads a completed scan for its save page (`save_url`), as seen from the calling browser: only
+   * the browser that consented on the scan's upload page may open it (PERMISSION_DENIED, reason
+   * "not_consenting_browser", for any other, whatever the scan's state); a scan that is not complete is
+   * FAILED_PRECONDITION, reason "scan_not_ready".
+   *
+   * @generated from rpc skinmatch.v1.AccountService.OpenSave
+   */
+  openSave: {
+    methodKind: "unary";
+    input: typeof OpenSaveRequestSchema;
+    output: typeof OpenSaveResponseSchema;
+  },
+  /**
+   * SaveScan attaches a completed guest scan to the account, on the person's explicit choice in the browser
+   * that consented on its upload page (the same checks as OpenSave). Saving again to the same account
+   * succeeds and changes nothing; a scan that belongs to another account is FAILED_PRECONDITION, reason
+   * "saved_to_another_account".
+   *
+   * @generated from rpc skinmatch.v1.AccountService.SaveScan
+   */
+  saveScan: {
+    methodKind: "unary";
+    input: typeof SaveScanRequestSchema;
+    output: typeof SaveScanResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_skinmatch_v1_account, 0);

@@ -2,15 +2,15 @@
 // @generated from file skinmatch/v1/status.proto (package skinmatch.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Message } from "@bufbuild/protobuf";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Message, UnknownEnum } from "@bufbuild/protobuf";
 
 /**
  * Describes the file skinmatch/v1/status.proto.
  */
 export const file_skinmatch_v1_status: GenFile = /*@__PURE__*/
-  fileDesc("Chlza2lubWF0Y2gvdjEvc3RhdHVzLnByb3RvEgxza2lubWF0Y2gudjEiEgoQR2V0U3RhdHVzUmVxdWVzdCJjChFHZXRTdGF0dXNSZXNwb25zZRITCgtkYXRhYmFzZV9vaxgBIAEoCBIaChJhZG1pc3Npb25zX2VuYWJsZWQYAiABKAgSHQoVY2F0YWxvZ190b29sc19lbmFibGVkGAMgASgIMl0KDVN0YXR1c1NlcnZpY2USTAoJR2V0U3RhdHVzEh4uc2tpbm1hdGNoLnYxLkdldFN0YXR1c1JlcXVlc3QaHy5za2lubWF0Y2gudjEuR2V0U3RhdHVzUmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("Chlza2lubWF0Y2gvdjEvc3RhdHVzLnByb3RvEgxza2lubWF0Y2gudjEiEgoQR2V0U3RhdHVzUmVxdWVzdCLHAQoRR2V0U3RhdHVzUmVzcG9uc2USEwoLZGF0YWJhc2Vfb2sYASABKAgSGgoSYWRtaXNzaW9uc19lbmFibGVkGAIgASgIEh0KFWNhdGFsb2dfdG9vbHNfZW5hYmxlZBgDIAEoCBIaChJwYXVzZWRfYnlfb3BlcmF0b3IYBCABKAgSGQoRcGF1c2VkX2J5X2JhY2tsb2cYBSABKAgSKwoHY2F0YWxvZxgGIAEoDjIaLnNraW5tYXRjaC52MS5DYXRhbG9nU3RhdGUqgQEKDENhdGFsb2dTdGF0ZRIdChlDQVRBTE9HX1NUQVRFX1VOU1BFQ0lGSUVEEAASGQoVQ0FUQUxPR19TVEFURV9MT0FESU5HEAESGAoUQ0FUQUxPR19TVEFURV9MT0FERUQQAhIdChlDQVRBTE9HX1NUQVRFX1VOQVZBSUxBQkxFEAMyXQoNU3RhdHVzU2VydmljZRJMCglHZXRTdGF0dXMSHi5za2lubWF0Y2gudjEuR2V0U3RhdHVzUmVxdWVzdBofLnNraW5tYXRjaC52MS5HZXRTdGF0dXNSZXNwb25zZWIGcHJvdG8z");
 
 /**
  * GetStatusRequest has no fields.
@@ -53,6 +53,28 @@ export type GetStatusResponse = Message<"skinmatch.v1.GetStatusResponse"> & {
    * @generated from field: bool catalog_tools_enabled = 3;
    */
   catalogToolsEnabled: boolean;
+
+  /**
+   * paused_by_operator is true while the operator's switch refuses new scans.
+   *
+   * @generated from field: bool paused_by_operator = 4;
+   */
+  pausedByOperator: boolean;
+
+  /**
+   * paused_by_backlog is true while the analysis backlog refuses new scans: from when it passed its upper
+   * bound until it is back under the lower one.
+   *
+   * @generated from field: bool paused_by_backlog = 5;
+   */
+  pausedByBacklog: boolean;
+
+  /**
+   * catalog is the state of core's in-memory catalog.
+   *
+   * @generated from field: skinmatch.v1.CatalogState catalog = 6;
+   */
+  catalog: CatalogState;
 };
 
 /**
@@ -63,13 +85,61 @@ export const GetStatusResponseSchema: GenMessage<GetStatusResponse> = /*@__PURE_
   messageDesc(file_skinmatch_v1_status, 1);
 
 /**
+ * CatalogState says whether core's in-memory catalog can answer.
+ *
+ * @generated from enum skinmatch.v1.CatalogState
+ */
+export const CatalogState = {
+  /**
+   * CATALOG_STATE_UNSPECIFIED is never sent.
+   *
+   * @generated from enum value: CATALOG_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED: 0,
+
+  /**
+   * CATALOG_STATE_LOADING: the first load has not finished yet.
+   *
+   * @generated from enum value: CATALOG_STATE_LOADING = 1;
+   */
+  LOADING: 1,
+
+  /**
+   * CATALOG_STATE_LOADED: the catalog answers.
+   *
+   * @generated from enum value: CATALOG_STATE_LOADED = 2;
+   */
+  LOADED: 2,
+
+  /**
+   * CATALOG_STATE_UNAVAILABLE: the last load failed; core retries with backoff.
+   *
+   * @generated from enum value: CATALOG_STATE_UNAVAILABLE = 3;
+   */
+  UNAVAILABLE: 3,
+} as const;
+
+/**
+ * CatalogState says whether core's in-memory catalog can answer.
+ *
+ * @generated from enum skinmatch.v1.CatalogState
+ */
+export type CatalogState = (typeof CatalogState)[keyof typeof CatalogState] | UnknownEnum;
+
+/**
+ * Describes the enum skinmatch.v1.CatalogState.
+ */
+export const CatalogStateSchema: GenEnum<CatalogState> = /*@__PURE__*/
+  enumDesc(file_skinmatch_v1_status, 0);
+
+/**
  * StatusService reports what the service can do right now, for the façade's /health.
  *
  * @generated from service skinmatch.v1.StatusService
  */
 export const StatusService: GenService<{
   /**
-   * GetStatus checks the database and reads the operator's switches.
+   * GetStatus checks the database and reads the admissions switches.
    *
    * @generated from rpc skinmatch.v1.StatusService.GetStatus
    */

@@ -10,7 +10,9 @@ import { ScansMigration } from './migrations/0001-scans.ts';
 import { CatalogMigration } from './migrations/0002-catalog.ts';
 import { PhotosMigration } from './migrations/0003-photos.ts';
 import { AnalysisModelsMigration } from './migrations/0004-analysis-models.ts';
+import { IntakeMigration } from './migrations/0007-intake.ts';
 import { AccountsMigration } from './migrations/0009-accounts.ts';
+import { RateLimitsMigration } from './migrations/0010-rate-limits.ts';
 import { ProductsInlineMigration } from './migrations/0011-products-inline.ts';
 import { ScanVersionMigration } from './migrations/0012-scan-version.ts';
 import { ScanSchema } from './scan-entity.ts';
@@ -23,7 +25,9 @@ const MIGRATIONS = [
   { name: '0002-catalog', class: CatalogMigration },
   { name: '0003-photos', class: PhotosMigration },
   { name: '0004-analysis-models', class: AnalysisModelsMigration },
+  { name: '0007-intake', class: IntakeMigration },
   { name: '0009-accounts', class: AccountsMigration },
+  { name: '0010-rate-limits', class: RateLimitsMigration },
   { name: '0011-products-inline', class: ProductsInlineMigration },
   { name: '0012-scan-version', class: ScanVersionMigration },
 ];

@@ -1,0 +1,182 @@
+/**
+ * The save page behind `save_url`: `/save/:id`. It works only in the browser that consented on the scan's
+ * upload page (the `__Host-` consent cookie; core checks its secret against the hash stored on the scan).
+ * There the person signs in with one of the upstream providers (a sign-in for this page, not an OAuth
+ * grant to any client), sees what will be saved, and chooses to save with a POST from this page (its
+ * Origin checked; the consent cookie is SameSite=Strict). Core's AccountService decides everything.
+ *
+ * GET  /save/:id                      the page for this browser's step
+ * GET  /save/:id/sign-in/:provider    off to the upstream provider (back through /oauth/callback/:provider)
+ * POST /save/:id                      the person's choice to save
+ */
+import type { Client } from '@connectrpc/connect';
+import type { Context } from 'koa';
+import { type AccountService, type OpenSaveResponse, SaveState } from '../../gen/skinmatch/v1/account_pb.ts';
+import { errorReason } from '../../services/shared/errors.ts';
+import type { Logger } from '../../services/shared/logger.ts';
+import { escapeHtml, page, sendPage } from '../oauth/pages.ts';
+import { clearSignedCookie, readSignedCookie, type SignIn, setSignedCookie } from '../oauth/sign-in.ts';
+import {
+  FOREIGN_POST_PAGE,
+  NO_SUCH_PROVIDER_PAGE,
+  SAVE_FAILED,
+  SAVE_NOT_FOUND_PAGE,
+  SAVE_REFUSALS,
+  type SaveStep,
+  savePage,
+} from './save-html.ts';
+
+const SAVE_COOKIE = 'skinmatch_save';
+/** The upload page's consent cookie (issue 7): its value is the consenting browser's secret. */
+const BROWSER_COOKIE = '__Host-skinmatch-browser';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Who signed in on this scan's save page; a signed cookie on the page's own path. */
+interface SaveSession {
+  readonly runId: string;
+  readonly accountId: string;
+  readonly provider: string;
+}
+
+export interface SavePageOptions {
+  readonly accounts: Client<typeof AccountService>;
+  readonly signIn: SignIn;
+  readonly publicBaseUrl: string;
+  readonly logger: Logger;
+}
+
+export function savePages(options: SavePageOptions) {
+  const { accounts, signIn, logger } = options;
+  const publicOrigin = new URL(options.publicBaseUrl).origin;
+  const routes: [string, RegExp, (ctx: Context, m: RegExpExecArray) => Promise<void>][] = [
+    ['GET', /^\/save\/([^/]+)$/, (ctx, m) => show(ctx, m[1]!)],
+    ['GET', /^\/save\/([^/]+)\/sign-in\/(\w+)$/, (ctx, m) => goUpstream(ctx, m[1]!, m[2]!)],
+    ['POST', /^\/save\/([^/]+)$/, (ctx, m) => save(ctx, m[1]!)],
+  ];
+
+  signIn.on('save', (ctx, runId, accountId, upstream) => {
+    const session: SaveSession = { runId, accountId, provider: upstream.provider.name };
+    setSignedCookie(ctx, SAVE_COOKIE, session, savePath(runId));
+    // Back from another site: a page of our own moves on, so that the next request is same-site and the
+    // browser sends its SameSite=Strict consent cookie with it.
+    const to = escapeHtml(savePath(runId));
+    sendPage(
+      ctx,
+      200,
+      page(
+        'Signed in',
+        `<meta http-equiv="refresh" content="0;url=${to}"><p><a class="button" href="${to}">Continue</a></p>`,
+      ),
+    );
+  });
+
+  function session(ctx: Context, runId: string): SaveSession | undefined {
+    const found = readSignedCookie<SaveSession>(ctx, SAVE_COOKIE);
+    return found?.runId === runId ? found : undefined;
+  }
+
+  /** Core's view of the scan for this browser (and account), or the refusal page already sent. */
+  async function open(ctx: Context, runId: string, accountId: string): Promise<OpenSaveResponse | undefined> {
+    try {
+      return await accounts.openSave({ runId, browserSecret: browserSecret(ctx), accountId });
+    } catch (err) {
+      refuse(ctx, err);
+      return undefined;
+    }
+  }
+
+  async function show(ctx: Context, id: string) {
+    if (!UUID.test(id)) return sendPage(ctx, 404, SAVE_NOT_FOUND_PAGE);
+    const signedIn = session(ctx, id);
+    const opened = await open(ctx, id, signedIn?.accountId ?? '');
+    if (!opened) return;
+    sendPage(ctx, 200, savePage(opened.scan!, step(id, opened.saveState, signedIn)));
+  }
+
+  function step(runId: string, state: SaveState, signedIn: SaveSession | undefined): SaveStep {
+    if (state === SaveState.SAVED_TO_ANOTHER_ACCOUNT) return { kind: 'saved_elsewhere' };
+    if (!signedIn) {
+      const providers = signIn.upstreams.map((u) => ({
+        href: `${savePath(runId)}/sign-in/${u.provider.id}`,
+        name: u.provider.name,
+      }));
+      return { kind: 'sign_in', providers };
+    }
+    if (state === SaveState.SAVED_TO_THIS_ACCOUNT) return { kind: 'saved', signedInWith: signedIn.provider };
+    return { kind: 'choose', action: savePath(runId), signedInWith: signedIn.provider };
+  }
+
+  async function goUpstream(ctx: Context, id: string, providerId: string) {
+    if (!UUID.test(id)) return sendPage(ctx, 404, SAVE_NOT_FOUND_PAGE);
+    const upstream = signIn.find(providerId);
+    // Only the consenting browser gets as far as signing in.
+    if (!(await open(ctx, id, ''))) return;
+    if (!upstream) return sendPage(ctx, 404, NO_SUCH_PROVIDER_PAGE);
+    await signIn.start(ctx, upstream, { kind: 'save', id });
+  }
+
+  async function save(ctx: Context, id: string) {
+    if (!fromThisOrigin(ctx, publicOrigin)) return sendPage(ctx, 403, FOREIGN_POST_PAGE);
+    if (!UUID.test(id)) return sendPage(ctx, 404, SAVE_NOT_FOUND_PAGE);
+    const signedIn = session(ctx, id);
+    if (!signedIn) return ctx.redirect(savePath(id));
+    try {
+      await accounts.saveScan({
+        accountId: signedIn.accountId,
+        runId: id,
+        browserSecret: browserSecret(ctx),
+      });
+    } catch (err) {
+      if (errorReason(err) === 'not_found' && !(await accountExists(signedIn.accountId))) {
+        // The account was deleted since signing in: sign in again.
+        clearSignedCookie(ctx, SAVE_COOKIE, savePath(id));
+        return ctx.redirect(savePath(id));
+      }
+      return refuse(ctx, err);
+    }
+    ctx.status = 303;
+    ctx.redirect(savePath(id));
+  }
+
+  async function accountExists(accountId: string): Promise<boolean> {
+    return accounts.getAccount({ accountId }).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  function refuse(ctx: Context, err: unknown) {
+    const reason = errorReason(err);
+    const refusal = reason && SAVE_REFUSALS[reason];
+    if (!refusal) logger.error({ err: (err as Error).message }, 'save page: core call failed');
+    const { status, html } = refusal ?? SAVE_FAILED;
+    sendPage(ctx, status, html);
+  }
+
+  return async (ctx: Context, next: () => Promise<void>) => {
+    for (const [method, pattern, handle] of routes) {
+      const m = pattern.exec(ctx.path);
+      if (m && ctx.method === method) return handle(ctx, m);
+    }
+    return next();
+  };
+}
+
+/** The consent cookie's value, or '' when the browser has none; core checks it. */
+function browserSecret(ctx: Context): string {
+  return ctx.cookies.get(BROWSER_COOKIE) ?? '';
+}
+
+function savePath(runId: string): string {
+  return `/save/${runId}`;
+}
+
+/**
+ * Whether a POST comes from a page of this origin. A form's navigating POST from a page whose referrer
+ * policy is no-referrer carries `Origin: null`; then the browser's own `Sec-Fetch-Site`, which no page can
+ * set, says whether it was sent from this origin. No Origin at all is not a browser's form: refused.
+ */
+function fromThisOrigin(ctx: Context, publicOrigin: string): boolean {
+  const origin = ctx.get('origin');
+  return origin === publicOrigin || (origin === 'null' && ctx.get('sec-fetch-site') === 'same-origin');
+}

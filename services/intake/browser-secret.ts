@@ -1,0 +1,18 @@
+/**
+ * The consenting browser's secret: 32 random bytes as hex, handed out once (the façade keeps it in a
+ * __Host- cookie). Only its HMAC under the token pepper is stored, with a prefix of its own so that a
+ * browser secret and a scan token never hash alike; checks are constant-time (scan/token.ts).
+ */
+import { hashToken, issueToken, tokenMatches } from '../scan/token.ts';
+
+const DOMAIN = 'browser:';
+
+export function issueBrowserSecret(pepper: Buffer): { secret: string; hash: string } {
+  const { token } = issueToken(pepper);
+  return { secret: token, hash: hashToken(pepper, DOMAIN + token) };
+}
+
+/** Constant-time: whether `secret` is the one whose hash is stored (false when nothing is stored). */
+export function isConsentingBrowser(pepper: Buffer, secret: string, storedHash: string | null): boolean {
+  return tokenMatches(pepper, DOMAIN + secret, storedHash ?? undefined);
+}

@@ -1,0 +1,105 @@
+/**
+ * A photo from the upload page, checked before anything is stored and cleaned before it is: the size bound,
+ * the type by magic bytes and file structure (image-format.ts), the pixel bound from the header alone (a
+ * decompression bomb is refused before a single pixel is decoded), then one decode that applies the EXIF
+ * orientation, scales to the page's own 2048 px bound and re-encodes as JPEG without any metadata (no EXIF,
+ * GPS, ICC profile, XMP or comments survive; the pixels are converted to sRGB first).
+ *
+ * A file sharp cannot read is the sender's fault (`not_an_image`); sharp failing for any other reason (out
+ * of memory, a broken library) is the service's, and surfaces as an internal error, never as a refusal of
+ * the person's photo.
+ */
+import sharp from 'sharp';
+import { serviceError } from '../shared/errors.ts';
+import { CONTENT_TYPES, endsWithImage, type ImageFormat, imageFormat } from './image-format.ts';
+
+export interface PhotoLimits {
+  /** Bytes of one photo (PHOTO_MAX_BYTES). */
+  readonly maxBytes: number;
+  /** Width × height by the header (PHOTO_MAX_PIXELS). */
+  readonly maxPixels: number;
+}
+
+export interface CleanPhoto {
+  readonly image: Buffer;
+  readonly contentType: string;
+}
+
+/** The longest side kept: the page scales to it in the browser, and analysis works at 1024 px. */
+export const STORED_MAX_SIDE = 2048;
+const STORED_QUALITY = 92;
+
+/** sharp failed for a reason of its own, not because of the file. */
+export class PhotoFault extends Error {}
+
+export async function checkPhoto(photo: Uint8Array, limits: PhotoLimits): Promise<CleanPhoto> {
+  const bytes = Buffer.from(photo.buffer, photo.byteOffset, photo.byteLength);
+  if (bytes.length > limits.maxBytes) {
+    throw serviceError(
+      'photo_too_large',
+      `The photo is larger than ${formatBytes(limits.maxBytes)}; choose a smaller one.`,
+    );
+  }
+  const format = imageFormat(bytes);
+  if (!format) throw notAnImage('The file is not a JPEG, PNG or WebP image.');
+  if (!endsWithImage(bytes, format)) throw notAnImage('The file holds more than an image.');
+  await checkHeader(bytes, format, limits.maxPixels);
+  try {
+    const image = await sharp(bytes, { limitInputPixels: limits.maxPixels, failOn: 'error' })
+      .rotate()
+      .resize({ width: STORED_MAX_SIDE, height: STORED_MAX_SIDE, fit: 'inside', withoutEnlargement: true })
+      .toColourspace('srgb')
+      .jpeg({ quality: STORED_QUALITY })
+      .toBuffer();
+    return { image, contentType: CONTENT_TYPES.jpeg };
+  } catch (err) {
+    throw fileOrFault(err);
+  }
+}
+
+/** The header must describe the same format as the magic bytes, with at most `maxPixels` pixels. */
+async function checkHeader(bytes: Buffer, format: ImageFormat, maxPixels: number): Promise<void> {
+  let width: number;
+  let height: number;
+  try {
+    // Reads the header only; no pixel limit here, the bound is ours and checked below.
+    const header = await sharp(bytes, { limitInputPixels: false }).metadata();
+    if (header.format !== format) throw notAnImage('The file is not the image its first bytes announce.');
+    width = header.width;
+    height = header.height;
+  } catch (err) {
+    throw fileOrFault(err);
+  }
+  if (!(width > 0 && height > 0)) throw notAnImage('The image has no pixels.');
+  if (width * height > maxPixels) {
+    throw serviceError(
+      'photo_too_many_pixels',
+      `The photo has more than ${Math.floor(maxPixels / 1_000_000)} megapixels; choose a smaller one.`,
+    );
+  }
+}
+
+/** sharp's complaints about the file itself; anything else is a fault of the service. */
+const FILE_ERRORS =
+  /unsupported image format|corrupt header|premature end|VipsJpeg|vipspng|libpng|webp|not a known|bad seek|invalid|truncated/i;
+const SERVICE_FAULTS = /out of memory|insufficient memory|cannot allocate|bad_alloc|vips_malloc|ENOMEM/i;
+
+export function fileOrFault(err: unknown): Error {
+  if (err instanceof Error && 'rawMessage' in err) return err; // already one of ours (a ConnectError)
+  const message = err instanceof Error ? err.message : String(err);
+  if (/pixel limit/i.test(message)) {
+    return serviceError('photo_too_many_pixels', 'The photo has more pixels than the service accepts.');
+  }
+  if (SERVICE_FAULTS.test(message) || !FILE_ERRORS.test(message)) {
+    return new PhotoFault(`photo processing failed: ${message}`);
+  }
+  return notAnImage('The file is damaged or not an image the service can read.');
+}
+
+function notAnImage(message: string) {
+  return serviceError('not_an_image', message);
+}
+
+function formatBytes(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MB` : `${bytes} bytes`;
+}

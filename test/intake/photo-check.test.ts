@@ -1,0 +1,73 @@
+/**
+ * The photo checks on their own: which sharp failures are the file's fault and which are the service's,
+ * and the byte-level format checks on edge cases the service tests do not reach.
+ */
+import assert from 'node:assert/strict';
+import { ConnectError } from '@connectrpc/connect';
+import sharp from 'sharp';
+import { endsWithImage, imageFormat } from '../../services/intake/image-format.ts';
+import { fileOrFault, PhotoFault } from '../../services/intake/photo-check.ts';
+import { errorReason } from '../../services/shared/errors.ts';
+import { singleFace } from '../inference/support/photos.ts';
+
+/** sharp's own error for `bytes`, as thrown when decoding. */
+async function sharpError(bytes: Buffer): Promise<Error> {
+  try {
+    await sharp(bytes, { failOn: 'error' }).jpeg().toBuffer();
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('sharp decoded it');
+}
+
+describe('photo checks', () => {
+  it('sharp refusing the file is not_an_image; sharp failing on its own is a service fault', async () => {
+    const face = await singleFace('c');
+    const png = await sharp(face).png().toBuffer();
+    const fileErrors = [
+      await sharpError(face.subarray(0, 800)),
+      await sharpError(png.subarray(0, Math.floor(png.length / 2))),
+      await sharpError(Buffer.from('RIFF\x10\x00\x00\x00WEBPVP8 garbage', 'latin1')),
+      await sharpError(Buffer.from('plain text')),
+    ];
+    for (const err of fileErrors) assert.equal(errorReason(fileOrFault(err)), 'not_an_image', err.message);
+
+    const faults = [
+      new Error('vips_malloc: out of memory --- size == 1048576'),
+      new Error('VipsJpeg: Insufficient memory (case 4)'),
+      new Error('std::bad_alloc'),
+      new Error('Cannot create thread'),
+    ];
+    for (const err of faults) {
+      const mapped = fileOrFault(err);
+      assert.ok(mapped instanceof PhotoFault, err.message);
+      assert.ok(!(mapped instanceof ConnectError));
+    }
+    assert.equal(
+      errorReason(fileOrFault(new Error('Input image exceeds pixel limit'))),
+      'photo_too_many_pixels',
+    );
+  });
+
+  it('finds the end of baseline, progressive and EXIF-carrying JPEGs, of odd-sized WebP and of palette PNG', async () => {
+    const face = await singleFace('d');
+    const variants = [
+      await sharp(face).jpeg({ progressive: true }).toBuffer(),
+      await sharp(face).jpeg({ mozjpeg: true }).toBuffer(),
+      await sharp(face)
+        .withExif({ IFD0: { Make: 'x' } })
+        .jpeg()
+        .toBuffer(),
+      await sharp(face).resize(33, 17).webp({ lossless: true }).toBuffer(),
+      await sharp(face).resize(33, 17).png({ palette: true }).toBuffer(),
+    ];
+    for (const bytes of variants) {
+      const format = imageFormat(bytes);
+      assert.ok(format);
+      assert.equal(endsWithImage(bytes, format), true, format);
+      assert.equal(endsWithImage(Buffer.concat([bytes, Buffer.from([0])]), format), false, format);
+    }
+    assert.equal(imageFormat(Buffer.from([0xff, 0xd8])), undefined);
+    assert.equal(imageFormat(Buffer.from('GIF89a')), undefined);
+  });
+});
