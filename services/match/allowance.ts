@@ -28,6 +28,11 @@ export async function consumeAllowance(
   afterConsume: () => void | Promise<void> = () => {},
 ): Promise<boolean> {
   const client = await sql.connect();
+  // A connection lost between two statements (while the hook runs, say) fails the next statement; the
+  // pool listens only to idle clients, and without a listener of our own it would be an uncaught error.
+  const lost = () => {};
+  client.on('error', lost);
+  let failure: Error | undefined;
   try {
     await client.query('begin');
     const { rows } = await client.query({
@@ -37,22 +42,22 @@ export async function consumeAllowance(
     });
     if (rows.length === 0) {
       await client.query('rollback');
-      client.release();
       return false;
     }
     await afterConsume();
     await client.query('commit');
+    return true;
   } catch (err) {
     // Roll back what this transaction wrote; a client that cannot is discarded, not reused.
-    const broken = await client.query('rollback').then(
+    failure = await client.query('rollback').then(
       () => undefined,
       (rollbackErr: Error) => rollbackErr,
     );
-    client.release(broken);
     throw err;
+  } finally {
+    client.off('error', lost);
+    client.release(failure);
   }
-  client.release();
-  return true;
 }
 
 export async function matchesUsed(sql: PlainSql, runId: string): Promise<number> {
