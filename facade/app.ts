@@ -72,7 +72,7 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
   const routes = new Map<string, Koa.Middleware>([
     ['/mcp', (ctx) => guestEndpoint(ctx)],
     ['/mcp/account', account.endpoint],
-    ['/health', healthEndpoint(createClient(StatusService, options.core))],
+    ['/health', healthEndpoint(createClient(StatusService, options.core), logger)],
   ]);
 
   const app = new Koa();

@@ -1,18 +1,39 @@
 /**
  * GET /health: whether the service can take work, for agents and for Kubernetes probes. `ok` is false when
- * core or its database does not answer (and the status is then 503). While new scans are refused,
- * `admissions_paused_by` says why: `operator`, `backlog` or both.
+ * core or its database does not answer (and the status is then 503); why is logged when it starts, with the
+ * reason, and again when it ends — not on every probe. While new scans are refused, `admissions_paused_by`
+ * says why: `operator`, `backlog` or both. While core's catalog is not loaded, `catalog` says so (`loading`,
+ * `unavailable` while core retries a failed load, `unknown` when core does not answer).
  */
 import type { Client } from '@connectrpc/connect';
 import type { Context } from 'koa';
-import type { StatusService } from '../gen/skinmatch/v1/status_pb.ts';
+import { CatalogState, type StatusService } from '../gen/skinmatch/v1/status_pb.ts';
+import type { Logger } from '../services/shared/logger.ts';
 
 const CORE_TIMEOUT_MS = 2000;
 
-export function healthEndpoint(status: Client<typeof StatusService>) {
+const CATALOG: Record<CatalogState, string> = {
+  [CatalogState.UNSPECIFIED]: 'unknown',
+  [CatalogState.LOADING]: 'loading',
+  [CatalogState.LOADED]: 'loaded',
+  [CatalogState.UNAVAILABLE]: 'unavailable',
+};
+
+export function healthEndpoint(status: Client<typeof StatusService>, logger: Logger) {
+  let lastFault: string | undefined;
   return async (ctx: Context): Promise<void> => {
-    const core = await status.getStatus({}, { timeoutMs: CORE_TIMEOUT_MS }).catch(() => undefined);
-    const ok = core?.databaseOk === true;
+    let fault: string | undefined;
+    const core = await status.getStatus({}, { timeoutMs: CORE_TIMEOUT_MS }).catch((err: Error) => {
+      fault = `core did not answer: ${err.message}`;
+      return undefined;
+    });
+    if (core && !core.databaseOk) fault = 'core reports that its database does not answer';
+    if (fault !== lastFault) {
+      if (fault) logger.error({ reason: fault }, 'health: answering 503');
+      else logger.info('health: core and its database answer again');
+      lastFault = fault;
+    }
+    const ok = fault === undefined && core !== undefined;
     ctx.status = ok ? 200 : 503;
     ctx.set('Cache-Control', 'no-store');
     const pausedBy = [
@@ -25,6 +46,10 @@ export function healthEndpoint(status: Client<typeof StatusService>) {
       // Why new scans are refused, while they are: the operator's switch and/or the analysis backlog.
       ...(ok && pausedBy.length > 0 ? { admissions_paused_by: pausedBy } : {}),
       catalog_tools_enabled: ok && core.catalogToolsEnabled,
+      // Only while the catalog is not loaded, like admissions_paused_by: all well, the spec's four keys.
+      ...(core?.catalog === CatalogState.LOADED
+        ? {}
+        : { catalog: CATALOG[core?.catalog ?? CatalogState.UNSPECIFIED] ?? 'unknown' }),
       photo_intake: 'direct_or_link',
     };
   };

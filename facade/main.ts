@@ -3,12 +3,12 @@
  */
 import { createConnectTransport } from '@connectrpc/connect-node';
 import pg from 'pg';
-import { loadConfig } from '../services/shared/config.ts';
+import { loadFacadeConfig } from '../services/shared/config.ts';
 import { createLogger } from '../services/shared/logger.ts';
 import { createFacade } from './app.ts';
 
 const logger = createLogger('facade');
-const config = loadConfig();
+const config = loadFacadeConfig();
 const core = createConnectTransport({
   baseUrl: config.coreUrl,
   httpVersion: '2',

@@ -7,18 +7,23 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../services/core/db/embedded.ts';
-import { loadConfig } from '../services/shared/config.ts';
+import { loadFacadeConfig } from '../services/shared/config.ts';
 import { EMBEDDED_PG_PORT } from './cli-database.ts';
 import { freePort, waitForPort } from './port.ts';
 
-const config = loadConfig();
+const config = loadFacadeConfig();
 for (const warning of config.warnings) say('start', `WARNING: ${warning}`);
 
 let database: EmbeddedDatabase | undefined;
 let databaseUrl = config.databaseUrl;
 if (!databaseUrl) {
   say('start', `DATABASE_URL is unset: starting embedded PostgreSQL in ${join(config.dataDir, 'pg')}`);
-  database = await startEmbeddedPostgres(join(config.dataDir, 'pg'), EMBEDDED_PG_PORT);
+  // PostgreSQL runs in its own process group: a terminal's Ctrl-C reaches only this supervisor, which
+  // stops it after the processes that use it.
+  database = await startEmbeddedPostgres(join(config.dataDir, 'pg'), EMBEDDED_PG_PORT).catch((err: Error) => {
+    say('start', err.message);
+    process.exit(1);
+  });
   databaseUrl = database.url;
 }
 
@@ -63,7 +68,10 @@ async function stop(exitCode: number): Promise<void> {
         }),
     ),
   );
-  await database?.stop();
+  if (database) {
+    say('start', 'inference, core and the façade have stopped; stopping PostgreSQL');
+    await database.stop();
+  }
   say('start', 'stopped');
   process.exit(exitCode);
 }

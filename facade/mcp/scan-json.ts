@@ -26,8 +26,8 @@ export const NEXT_ACTION_VALUES = Object.values(NEXT_ACTION);
 export function scanJson(scan: Scan): Record<string, unknown> {
   const json: Record<string, unknown> = {
     run_id: scan.runId,
-    status: STATUS[scan.status] ?? 'awaiting_upload',
-    next_action: NEXT_ACTION[scan.nextAction] ?? 'poll',
+    status: known(STATUS, scan.status, 'status'),
+    next_action: known(NEXT_ACTION, scan.nextAction, 'next_action'),
     retry_after_seconds: scan.retryAfterSeconds,
     progress: scan.progress,
     upload_url: scan.uploadUrl,
@@ -41,6 +41,16 @@ export function scanJson(scan: Scan): Record<string, unknown> {
   if (scan.expiresAt) json.expires_at = timestampDate(scan.expiresAt).toISOString();
   if (scan.completedAt) json.completed_at = timestampDate(scan.completedAt).toISOString();
   return json;
+}
+
+/**
+ * A value core sent that this façade has no name for (core newer than the façade, or a bug) is a server
+ * fault: the tool answers `unavailable` and logs it, rather than guess a state that misleads the agent.
+ */
+function known(names: Record<number, string>, value: number, field: string): string {
+  const name = names[value];
+  if (name === undefined) throw new Error(`core sent a scan ${field} this façade does not know: ${value}`);
+  return name;
 }
 
 /** JSON Schema of scanJson's output. */

@@ -93,11 +93,20 @@ async function loadProducts(em: EntityManager): Promise<DerivedProduct[]> {
   return rows.map((row: { derived: DerivedProduct }) => row.derived);
 }
 
+/** Whether the in-memory catalog can answer: not yet loaded, loaded, or failed (and being retried). */
+export type CatalogLoadState = 'loading' | 'loaded' | 'unavailable';
+
+/** First retry after a failed load, doubled after each failure up to the cap. */
+const RETRY_FIRST_MS = 1000;
+const RETRY_MAX_MS = 60_000;
+
 /** The index every request reads; swapped whole after a reload, so a request never sees half a catalog. */
 export class LiveCatalog {
   #index = new CatalogIndex([]);
-  #available = false;
+  #state: CatalogLoadState = 'loading';
   #timer: NodeJS.Timeout | undefined;
+  #retryMs = RETRY_FIRST_MS;
+  #stopped = false;
   readonly #orm: Orm;
   readonly #logger: Logger;
 
@@ -112,19 +121,24 @@ export class LiveCatalog {
 
   /** False until the first load succeeds, and while the database cannot be read. */
   get available(): boolean {
-    return this.#available;
+    return this.#state === 'loaded';
+  }
+
+  get state(): CatalogLoadState {
+    return this.#state;
   }
 
   async start(notifications: Notifications): Promise<void> {
-    notifications.on('catalog_changed', () => this.#reloadSoon());
-    await this.reload().catch((err) => this.#logger.error({ err: err.message }, 'catalog load failed'));
+    notifications.on('catalog_changed', () => this.#reloadSoon(RELOAD_DEBOUNCE_MS));
+    await this.#load();
   }
 
   async reload(): Promise<void> {
     const started = performance.now();
     const products = await loadProducts(this.#orm.em.fork());
     this.#index = new CatalogIndex(products);
-    this.#available = true;
+    this.#state = 'loaded';
+    this.#retryMs = RETRY_FIRST_MS;
     this.#logger.info(
       { products: products.length, ms: Math.round(performance.now() - started) },
       'catalog loaded',
@@ -132,16 +146,26 @@ export class LiveCatalog {
   }
 
   stop(): void {
+    this.#stopped = true;
     clearTimeout(this.#timer);
   }
 
-  #reloadSoon(): void {
+  /** One load; a failure leaves the catalog unavailable and schedules the next try, each later than the last. */
+  async #load(): Promise<void> {
+    try {
+      await this.reload();
+    } catch (err) {
+      this.#state = 'unavailable';
+      const retryMs = this.#retryMs;
+      this.#retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
+      this.#logger.error({ err: (err as Error).message, retry_in_ms: retryMs }, 'catalog load failed');
+      this.#reloadSoon(retryMs);
+    }
+  }
+
+  #reloadSoon(delayMs: number): void {
+    if (this.#stopped) return;
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
-      this.reload().catch((err) => {
-        this.#available = false;
-        this.#logger.error({ err: err.message }, 'catalog reload failed');
-      });
-    }, RELOAD_DEBOUNCE_MS);
+    this.#timer = setTimeout(() => void this.#load(), delayMs);
   }
 }

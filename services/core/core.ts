@@ -50,20 +50,32 @@ export interface CoreOptions {
   readonly analyzer?: Analyzer;
   /** Runs after a match allowance is consumed, before the answer commits (tests simulate crashes). */
   readonly afterConsume?: () => void | Promise<void>;
+  /** A scan still awaiting its photo this long after it started is purged (SCAN_ABANDONED_AFTER_HOURS). */
+  readonly abandonedAfterMs?: number;
   /** The upload page's bot challenge and photo bounds. */
   readonly intake: { readonly challenge: BotChallenge; readonly limits: IntakeLimits };
   /** Automatic admissions: pause new scans while the analysis backlog is over these bounds. */
   readonly admissions?: { readonly bounds: BacklogBounds; readonly intervalMs: number };
 }
 
+/** Default abandonment bound: the guest token's lifetime, so an upload link works the seven days promised. */
+export const DEFAULT_ABANDONED_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
+
 export async function startCore(options: CoreOptions): Promise<RunningServer> {
   const { orm, logger } = options;
   const notifications = new Notifications(options.databaseUrl, ['scan_changed', 'catalog_changed'], logger);
   await notifications.start();
   await prepareQueue(options.databaseUrl, logger);
-  const worker = options.analyzer
-    ? await startScanWorker({ orm, databaseUrl: options.databaseUrl, analyzer: options.analyzer, logger })
-    : undefined;
+  const worker = await startScanWorker({
+    orm,
+    databaseUrl: options.databaseUrl,
+    analyzer: options.analyzer,
+    logger,
+    purge: {
+      now: options.now ?? (() => new Date()),
+      abandonedAfterMs: options.abandonedAfterMs ?? DEFAULT_ABANDONED_AFTER_MS,
+    },
+  });
   const catalog = new LiveCatalog(orm, logger);
   await catalog.start(notifications);
   const sql = await plainSql(orm);
@@ -103,7 +115,7 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
       router.service(CatalogService, new CatalogServiceImpl(catalog));
       router.service(AccountService, new AccountServiceImpl({ ...options, scans }));
       router.service(OAuthStateService, new OAuthStateServiceImpl(orm));
-      router.service(StatusService, new StatusServiceImpl(orm, catalog));
+      router.service(StatusService, new StatusServiceImpl(orm, catalog, logger));
       router.service(
         Health,
         new HealthService(
@@ -120,7 +132,7 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
       clearInterval(purge);
       await governor?.stop();
       await server.close();
-      await worker?.stop();
+      await worker.stop();
       catalog.stop();
       await notifications.close();
     },

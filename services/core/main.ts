@@ -7,13 +7,13 @@ import { createConnectTransport } from '@connectrpc/connect-node';
 import { loadDemoCatalog } from '../catalog/demo-catalog.ts';
 import { AltchaChallenge } from '../intake/altcha-challenge.ts';
 import { InferenceAnalyzer } from '../scan/inference-analyzer.ts';
-import { loadConfig } from '../shared/config.ts';
+import { loadCoreConfig } from '../shared/config.ts';
 import { createLogger } from '../shared/logger.ts';
 import { startCore } from './core.ts';
 import { migrate, openDatabase } from './db/orm.ts';
 
 const logger = createLogger('core');
-const config = loadConfig();
+const config = loadCoreConfig();
 for (const warning of config.warnings) logger.warn(warning);
 if (!config.databaseUrl) {
   logger.fatal('DATABASE_URL is required (npm start provides one on an embedded PostgreSQL)');
@@ -35,6 +35,7 @@ const core = await startCore({
   port: config.corePort,
   host: config.coreHost,
   logger,
+  abandonedAfterMs: config.scanAbandonedAfterMs,
   intake: {
     challenge: new AltchaChallenge({ hmacKey: config.altchaHmacKey }),
     limits: {

@@ -1,26 +1,44 @@
 /**
  * StatusService: what the façade's /health reports — whether the database answers, the admissions
- * switches (the operator's and the analysis backlog's) and whether the catalog is loaded.
+ * switches (the operator's and the analysis backlog's) and the catalog's state. A database that does not
+ * answer is logged with the reason, once per change.
  */
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
-import { GetStatusResponseSchema, type StatusService } from '../../gen/skinmatch/v1/status_pb.ts';
-import type { LiveCatalog } from '../catalog/catalog-store.ts';
+import {
+  CatalogState,
+  GetStatusResponseSchema,
+  type StatusService,
+} from '../../gen/skinmatch/v1/status_pb.ts';
+import type { CatalogLoadState, LiveCatalog } from '../catalog/catalog-store.ts';
 import { admissions } from '../scan/admissions.ts';
+import type { Logger } from '../shared/logger.ts';
 import type { Orm } from './db/orm.ts';
+
+const CATALOG_STATE: Record<CatalogLoadState, CatalogState> = {
+  loading: CatalogState.LOADING,
+  loaded: CatalogState.LOADED,
+  unavailable: CatalogState.UNAVAILABLE,
+};
 
 export class StatusServiceImpl implements ServiceImpl<typeof StatusService> {
   readonly #orm: Orm;
   readonly #catalog: LiveCatalog;
+  readonly #logger: Logger;
+  #databaseDown = false;
 
-  constructor(orm: Orm, catalog: LiveCatalog) {
+  constructor(orm: Orm, catalog: LiveCatalog, logger: Logger) {
     this.#orm = orm;
     this.#catalog = catalog;
+    this.#logger = logger;
   }
 
   async getStatus() {
+    const catalog = CATALOG_STATE[this.#catalog.state];
     try {
       const state = await admissions(this.#orm.em.fork());
+      if (this.#databaseDown) this.#logger.info('status: the database answers again');
+      this.#databaseDown = false;
       return create(GetStatusResponseSchema, {
         databaseOk: true,
         admissionsEnabled: state.enabled,
@@ -28,9 +46,15 @@ export class StatusServiceImpl implements ServiceImpl<typeof StatusService> {
         pausedByBacklog: state.pausedByBacklog,
         // The catalog tools are served on /mcp/account; they work whenever the catalog is loaded.
         catalogToolsEnabled: this.#catalog.available,
+        catalog,
       });
-    } catch {
-      return create(GetStatusResponseSchema, { databaseOk: false });
+    } catch (err) {
+      // Probes ask every few seconds: the reason is logged when the database goes down, not on every probe.
+      if (!this.#databaseDown) {
+        this.#logger.error({ err: (err as Error).message }, 'status: the database does not answer');
+      }
+      this.#databaseDown = true;
+      return create(GetStatusResponseSchema, { databaseOk: false, catalog });
     }
   }
 }

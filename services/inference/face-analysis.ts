@@ -9,6 +9,7 @@ import { decodeImage, ImageError } from './decode.ts';
 import { FaceDetector } from './face-detector.ts';
 import { FaceLandmarker } from './landmarks.ts';
 import { Measurer } from './measurer.ts';
+import { PATCH_SIZE } from './measures-graph/features.ts';
 import { judgeQuality, mainFace, type Quality } from './quality.ts';
 import { regionPatches } from './regions.ts';
 import { CALIBRATION_VERSION, scoreFeatures } from './scoring.ts';
@@ -94,6 +95,27 @@ export class FaceAnalysis {
       await Measurer.load(),
       settings,
     );
+  }
+
+  /**
+   * Whether the models answer: a blank image through the face detector and a blank patch through the
+   * measures graph (a few milliseconds). The health check asks this, so SERVING means a loaded model.
+   */
+  async selfCheck(): Promise<boolean> {
+    try {
+      const side = 64;
+      const blank = { data: new Uint8Array(side * side * 3).fill(128), width: side, height: side };
+      const faces = await this.#detector.detect(blank);
+      const [row] = await this.#measurer.measure(new Float32Array(3 * PATCH_SIZE * PATCH_SIZE).fill(0.5));
+      return Array.isArray(faces) && row !== undefined && Object.values(row).every(Number.isFinite);
+    } catch {
+      return false;
+    }
+  }
+
+  /** Frees every model; analyses and the self-check fail from then on. */
+  async close(): Promise<void> {
+    await Promise.all([this.#detector.release(), this.#landmarker.release(), this.#measurer.release()]);
   }
 
   async *analyze(photo: Uint8Array, options: AnalyzeOptions = {}): AsyncGenerator<FaceAnalysisEvent> {

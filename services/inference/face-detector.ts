@@ -67,6 +67,12 @@ export class FaceDetector {
     );
   }
 
+  /** Frees both models; detection fails from then on. */
+  async release(): Promise<void> {
+    await this.#front.session.release();
+    await this.#back.session.release();
+  }
+
   /** Faces in the photo, best first. */
   async detect(image: RgbImage): Promise<Face[]> {
     const side = Math.max(image.width, image.height);

@@ -12,16 +12,17 @@ export async function startInference(
   logger: Logger,
   host?: string,
   settings: AnalysisSettings = {},
+  loaded?: FaceAnalysis,
 ): Promise<RunningServer> {
-  const analysis = await FaceAnalysis.load(settings);
+  const analysis = loaded ?? (await FaceAnalysis.load(settings));
   return startServer({
     port,
     host,
     logger,
     routes: (router) => {
       router.service(InferenceService, new InferenceServiceImpl(analysis));
-      // Models load before the server listens, so a listening server is a serving one.
-      router.service(Health, new HealthService([InferenceService.typeName], async () => true));
+      // SERVING only while the models answer a self-check; a released or broken model is NOT_SERVING.
+      router.service(Health, new HealthService([InferenceService.typeName], () => analysis.selfCheck()));
     },
   });
 }

@@ -50,6 +50,11 @@ export class FaceLandmarker {
     return new FaceLandmarker(session);
   }
 
+  /** Frees the model; locating fails from then on. */
+  release(): Promise<void> {
+    return this.#session.release();
+  }
+
   /** The face's 68 landmarks in image pixels. */
   async locate(image: RgbImage, face: Face): Promise<Landmarks> {
     const crop = cropFrame(face);

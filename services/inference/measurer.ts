@@ -33,6 +33,11 @@ export class Measurer {
     );
   }
 
+  /** Frees the model; measuring fails from then on. */
+  release(): Promise<void> {
+    return this.#session.release();
+  }
+
   /** Features of each patch of a batch laid out as float32 [n, 3, 64, 64]. */
   async measure(patches: Float32Array): Promise<Features[]> {
     const n = patches.length / (3 * PATCH_SIZE * PATCH_SIZE);

@@ -41,7 +41,10 @@ export function isSettled(status: string): boolean {
 }
 
 export function toScanMessage(scan: ScanRecord, publicBaseUrl: string): ScanMessage {
-  const step = STEPS[scan.status as ScanStatusName];
+  const step = Object.hasOwn(STEPS, scan.status) ? STEPS[scan.status as ScanStatusName] : undefined;
+  // A status this code does not know (a newer replica's, a hand edit) is a server fault, logged by the
+  // error interceptor and answered as one: never shown as some other state that sends an agent astray.
+  if (!step) throw new Error(`scan ${scan.id} has a status this core does not know: "${scan.status}"`);
   return create(ScanMessageSchema, {
     runId: scan.id,
     ...step,

@@ -7,20 +7,25 @@
  */
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/postgresql';
-import { type JobHelpers, Logger as QueueLogger, type Runner, run, runMigrations } from 'graphile-worker';
+import { type JobHelpers, Logger as QueueLogger, run, runMigrations, type TaskList } from 'graphile-worker';
+import pg from 'pg';
 import type { Orm } from '../core/db/orm.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Analyzer } from './analyzer.ts';
 import { ANALYZE_TASK } from './photo-intake.ts';
+import { PURGE_TASK, type PurgeSettings, purgeCron, purgeScans } from './scan-purge.ts';
 
 export const ANALYSIS_UNAVAILABLE = 'analysis_unavailable';
 
 export interface ScanWorkerOptions {
   readonly orm: Orm;
   readonly databaseUrl: string;
-  readonly analyzer: Analyzer;
+  /** Face analysis; without it this worker leaves photos queued for a core that has one. */
+  readonly analyzer?: Analyzer;
   readonly logger: Logger;
   readonly concurrency?: number;
+  /** The scheduled purge of expired and abandoned scans. */
+  readonly purge: PurgeSettings;
 }
 
 /** Creates graphile-worker's own tables, so photos can be enqueued before any worker runs. */
@@ -38,22 +43,45 @@ function queueLogger(logger: Logger): QueueLogger {
   });
 }
 
-export async function startScanWorker(options: ScanWorkerOptions): Promise<Runner> {
+export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanWorker> {
   const { orm, analyzer, logger } = options;
-  return run({
-    connectionString: options.databaseUrl,
+  const taskList: TaskList = {
+    [PURGE_TASK]: async () => {
+      const counts = await purgeScans(orm.em.fork() as SqlEntityManager, options.purge);
+      if (counts.expired + counts.abandoned > 0) logger.info(counts, 'purged expired and abandoned scans');
+    },
+  };
+  if (analyzer) {
+    taskList[ANALYZE_TASK] = async (payload, helpers) => {
+      const runId = (payload as { run_id: string }).run_id;
+      await analyzeScan(orm.em.fork(), analyzer, runId, helpers, logger);
+    };
+  }
+  // The worker's own pool, ended only after the runner has stopped: graphile-worker ends a pool it made
+  // without waiting and drops its error handlers at once, so a connection closed by the server while that
+  // pool is still ending (a database dropped, a restart) would be an uncaught error.
+  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: (options.concurrency ?? 2) + 2 });
+  pool.on('error', (err) => logger.warn({ err: err.message }, 'scan worker: database connection lost'));
+  const runner = await run({
+    pgPool: pool,
     concurrency: options.concurrency ?? 2,
     noHandleSignals: true,
     logger: queueLogger(logger),
-    parsedCronItems: [],
+    parsedCronItems: purgeCron(),
     preset: { worker: { pollInterval: 500 } },
-    taskList: {
-      [ANALYZE_TASK]: async (payload, helpers) => {
-        const runId = (payload as { run_id: string }).run_id;
-        await analyzeScan(orm.em.fork(), analyzer, runId, helpers, logger);
-      },
-    },
+    taskList,
   });
+  return {
+    stop: async () => {
+      await runner.stop();
+      await pool.end();
+    },
+  };
+}
+
+/** The running worker: stop() lets running jobs finish, then closes its connections. */
+export interface ScanWorker {
+  stop(): Promise<void>;
 }
 
 async function analyzeScan(

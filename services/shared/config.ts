@@ -1,7 +1,10 @@
 /**
  * Configuration, read and validated once at start. Every key is documented in the README's configuration
- * table. In production a missing secret stops the process at start; in development a pepper is generated
- * once under the data directory, with a loud warning.
+ * table. Each process reads only the secrets it uses: core the token pepper (`loadCoreConfig`), the façade
+ * the authorization server's keys (`loadFacadeConfig`), inference none (`loadConfig`); so the
+ * internet-facing façade never holds the key that turns tokens into stored hashes. In production a missing
+ * secret stops the process at start; in development one is generated once under the data directory, with a
+ * loud warning.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -37,6 +40,8 @@ export interface Config {
   /** Deadline of one AnalyzeFace stream, core → inference; past it the attempt counts as failed. */
   readonly inferenceTimeoutMs: number;
   readonly inferencePort: number;
+  /** A scan still awaiting its photo this long after it started is purged (guest scans also at expiry). */
+  readonly scanAbandonedAfterMs: number;
   /** Address core's scan worker uses to reach the inference service (h2c). */
   readonly inferenceUrl: string;
   /** Delay added to every analysis stage (demos and fault-injection tests); 0 in normal use. */
@@ -60,20 +65,59 @@ export interface Config {
    * it runs the embedded PostgreSQL, so a deployment that forgets NODE_ENV never serves invented products.
    */
   readonly loadSampleCatalog: boolean;
-  /** Key of the HMAC that turns a scan token (and a consenting browser's secret) into what is stored. */
-  readonly tokenPepper: Buffer;
-  /** Key of the HMAC that signs the upload page's ALTCHA challenges. */
-  readonly altchaHmacKey: Buffer;
   /** Upload bounds: bytes of one photo (the façade stops the body there too), and pixels by its header. */
   readonly photoMaxBytes: number;
   readonly photoMaxPixels: number;
   /** Photos one scan may be sent per hour (retakes included). */
   readonly photoUploadsPerHour: number;
-  /** The authorization server's signing key, cookie keys and upstream identity providers. */
-  readonly oauth: OAuthConfig;
   readonly warnings: readonly string[];
 }
 
+export interface CoreConfig extends Config {
+  /** Key of the HMAC that turns a scan token (and a consenting browser's secret) into what is stored. */
+  readonly tokenPepper: Buffer;
+  /** Key of the HMAC that signs the upload page's ALTCHA challenges (core issues and checks them). */
+  readonly altchaHmacKey: Buffer;
+}
+
+export interface FacadeConfig extends Config {
+  /** The authorization server's signing key, cookie keys and upstream identity providers. */
+  readonly oauth: OAuthConfig;
+}
+
+/** Core's configuration: the shared keys, the token pepper and the ALTCHA key. */
+export function loadCoreConfig(env: NodeJS.ProcessEnv = process.env): CoreConfig {
+  const config = loadConfig(env);
+  const { production, dataDir } = config;
+  const warnings = [...config.warnings];
+  const tokenPepper = hexSecret(
+    env.TOKEN_PEPPER,
+    'TOKEN_PEPPER',
+    'token-pepper',
+    production,
+    dataDir,
+    warnings,
+  );
+  const altchaHmacKey = hexSecret(
+    env.ALTCHA_HMAC_KEY,
+    'ALTCHA_HMAC_KEY',
+    'altcha-hmac-key',
+    production,
+    dataDir,
+    warnings,
+  );
+  return { ...config, tokenPepper, altchaHmacKey, warnings };
+}
+
+/** The façade's configuration: the shared keys and the authorization server's secrets, never the pepper. */
+export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeConfig {
+  const config = loadConfig(env);
+  const warnings = [...config.warnings];
+  const oauth = loadOAuthConfig(env, config.production, config.dataDir, warnings);
+  return { ...config, oauth, warnings };
+}
+
+/** The configuration every process shares, with no secret: all that inference and the operator tools need. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = env.NODE_ENV === 'production';
   const warnings: string[] = [];
@@ -101,6 +145,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mcpRequestTimeoutMs: positive(env.MCP_REQUEST_TIMEOUT_MS, 15_000, 'MCP_REQUEST_TIMEOUT_MS'),
     inferenceTimeoutMs: positive(env.INFERENCE_TIMEOUT_MS, 30_000, 'INFERENCE_TIMEOUT_MS'),
     inferencePort,
+    scanAbandonedAfterMs:
+      positive(env.SCAN_ABANDONED_AFTER_HOURS, 7 * 24, 'SCAN_ABANDONED_AFTER_HOURS') * 60 * 60 * 1000,
     inferenceUrl: env.INFERENCE_URL ?? `http://127.0.0.1:${inferencePort}`,
     inferenceStageDelayMs: env.INFERENCE_STAGE_DELAY_MS
       ? positive(env.INFERENCE_STAGE_DELAY_MS, 0, 'INFERENCE_STAGE_DELAY_MS')
@@ -114,19 +160,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     admissionsCheckMs: positive(env.ADMISSIONS_CHECK_INTERVAL_MS, 5000, 'ADMISSIONS_CHECK_INTERVAL_MS'),
     trustedProxyHops: proxyHops(env.TRUST_PROXY),
     loadSampleCatalog: env.LOAD_SAMPLE_CATALOG === 'true',
-    tokenPepper: hexSecret(env.TOKEN_PEPPER, 'TOKEN_PEPPER', 'token-pepper', production, dataDir, warnings),
-    altchaHmacKey: hexSecret(
-      env.ALTCHA_HMAC_KEY,
-      'ALTCHA_HMAC_KEY',
-      'altcha-hmac-key',
-      production,
-      dataDir,
-      warnings,
-    ),
     photoMaxBytes: positive(env.PHOTO_MAX_BYTES, 10 * 1024 * 1024, 'PHOTO_MAX_BYTES'),
     photoMaxPixels: positive(env.PHOTO_MAX_PIXELS, 40_000_000, 'PHOTO_MAX_PIXELS'),
     photoUploadsPerHour: positive(env.PHOTO_UPLOADS_PER_HOUR, 20, 'PHOTO_UPLOADS_PER_HOUR'),
-    oauth: loadOAuthConfig(env, production, dataDir, warnings),
     warnings,
   };
 }

@@ -3,7 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../services/shared/config.ts';
+import { loadFacadeConfig } from '../../services/shared/config.ts';
 
 const PEPPER = 'ab'.repeat(32);
 const COOKIE_KEYS = 'a-cookie-key-that-is-long-enough-123,an-older-cookie-key-still-long-enough';
@@ -36,18 +36,18 @@ describe('configuration of the authorization server', () => {
   it('production refuses to start without a signing key, cookie keys or both upstream providers', () => {
     const env = { NODE_ENV: 'production', TOKEN_PEPPER: PEPPER, ALTCHA_HMAC_KEY: PEPPER, DATA_DIR: dir };
     assert.throws(
-      () => loadConfig({ ...env, OAUTH_COOKIE_KEYS: COOKIE_KEYS, ...IDPS }),
+      () => loadFacadeConfig({ ...env, OAUTH_COOKIE_KEYS: COOKIE_KEYS, ...IDPS }),
       /OAUTH_SIGNING_KEY is required/,
     );
     assert.throws(
-      () => loadConfig({ ...env, OAUTH_SIGNING_KEY: pem('ec'), ...IDPS }),
+      () => loadFacadeConfig({ ...env, OAUTH_SIGNING_KEY: pem('ec'), ...IDPS }),
       /OAUTH_COOKIE_KEYS is required/,
     );
     assert.throws(
-      () => loadConfig({ ...env, OAUTH_SIGNING_KEY: pem('ec'), OAUTH_COOKIE_KEYS: COOKIE_KEYS }),
+      () => loadFacadeConfig({ ...env, OAUTH_SIGNING_KEY: pem('ec'), OAUTH_COOKIE_KEYS: COOKIE_KEYS }),
       /IDP_1_\* and IDP_2_\*/,
     );
-    const config = loadConfig({
+    const config = loadFacadeConfig({
       ...env,
       OAUTH_SIGNING_KEY: pem('ec'),
       OAUTH_COOKIE_KEYS: COOKIE_KEYS,
@@ -66,8 +66,8 @@ describe('configuration of the authorization server', () => {
   });
 
   it('development generates a signing key and a cookie key once under the data directory, with warnings', () => {
-    const first = loadConfig({ DATA_DIR: dir });
-    const second = loadConfig({ DATA_DIR: dir });
+    const first = loadFacadeConfig({ DATA_DIR: dir });
+    const second = loadFacadeConfig({ DATA_DIR: dir });
     assert.deepEqual(first.oauth.signingKey, second.oauth.signingKey);
     assert.deepEqual(first.oauth.cookieKeys, second.oauth.cookieKeys);
     assert.match(readFileSync(join(dir, 'oauth-signing-key.pem'), 'utf8'), /BEGIN PRIVATE KEY/);
@@ -80,15 +80,18 @@ describe('configuration of the authorization server', () => {
 
   it('takes RSA keys too; rejects other keys, short cookie keys and half-configured providers', () => {
     const env = { DATA_DIR: dir, OAUTH_COOKIE_KEYS: COOKIE_KEYS };
-    assert.equal(loadConfig({ ...env, OAUTH_SIGNING_KEY: pem('rsa') }).oauth.signingKey.alg, 'RS256');
-    assert.throws(() => loadConfig({ ...env, OAUTH_SIGNING_KEY: pem('ed25519') }), /EC P-256 or RSA/);
-    assert.throws(() => loadConfig({ ...env, OAUTH_SIGNING_KEY: 'not a key' }), /must be a PEM private key/);
+    assert.equal(loadFacadeConfig({ ...env, OAUTH_SIGNING_KEY: pem('rsa') }).oauth.signingKey.alg, 'RS256');
+    assert.throws(() => loadFacadeConfig({ ...env, OAUTH_SIGNING_KEY: pem('ed25519') }), /EC P-256 or RSA/);
     assert.throws(
-      () => loadConfig({ DATA_DIR: dir, OAUTH_SIGNING_KEY: pem('ec'), OAUTH_COOKIE_KEYS: 'short' }),
+      () => loadFacadeConfig({ ...env, OAUTH_SIGNING_KEY: 'not a key' }),
+      /must be a PEM private key/,
+    );
+    assert.throws(
+      () => loadFacadeConfig({ DATA_DIR: dir, OAUTH_SIGNING_KEY: pem('ec'), OAUTH_COOKIE_KEYS: 'short' }),
       /at least 32 characters/,
     );
     assert.throws(
-      () => loadConfig({ ...env, OAUTH_SIGNING_KEY: pem('ec'), IDP_1_ISSUER: 'https://x.example' }),
+      () => loadFacadeConfig({ ...env, OAUTH_SIGNING_KEY: pem('ec'), IDP_1_ISSUER: 'https://x.example' }),
       /go together/,
     );
   });

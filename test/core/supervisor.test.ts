@@ -7,6 +7,7 @@ import pg from 'pg';
 import { freePort, isListening, waitForPort } from '../../scripts/port.ts';
 import { startEmbeddedPostgres } from '../../services/core/db/embedded.ts';
 import { launchBrowser } from '../support/browser.ts';
+import { callTool } from '../support/mcp.ts';
 import { connectWithOAuth, MemoryOAuthClient } from '../support/oauth-client.ts';
 
 const alive = (pid: number) => {
@@ -17,6 +18,10 @@ const alive = (pid: number) => {
     return false;
   }
 };
+
+/** The process group of a running process (the fifth field of /proc/<pid>/stat). */
+const processGroup = (pid: number) =>
+  Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[2]);
 
 /** A data directory PostgreSQL's own user can reach (mkdtemp makes it private to root). */
 function dataDir(): string {
@@ -65,6 +70,46 @@ describe('running it: npm start and the embedded PostgreSQL', function () {
     }
   });
 
+  describe('run as root from a directory the postgres user cannot enter', () => {
+    const SENTENCE =
+      /^The embedded PostgreSQL runs as the "postgres" user, who cannot enter (\S+): set DATABASE_URL to a PostgreSQL server, or put the clone \(or DATA_DIR\) where that user can reach it, not inside a private directory such as a home directory or one made by mktemp -d\.$/;
+    let hidden: string;
+    before(function () {
+      if (process.getuid?.() !== 0) this.skip(); // only root hands PostgreSQL to another user
+      hidden = mkdtempSync(join(tmpdir(), 'skinmatch-private-')); // 0700, like a home directory
+      dirs.push(hidden);
+    });
+
+    it('the embedded PostgreSQL refuses to start, with one sentence that says what to do', async () => {
+      await assert.rejects(startEmbeddedPostgres(join(hidden, 'pg'), await freePort()), (err: Error) => {
+        assert.match(err.message, SENTENCE);
+        assert.equal(SENTENCE.exec(err.message)![1], hidden);
+        return true;
+      });
+    });
+
+    it('npm start stops at once with that sentence, not with a spawn EACCES', async () => {
+      const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: join(hidden, 'data'), LOG_LEVEL: 'warn' };
+      delete env.DATABASE_URL;
+      const start = spawn(process.execPath, ['scripts/start.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      start.stdout!.on('data', (chunk) => {
+        output += chunk;
+      });
+      start.stderr!.on('data', (chunk) => {
+        output += chunk;
+      });
+      const code = await new Promise((done) => start.once('exit', done));
+      assert.equal(code, 1);
+      const lines = output.trim().split('\n');
+      assert.match(
+        lines.at(-1)!,
+        /^start {2}\| The embedded PostgreSQL runs as the "postgres" user, who cannot enter /,
+      );
+      assert.doesNotMatch(output, /EACCES|at .*\.ts:\d+/, 'no riddle, no stack trace');
+    });
+  });
+
   it('npm start serves /health and MCP, and Ctrl-C stops every process, PostgreSQL included', async () => {
     const dir = dataDir();
     dirs.push(dir);
@@ -84,9 +129,11 @@ describe('running it: npm start and the embedded PostgreSQL', function () {
       LOG_LEVEL: 'warn',
     };
     delete env.DATABASE_URL;
+    // Its own process group, as a terminal runs a foreground job: Ctrl-C then reaches the whole group.
     const start: ChildProcess = spawn(process.execPath, ['scripts/start.ts'], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     });
     let output = '';
     start.stdout!.on('data', (chunk) => {
@@ -101,6 +148,25 @@ describe('running it: npm start and the embedded PostgreSQL', function () {
       const health = (await (await fetch(`http://127.0.0.1:${facade}/health`)).json()) as any;
       assert.equal(health.ok, true);
       const pid = Number(readFileSync(join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+      assert.notEqual(
+        processGroup(pid),
+        processGroup(start.pid!),
+        "PostgreSQL is outside the terminal's group",
+      );
+
+      // An agent's round trip on the guest endpoint: start a scan, read it back.
+      const started = (
+        await callTool(`http://127.0.0.1:${facade}`, 'start_skin_scan', { source: 'npm-start' })
+      ).structuredContent;
+      assert.match(started.run_id, /^[0-9a-f-]{36}$/);
+      assert.equal(started.status, 'awaiting_upload');
+      const read = await callTool(`http://127.0.0.1:${facade}`, 'get_skin_scan', {
+        run_id: started.run_id,
+        access_token: started.access_token,
+      });
+      assert.equal(read.isError, undefined);
+      assert.equal(read.structuredContent.run_id, started.run_id);
+      assert.equal(read.structuredContent.next_action, 'share_upload_url');
 
       // A newcomer signs in to /mcp/account through the development providers npm start runs.
       assert.match(output, /signing in goes through two development providers/);
@@ -123,9 +189,18 @@ describe('running it: npm start and the embedded PostgreSQL', function () {
         await browser.close();
       }
 
-      start.kill('SIGINT');
+      // Ctrl-C in a terminal: SIGINT to every process of the foreground group at once.
+      const before = output.length;
+      process.kill(-start.pid!, 'SIGINT');
       await new Promise((resolve) => start.once('exit', resolve));
       assert.equal(start.exitCode, 0);
+      const stopping = output.slice(before);
+      // PostgreSQL went last: nothing complained of a lost database while stopping.
+      assert.match(
+        stopping,
+        /inference, core and the façade have stopped; stopping PostgreSQL\n.*stopped\n$/,
+      );
+      assert.doesNotMatch(stopping, /"level":(40|50|60)/, 'no warning or error while stopping');
       for (const port of [facade, core, inference, postgres, ...idpPorts])
         assert.equal(await isListening(port), false, `port ${port}`);
       assert.ok(!alive(pid), 'PostgreSQL stopped with the rest');

@@ -249,10 +249,12 @@ describe('tool errors and HTTP behaviour of /mcp', () => {
       const dead = createConnectTransport({ baseUrl: 'http://127.0.0.1:9', httpVersion: '2' });
       const allowedHosts: string[] = [];
       const { testOAuthConfig } = await import('../support/oauth.ts');
+      const lines: any[] = [];
+      const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
       const app = await createFacade({
         core: dead,
         allowedHosts,
-        logger: pino({ level: 'silent' }),
+        logger,
         publicBaseUrl: 'http://127.0.0.1:9',
         oauth: testOAuthConfig(),
       });
@@ -283,8 +285,14 @@ describe('tool errors and HTTP behaviour of /mcp', () => {
           ok: false,
           admissions_enabled: false,
           catalog_tools_enabled: false,
+          catalog: 'unknown',
           photo_intake: 'direct_or_link',
         });
+        // Why it answers 503 is logged once, with the reason, not on every probe.
+        assert.equal((await fetch(`http://127.0.0.1:${port}/health`)).status, 503);
+        const why = lines.filter((line) => line.msg === 'health: answering 503');
+        assert.equal(why.length, 1);
+        assert.match(why[0].reason, /^core did not answer: .*ECONNREFUSED/);
       } finally {
         server.close();
       }

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { pino } from 'pino';
+import { FaceAnalysis } from '../../services/inference/face-analysis.ts';
 import { startInference } from '../../services/inference/inference-server.ts';
 import type { RunningServer } from '../../services/shared/server.ts';
 import { singleFace } from './support/photos.ts';
@@ -103,5 +104,26 @@ describe('InferenceService over gRPC (@grpc/grpc-js client)', function () {
     );
     health.close();
     assert.equal(res.status, 'SERVING');
+  });
+
+  it('its health follows the models: NOT_SERVING once they no longer answer', async () => {
+    const analysis = await FaceAnalysis.load();
+    const own = await startInference(0, pino({ level: 'silent' }), '127.0.0.1', {}, analysis);
+    const { grpc: pkg } = load('grpc/health/v1/health.proto');
+    const health = new pkg.health.v1.Health(`127.0.0.1:${own.port}`, grpc.credentials.createInsecure());
+    const check = () =>
+      new Promise<any>((done, fail) =>
+        health.check({ service: 'skinmatch.inference.v1.InferenceService' }, (e: Error | null, r: unknown) =>
+          e ? fail(e) : done(r),
+        ),
+      );
+    try {
+      assert.equal((await check()).status, 'SERVING');
+      await analysis.close();
+      assert.equal((await check()).status, 'NOT_SERVING');
+    } finally {
+      health.close();
+      await own.close();
+    }
   });
 });

@@ -101,22 +101,14 @@ describe('skin-measures model', () => {
     });
 
     it('takes patches [n, 3, 64, 64] and returns features [n, 14] in the documented order', () => {
-      assert.deepEqual(FEATURES, [
-        'l_mean',
-        'l_std',
-        'a_mean',
-        'b_mean',
-        'chroma_mean',
-        'red_spot_frac',
-        'dark_spot_frac',
-        'fine_energy',
-        'coarse_energy',
-        'line_energy',
-        'specular_frac',
-        'red_frac',
-        'a_skin',
-        'l_contrast',
-      ]);
+      // The order the documentation's tables give, read from docs/measures-graph.md itself.
+      const documented: string[] = [];
+      for (const [, column, name] of readFileSync('docs/measures-graph.md', 'utf8').matchAll(
+        /^\| (\d+) \| `(\w+)` \|/gm,
+      ))
+        documented[Number(column)] = name!;
+      assert.equal(documented.length, 14);
+      assert.deepEqual(FEATURES, documented);
       assert.deepEqual(session.inputMetadata, [
         { name: 'patches', isTensor: true, type: 'float32', shape: ['n', 3, 64, 64] },
       ]);

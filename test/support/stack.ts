@@ -57,6 +57,10 @@ export interface StackOptions {
   readonly coreTimeoutMs?: number;
   /** The longest an MCP request waits for its answer. */
   readonly requestTimeoutMs?: number;
+  /** Core's abandonment bound for scans that never got a photo (the purge's). */
+  readonly abandonedAfterMs?: number;
+  /** Runs on the migrated database before core starts (tests break things core meets at start). */
+  readonly beforeCore?: (orm: Orm) => Promise<unknown>;
   /** The upload page's challenge and photo bounds (an easy ALTCHA and the default bounds by default). */
   readonly intake?: CoreOptions['intake'];
   /** Automatic admissions: the analysis backlog's bounds and how often core looks (off by default). */
@@ -70,6 +74,7 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
   const orm = await openDatabase(db.url);
   await migrate(orm);
   if (options.products) await upsertProducts(orm.em.fork(), options.products);
+  await options.beforeCore?.(orm);
   const logDir = resolve('.data/test-logs');
   mkdirSync(logDir, { recursive: true });
   const logFile = join(logDir, `${name}.log`);
@@ -92,6 +97,7 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
     now: () => new Date(Date.now() + clock.offsetMs),
     afterConsume: options.afterConsume,
     analyzer: options.analyzer,
+    abandonedAfterMs: options.abandonedAfterMs,
     intake: options.intake ?? testIntake(),
     admissions: options.admissions,
   });

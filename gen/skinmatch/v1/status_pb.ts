@@ -2,15 +2,15 @@
 // @generated from file skinmatch/v1/status.proto (package skinmatch.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Message } from "@bufbuild/protobuf";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Message, UnknownEnum } from "@bufbuild/protobuf";
 
 /**
  * Describes the file skinmatch/v1/status.proto.
  */
 export const file_skinmatch_v1_status: GenFile = /*@__PURE__*/
-  fileDesc("Chlza2lubWF0Y2gvdjEvc3RhdHVzLnByb3RvEgxza2lubWF0Y2gudjEiEgoQR2V0U3RhdHVzUmVxdWVzdCKaAQoRR2V0U3RhdHVzUmVzcG9uc2USEwoLZGF0YWJhc2Vfb2sYASABKAgSGgoSYWRtaXNzaW9uc19lbmFibGVkGAIgASgIEh0KFWNhdGFsb2dfdG9vbHNfZW5hYmxlZBgDIAEoCBIaChJwYXVzZWRfYnlfb3BlcmF0b3IYBCABKAgSGQoRcGF1c2VkX2J5X2JhY2tsb2cYBSABKAgyXQoNU3RhdHVzU2VydmljZRJMCglHZXRTdGF0dXMSHi5za2lubWF0Y2gudjEuR2V0U3RhdHVzUmVxdWVzdBofLnNraW5tYXRjaC52MS5HZXRTdGF0dXNSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("Chlza2lubWF0Y2gvdjEvc3RhdHVzLnByb3RvEgxza2lubWF0Y2gudjEiEgoQR2V0U3RhdHVzUmVxdWVzdCLHAQoRR2V0U3RhdHVzUmVzcG9uc2USEwoLZGF0YWJhc2Vfb2sYASABKAgSGgoSYWRtaXNzaW9uc19lbmFibGVkGAIgASgIEh0KFWNhdGFsb2dfdG9vbHNfZW5hYmxlZBgDIAEoCBIaChJwYXVzZWRfYnlfb3BlcmF0b3IYBCABKAgSGQoRcGF1c2VkX2J5X2JhY2tsb2cYBSABKAgSKwoHY2F0YWxvZxgGIAEoDjIaLnNraW5tYXRjaC52MS5DYXRhbG9nU3RhdGUqgQEKDENhdGFsb2dTdGF0ZRIdChlDQVRBTE9HX1NUQVRFX1VOU1BFQ0lGSUVEEAASGQoVQ0FUQUxPR19TVEFURV9MT0FESU5HEAESGAoUQ0FUQUxPR19TVEFURV9MT0FERUQQAhIdChlDQVRBTE9HX1NUQVRFX1VOQVZBSUxBQkxFEAMyXQoNU3RhdHVzU2VydmljZRJMCglHZXRTdGF0dXMSHi5za2lubWF0Y2gudjEuR2V0U3RhdHVzUmVxdWVzdBofLnNraW5tYXRjaC52MS5HZXRTdGF0dXNSZXNwb25zZWIGcHJvdG8z");
 
 /**
  * GetStatusRequest has no fields.
@@ -68,6 +68,13 @@ export type GetStatusResponse = Message<"skinmatch.v1.GetStatusResponse"> & {
    * @generated from field: bool paused_by_backlog = 5;
    */
   pausedByBacklog: boolean;
+
+  /**
+   * catalog is the state of core's in-memory catalog.
+   *
+   * @generated from field: skinmatch.v1.CatalogState catalog = 6;
+   */
+  catalog: CatalogState;
 };
 
 /**
@@ -76,6 +83,54 @@ export type GetStatusResponse = Message<"skinmatch.v1.GetStatusResponse"> & {
  */
 export const GetStatusResponseSchema: GenMessage<GetStatusResponse> = /*@__PURE__*/
   messageDesc(file_skinmatch_v1_status, 1);
+
+/**
+ * CatalogState says whether core's in-memory catalog can answer.
+ *
+ * @generated from enum skinmatch.v1.CatalogState
+ */
+export const CatalogState = {
+  /**
+   * CATALOG_STATE_UNSPECIFIED is never sent.
+   *
+   * @generated from enum value: CATALOG_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED: 0,
+
+  /**
+   * CATALOG_STATE_LOADING: the first load has not finished yet.
+   *
+   * @generated from enum value: CATALOG_STATE_LOADING = 1;
+   */
+  LOADING: 1,
+
+  /**
+   * CATALOG_STATE_LOADED: the catalog answers.
+   *
+   * @generated from enum value: CATALOG_STATE_LOADED = 2;
+   */
+  LOADED: 2,
+
+  /**
+   * CATALOG_STATE_UNAVAILABLE: the last load failed; core retries with backoff.
+   *
+   * @generated from enum value: CATALOG_STATE_UNAVAILABLE = 3;
+   */
+  UNAVAILABLE: 3,
+} as const;
+
+/**
+ * CatalogState says whether core's in-memory catalog can answer.
+ *
+ * @generated from enum skinmatch.v1.CatalogState
+ */
+export type CatalogState = (typeof CatalogState)[keyof typeof CatalogState] | UnknownEnum;
+
+/**
+ * Describes the enum skinmatch.v1.CatalogState.
+ */
+export const CatalogStateSchema: GenEnum<CatalogState> = /*@__PURE__*/
+  enumDesc(file_skinmatch_v1_status, 0);
 
 /**
  * StatusService reports what the service can do right now, for the façade's /health.
