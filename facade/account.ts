@@ -48,11 +48,12 @@ export interface AccountSurfaceOptions {
 export async function createAccountSurface(options: AccountSurfaceOptions) {
   const { publicBaseUrl: issuer, logger } = options;
   const accounts = createClient(AccountService, options.core);
+  const state = createClient(OAuthStateService, options.core);
   const provider = createProvider({
     issuer,
     signingKey: options.oauth.signingKey,
     cookieKeys: options.oauth.cookieKeys,
-    state: createClient(OAuthStateService, options.core),
+    state,
     accounts,
     trustProxy: options.trustProxy,
   });
@@ -71,6 +72,7 @@ export async function createAccountSurface(options: AccountSurfaceOptions) {
       options.oauth.signingKey,
       issuer,
       `${issuer}${ACCOUNT_RESOURCE_PATH}`,
+      state,
       accounts,
     ),
     tools,

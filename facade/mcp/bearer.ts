@@ -1,12 +1,15 @@
 /**
  * Bearer tokens of /mcp/account: JWT access tokens (`typ: at+jwt`) signed by this service's authorization
- * server, issued by it, for the resource `{base_url}/mcp/account` and unexpired — and for an account that
- * still exists (deleting one's data leaves its tokens unusable at once).
+ * server, issued by it, for the resource `{base_url}/mcp/account` and unexpired — and whose grant (`gid`)
+ * still exists for that account and client, and an account that still exists. A grant ends when its refresh token is revoked at /token and
+ * when the account's data is deleted (its grants go with the account), so either leaves the access tokens
+ * of that grant unusable at once rather than when they expire.
  */
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { type Client, Code, ConnectError } from '@connectrpc/connect';
 import { jwtVerify } from 'jose';
 import type { AccountService } from '../../gen/skinmatch/v1/account_pb.ts';
+import type { OAuthStateService } from '../../gen/skinmatch/v1/oauth_state_pb.ts';
 import type { SigningJwk } from '../../services/shared/oauth-config.ts';
 
 export interface VerifiedBearer {
@@ -24,18 +27,21 @@ export class BearerVerifier {
   readonly #alg: string;
   readonly #issuer: string;
   readonly #resource: string;
+  readonly #state: Client<typeof OAuthStateService>;
   readonly #accounts: Client<typeof AccountService>;
 
   constructor(
     signingKey: SigningJwk,
     issuer: string,
     resource: string,
+    state: Client<typeof OAuthStateService>,
     accounts: Client<typeof AccountService>,
   ) {
     this.#key = createPublicKey(createPrivateKey({ key: signingKey as never, format: 'jwk' }));
     this.#alg = signingKey.alg;
     this.#issuer = issuer;
     this.#resource = resource;
+    this.#state = state;
     this.#accounts = accounts;
   }
 
@@ -50,18 +56,25 @@ export class BearerVerifier {
         audience: this.#resource,
         typ: 'at+jwt',
         algorithms: [this.#alg],
-        requiredClaims: ['sub', 'exp', 'client_id'],
+        requiredClaims: ['sub', 'exp', 'client_id', 'gid'],
       }));
     } catch {
       return { ok: false, reason: 'invalid' };
     }
     const accountId = String(payload.sub);
-    try {
-      await this.#accounts.getAccount({ accountId });
-    } catch (err) {
-      // A deleted account's tokens are dead; any other failure is the service's, not the caller's.
-      if (ConnectError.from(err).code === Code.NotFound) return { ok: false, reason: 'invalid' };
-      throw err;
+    const [grant, accountExists] = await Promise.all([
+      this.#state.findState({ model: 'Grant', id: String(payload.gid) }).then((res) => res.state?.payload),
+      this.#accounts.getAccount({ accountId }).then(
+        () => true,
+        (err: unknown) => {
+          // A deleted account's tokens are dead; any other failure is the service's, not the caller's.
+          if (ConnectError.from(err).code === Code.NotFound) return false;
+          throw err;
+        },
+      ),
+    ]);
+    if (!accountExists || grant?.accountId !== accountId || grant.clientId !== payload.client_id) {
+      return { ok: false, reason: 'invalid' };
     }
     return {
       ok: true,

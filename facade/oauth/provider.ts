@@ -86,6 +86,9 @@ export function createProvider(options: ProviderOptions): Provider {
         },
       },
     },
+    // The grant's id travels in each access token, so that the resource server can refuse the tokens of a
+    // grant that has ended (revoked refresh token, deleted account) before they expire.
+    extraTokenClaims: async (_ctx, token) => ('grantId' in token ? { gid: token.grantId } : undefined),
     // Refresh works without offline_access, and every refresh rotates the token.
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: () => true,

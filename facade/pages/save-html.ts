@@ -87,7 +87,7 @@ export type SaveStep =
   | { readonly kind: 'sign_in'; readonly providers: readonly { href: string; name: string }[] }
   | { readonly kind: 'choose'; readonly action: string; readonly signedInWith: string }
   | { readonly kind: 'saved'; readonly signedInWith: string }
-  | { readonly kind: 'saved_elsewhere' };
+  | { readonly kind: 'saved_elsewhere'; readonly signedIn: boolean };
 
 export function savePage(scan: Scan, step: SaveStep): string {
   const scores = scan.scores
@@ -132,6 +132,9 @@ function stepHtml(step: SaveStep): string {
     case 'saved':
       return `<p id="step" role="status">This scan is saved to the account you signed in to with ${escapeHtml(step.signedInWith)}.</p>`;
     case 'saved_elsewhere':
-      return '<p id="step" role="status">This scan is already saved to another account; it cannot be saved again.</p>';
+      // Before sign-in the account it belongs to may be the person's own: say no more than that it is saved.
+      return step.signedIn
+        ? '<p id="step" role="status">This scan is already saved to another account; it cannot be saved again.</p>'
+        : '<p id="step" role="status">This scan is already saved to an account.</p>';
   }
 }

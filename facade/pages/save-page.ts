@@ -94,7 +94,8 @@ export function savePages(options: SavePageOptions) {
   }
 
   function step(runId: string, state: SaveState, signedIn: SaveSession | undefined): SaveStep {
-    if (state === SaveState.SAVED_TO_ANOTHER_ACCOUNT) return { kind: 'saved_elsewhere' };
+    if (state === SaveState.SAVED_TO_ANOTHER_ACCOUNT)
+      return { kind: 'saved_elsewhere', signedIn: !!signedIn };
     if (!signedIn) {
       const providers = signIn.upstreams.map((u) => ({
         href: `${savePath(runId)}/sign-in/${u.provider.id}`,

@@ -4,6 +4,7 @@
  * bound refuses decompression bombs before any pixel is decoded.
  */
 import sharp from 'sharp';
+import { blameImageError } from '../shared/image-errors.ts';
 
 /** Longest side of the working image: faces stay well above the measures' patch size. */
 export const WORKING_SIZE = 1024;
@@ -47,25 +48,17 @@ export async function decodeImage(input: Uint8Array): Promise<RgbImage> {
 }
 
 /**
- * What sharp and libvips' loaders say about a file they cannot read: its format, its header, its data
- * (truncated or corrupt). Only these are the file's fault.
- */
-const UNREADABLE_INPUT =
-  /unsupported image format|input buffer is empty|corrupt header|premature end|VipsJpeg|vipspng|libpng|webp|heif|gifload|tiff|load_buffer|not a known file format/i;
-
-/**
  * The person's file as the reason it cannot be used, or undefined when the failure is the server's
  * (memory, libvips itself, a bug): that one must not tell the person their photo is bad, so it is thrown
  * as it is, the analysis attempt fails, and the scan worker retries it.
  */
 export function inputFault(err: unknown): ImageError | undefined {
   if (err instanceof ImageError) return err;
-  const message = err instanceof Error ? err.message : '';
-  if (/pixel limit/i.test(message)) {
+  const blame = blameImageError(err);
+  if (blame === 'too_many_pixels') {
     return new ImageError('image_too_large', 'The image has more pixels than the service accepts.');
   }
-  if (UNREADABLE_INPUT.test(message)) {
+  if (blame === 'file')
     return new ImageError('not_an_image', 'The file is not an image the service can read.');
-  }
   return undefined;
 }

@@ -11,6 +11,7 @@
  */
 import sharp from 'sharp';
 import { serviceError } from '../shared/errors.ts';
+import { blameImageError } from '../shared/image-errors.ts';
 import { CONTENT_TYPES, endsWithImage, type ImageFormat, imageFormat } from './image-format.ts';
 
 export interface PhotoLimits {
@@ -79,19 +80,14 @@ async function checkHeader(bytes: Buffer, format: ImageFormat, maxPixels: number
   }
 }
 
-/** sharp's complaints about the file itself; anything else is a fault of the service. */
-const FILE_ERRORS =
-  /unsupported image format|corrupt header|premature end|VipsJpeg|vipspng|libpng|webp|not a known|bad seek|invalid|truncated/i;
-const SERVICE_FAULTS = /out of memory|insufficient memory|cannot allocate|bad_alloc|vips_malloc|ENOMEM/i;
-
 export function fileOrFault(err: unknown): Error {
   if (err instanceof Error && 'rawMessage' in err) return err; // already one of ours (a ConnectError)
-  const message = err instanceof Error ? err.message : String(err);
-  if (/pixel limit/i.test(message)) {
+  const blame = blameImageError(err);
+  if (blame === 'too_many_pixels') {
     return serviceError('photo_too_many_pixels', 'The photo has more pixels than the service accepts.');
   }
-  if (SERVICE_FAULTS.test(message) || !FILE_ERRORS.test(message)) {
-    return new PhotoFault(`photo processing failed: ${message}`);
+  if (blame === 'service') {
+    return new PhotoFault(`photo processing failed: ${err instanceof Error ? err.message : String(err)}`);
   }
   return notAnImage('The file is damaged or not an image the service can read.');
 }

@@ -61,7 +61,9 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
   // without waiting and drops its error handlers at once, so a connection closed by the server while that
   // pool is still ending (a database dropped, a restart) would be an uncaught error.
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: (options.concurrency ?? 2) + 2 });
-  pool.on('error', (err) => logger.warn({ err: err.message }, 'scan worker: database connection lost'));
+  const lost = (err: Error) => logger.warn({ err: err.message }, 'scan worker: database connection lost');
+  pool.on('error', lost); // an idle connection
+  pool.on('connect', (client) => client.on('error', lost)); // a connection in use
   const runner = await run({
     pgPool: pool,
     concurrency: options.concurrency ?? 2,

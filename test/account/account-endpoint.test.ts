@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { accountRpc, createAccount, mintToken } from '../support/bearer.ts';
+import { accountRpc, createAccount, mintToken, storeGrant } from '../support/bearer.ts';
 import { TEST_CATALOG } from '../support/fixtures.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
@@ -15,7 +15,7 @@ describe('/mcp/account', () => {
     stack = await startStack('account-endpoint', { products: TEST_CATALOG });
     base = stack.baseUrl;
     accountId = await createAccount(stack.coreUrl, 'endpoint-person');
-    full = `Bearer ${await mintToken(base, accountId)}`;
+    full = `Bearer ${await mintToken(stack, accountId)}`;
   });
   after(() => stack?.close());
 
@@ -38,16 +38,20 @@ describe('/mcp/account', () => {
       });
     });
 
-    it('garbage, a wrong scheme, an expired token, a token for another resource, another issuer or type', async () => {
+    it('garbage, a wrong scheme, an expired token, a token for another resource, another issuer or type, an ended or foreign grant', async () => {
       const cases = {
         garbage: 'Bearer not-a-token',
         scheme: `Basic ${Buffer.from('a:b').toString('base64')}`,
-        expired: `Bearer ${await mintToken(base, accountId, { expiresIn: -60 })}`,
-        foreignResource: `Bearer ${await mintToken(base, accountId, { aud: 'https://elsewhere.example/api' })}`,
-        guestResource: `Bearer ${await mintToken(base, accountId, { aud: `${base}/mcp` })}`,
-        foreignIssuer: `Bearer ${await mintToken(base, accountId, { iss: 'https://other-as.example' })}`,
-        idTokenType: `Bearer ${await mintToken(base, accountId, { typ: 'JWT' })}`,
-        unknownAccount: `Bearer ${await mintToken(base, crypto.randomUUID())}`,
+        expired: `Bearer ${await mintToken(stack, accountId, { expiresIn: -60 })}`,
+        foreignResource: `Bearer ${await mintToken(stack, accountId, { aud: 'https://elsewhere.example/api' })}`,
+        guestResource: `Bearer ${await mintToken(stack, accountId, { aud: `${base}/mcp` })}`,
+        foreignIssuer: `Bearer ${await mintToken(stack, accountId, { iss: 'https://other-as.example' })}`,
+        idTokenType: `Bearer ${await mintToken(stack, accountId, { typ: 'JWT' })}`,
+        unknownAccount: `Bearer ${await mintToken(stack, crypto.randomUUID())}`,
+        unknownGrant: `Bearer ${await mintToken(stack, accountId, { gid: crypto.randomUUID() })}`,
+        anotherAccountsGrant: `Bearer ${await mintToken(stack, accountId, {
+          gid: await storeGrant(stack.coreUrl, await createAccount(stack.coreUrl, 'grant-owner')),
+        })}`,
       };
       for (const [name, authorization] of Object.entries(cases)) {
         const res = await accountRpc(base, authorization, 'tools/list');
@@ -72,7 +76,7 @@ describe('/mcp/account', () => {
   });
 
   it('a tool whose scope the token lacks: HTTP 403 insufficient_scope naming the scope', async () => {
-    const readOnly = `Bearer ${await mintToken(base, accountId, { scope: 'scan:read' })}`;
+    const readOnly = `Bearer ${await mintToken(stack, accountId, { scope: 'scan:read' })}`;
     const res = await call(readOnly, 'start_skin_scan', { source: 'x' });
     assert.equal(res.status, 403);
     assert.equal(
@@ -147,7 +151,7 @@ describe('/mcp/account', () => {
     assert.equal(read.status, 'awaiting_upload');
 
     const otherId = await createAccount(stack.coreUrl, 'someone-else');
-    const other = `Bearer ${await mintToken(base, otherId)}`;
+    const other = `Bearer ${await mintToken(stack, otherId)}`;
     const foreign = (await call(other, 'get_skin_scan', { run_id: runId })).body.result;
     assert.equal(foreign.isError, true);
     assert.deepEqual(foreign.structuredContent, {
@@ -163,7 +167,7 @@ describe('/mcp/account', () => {
 
   it('list_my_scans pages newest first; bad input gets invalid_input', async () => {
     const pager = await createAccount(stack.coreUrl, 'pager');
-    const bearer = `Bearer ${await mintToken(base, pager)}`;
+    const bearer = `Bearer ${await mintToken(stack, pager)}`;
     const ids: string[] = [];
     for (let i = 0; i < 3; i++)
       ids.push(
@@ -277,8 +281,8 @@ describe('/mcp/account limits count per account, not per network', () => {
   after(() => stack?.close());
 
   it('one account over its budget is rate_limited; another from the same address is not', async () => {
-    const a = `Bearer ${await mintToken(stack.baseUrl, await createAccount(stack.coreUrl, 'busy'))}`;
-    const b = `Bearer ${await mintToken(stack.baseUrl, await createAccount(stack.coreUrl, 'calm'))}`;
+    const a = `Bearer ${await mintToken(stack, await createAccount(stack.coreUrl, 'busy'))}`;
+    const b = `Bearer ${await mintToken(stack, await createAccount(stack.coreUrl, 'calm'))}`;
     const list = (auth: string) =>
       accountRpc(stack.baseUrl, auth, 'tools/call', { name: 'list_my_scans', arguments: {} });
     await list(a);

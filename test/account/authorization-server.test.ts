@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { freePort } from '../../scripts/port.ts';
+import { accountRpc } from '../support/bearer.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { authorizeInBrowser, REDIRECT_URI } from '../support/oauth-client.ts';
 import { authorize, authorizeUrl, decodeJwt, pkce, register, token } from '../support/oauth-http.ts';
@@ -242,14 +243,20 @@ describe('the authorization server', function () {
       });
     });
 
-    it('revocation at /token; a refresh after it is refused', async () => {
+    it('revocation at /token ends the grant: its access token is refused at once, and a refresh after it', async () => {
       const { clientId, tokens } = await tokensFor('val');
+      const bearer = `Bearer ${tokens.access_token}`;
+      assert.equal(decodeJwt(tokens.access_token).payload.gid.length > 0, true);
+      assert.equal((await accountRpc(base, bearer, 'tools/list')).status, 200);
       const revoked = await token(base, {
         token: tokens.refresh_token,
         token_type_hint: 'refresh_token',
         client_id: clientId,
       });
       assert.deepEqual(revoked, { status: 200, body: undefined });
+      const refused = await accountRpc(base, bearer, 'tools/list');
+      assert.equal(refused.status, 401);
+      assert.match(refused.challenge!, /error="invalid_token"/);
       const after = await token(base, {
         grant_type: 'refresh_token',
         refresh_token: tokens.refresh_token,

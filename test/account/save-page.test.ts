@@ -109,7 +109,7 @@ describe('the save page /save/:id in a browser', function () {
     assert.ok(account);
     assert.equal(await ownerOf(scan.runId), account);
 
-    const listed = await accountRpc(base, `Bearer ${await mintToken(base, account)}`, 'tools/call', {
+    const listed = await accountRpc(base, `Bearer ${await mintToken(stack, account)}`, 'tools/call', {
       name: 'list_my_scans',
       arguments: {},
     });
@@ -212,13 +212,28 @@ describe('the save page /save/:id in a browser', function () {
     await first.page.waitForURL(url);
     assert.equal(await first.page.title(), 'Your scan is saved');
 
+    // The same person later, in a fresh session of that browser: saved, no sign-in offered.
     const second = await openBrowser(scan.browserSecret);
     await second.page.goto(url);
+    assert.equal(await second.page.textContent('#step'), 'This scan is already saved to an account.');
+    assert.equal(await second.page.getByRole('link', { name: /Continue with/ }).count(), 0);
+    // Signed in to another account (by the sign-in address itself): no save offered, and a POST is refused.
+    await second.page.goto(`${url}/sign-in/2`);
+    await second.page.getByLabel('Name').fill('vera');
+    await second.page.getByRole('button', { name: 'Sign in' }).click();
+    await second.page.waitForURL(url);
     assert.equal(
       await second.page.textContent('#step'),
       'This scan is already saved to another account; it cannot be saved again.',
     );
-    assert.equal(await second.page.getByRole('link', { name: /Continue with/ }).count(), 0);
+    assert.equal(await second.page.getByRole('button', { name: 'Save to my account' }).count(), 0);
+    const forced = await second.context.request.post(url, {
+      headers: { origin: base },
+      form: { decision: 'save' },
+      maxRedirects: 0,
+    });
+    assert.equal(forced.status(), 409);
+    assert.match(await forced.text(), /already saved to another account/);
     assert.equal(await ownerOf(scan.runId), await accountOf(upstreams[0]!, 'una'));
   });
 

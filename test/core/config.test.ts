@@ -93,6 +93,13 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ DATA_DIR: dir, PHOTO_MAX_BYTES: '-1' }), /PHOTO_MAX_BYTES must be/);
   });
 
+  it('core and inference listen on loopback unless told otherwise', () => {
+    const defaults = loadConfig({ DATA_DIR: dir });
+    assert.deepEqual([defaults.coreHost, defaults.inferenceHost], ['127.0.0.1', '127.0.0.1']);
+    const container = loadConfig({ DATA_DIR: dir, CORE_HOST: '0.0.0.0', INFERENCE_HOST: '0.0.0.0' });
+    assert.deepEqual([container.coreHost, container.inferenceHost], ['0.0.0.0', '0.0.0.0']);
+  });
+
   it('rejects malformed ports and limits', () => {
     assert.throws(() => loadCoreConfig({ CORE_PORT: 'x', DATA_DIR: dir }), /CORE_PORT must be a port number/);
     assert.throws(

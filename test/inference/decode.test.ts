@@ -40,6 +40,8 @@ describe('decoding: whose fault a failure is', () => {
   // libvips' own failures, as it words them: the server's fault, so not the person's reason.
   const serverFaults = [
     'vips_malloc: out of memory --- size == 48MB',
+    'VipsJpeg: Insufficient memory (case 4)',
+    'std::bad_alloc',
     'vips_threadset_run: unable to create thread',
     'VipsRegion: unable to allocate memory',
     "Cannot read properties of undefined (reading 'width')",

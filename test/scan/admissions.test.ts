@@ -92,7 +92,7 @@ describe('automatic admissions on the analysis backlog', () => {
     assert.equal(refused.structuredContent.error.retry_after_seconds, undefined);
     assert.equal(errorCode(await callTool(stack.baseUrl, 'get_skin_scan', scans[0]!)), undefined);
     assert.equal(errorCode(await callTool(stack.baseUrl, 'delete_skin_scan', scans[5]!)), undefined);
-    const bearer = `Bearer ${await mintToken(stack.baseUrl, await createAccount(stack.coreUrl, 'backlog'))}`;
+    const bearer = `Bearer ${await mintToken(stack, await createAccount(stack.coreUrl, 'backlog'))}`;
     const search = await accountRpc(stack.baseUrl, bearer, 'tools/call', {
       name: 'search_products',
       arguments: { query: 'serum' },

@@ -1,0 +1,28 @@
+{{/*
+  What values.schema.json cannot say: relations between values. Included by configmap.yaml, which every
+  render contains, so a bad combination fails the install with one of these messages.
+*/}}
+{{- define "skinmatch.validate" -}}
+{{- if ne (len .Values.oauth.identityProviders) 2 }}
+{{- fail "oauth.identityProviders must list exactly two providers (production requires both)" }}
+{{- end }}
+{{- if and (not .Values.secrets.existingSecret) (ne (len .Values.secrets.identityProviderClientSecrets) 2) }}
+{{- fail "secrets.identityProviderClientSecrets must hold one client secret per identity provider (or set secrets.existingSecret)" }}
+{{- end }}
+{{- range $component := list "facade" "core" "inference" }}
+{{- $autoscaling := (index $.Values $component).autoscaling }}
+{{- if gt (int $autoscaling.minReplicas) (int $autoscaling.maxReplicas) }}
+{{- fail (printf "%s.autoscaling.minReplicas must not exceed maxReplicas" $component) }}
+{{- end }}
+{{- end }}
+{{- $admissions := .Values.config.admissions }}
+{{- if ge (int $admissions.resumeQueued) (int $admissions.pauseQueued) }}
+{{- fail "config.admissions.resumeQueued must be below pauseQueued" }}
+{{- end }}
+{{- if ge (int $admissions.resumeAgeSeconds) (int $admissions.pauseAgeSeconds) }}
+{{- fail "config.admissions.resumeAgeSeconds must be below pauseAgeSeconds" }}
+{{- end }}
+{{- if gt (int .Values.keda.minReplicaCount) (int .Values.keda.maxReplicaCount) }}
+{{- fail "keda.minReplicaCount must not exceed keda.maxReplicaCount" }}
+{{- end }}
+{{- end }}

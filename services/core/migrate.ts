@@ -1,0 +1,25 @@
+/**
+ * The migrate process: applies the pending schema migrations and graphile-worker's own, then exits. The Helm
+ * chart runs it once per install or upgrade (a pre-install/pre-upgrade Job) before any new core starts.
+ * It reads only DATABASE_URL, not the whole configuration: the migration Job is given the database and no
+ * other secret.
+ */
+import { prepareQueue } from '../scan/scan-worker.ts';
+import { createLogger } from '../shared/logger.ts';
+import { migrate, openDatabase } from './db/orm.ts';
+
+const logger = createLogger('migrate');
+const databaseUrl = process.env.DATABASE_URL;
+if (!databaseUrl) {
+  logger.fatal('DATABASE_URL is required');
+  process.exit(1);
+}
+const orm = await openDatabase(databaseUrl);
+try {
+  const pending = (await orm.migrator.getPending()).map((m) => m.name);
+  await migrate(orm);
+  await prepareQueue(databaseUrl, logger);
+  logger.info({ applied: pending }, pending.length ? 'migrations applied' : 'schema already up to date');
+} finally {
+  await orm.close();
+}

@@ -1,0 +1,140 @@
+/**
+ * The processes started as the chart starts them: the migration Job's, then inference, core and the
+ * façade, each with exactly the environment its Deployment gives it (the ConfigMap and its own keys of the
+ * chart's Secret, as rendered by Helm), in production mode on a fresh test database. Only what a cluster
+ * provides is replaced: Service names by 127.0.0.1 and the ports by free ones. A variable the chart misses
+ * or misspells, or a secret a process needs but is not given, fails here instead of in a cluster.
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { createClient } from '@connectrpc/connect';
+import { createConnectTransport } from '@connectrpc/connect-node';
+import { Health, HealthCheckResponse_ServingStatus } from '../../gen/grpc/health/v1/health_pb.ts';
+import { freePort, waitForPort } from '../../scripts/port.ts';
+import { createTestDatabase } from '../support/database.ts';
+import { find, type Manifest, render } from '../support/helm.ts';
+
+type EnvEntry = { name: string; value?: string; valueFrom?: { secretKeyRef: { name: string; key: string } } };
+
+describe('the chart’s processes, started with the environment it gives them', function () {
+  this.timeout(120_000);
+  const children: ChildProcess[] = [];
+  let database: { url: string; drop: () => Promise<void> };
+  let manifests: Manifest[];
+  const ports = { facade: 0, core: 0, inference: 0 };
+
+  before(async () => {
+    database = await createTestDatabase();
+    for (const role of ['facade', 'core', 'inference'] as const) ports[role] = await freePort();
+    manifests = render({
+      publicBaseUrl: 'https://skin.example.com',
+      database: { url: database.url },
+      secrets: {
+        tokenPepper: 'ab'.repeat(32),
+        altchaHmacKey: 'cd'.repeat(32),
+        oauthSigningKey: generateKeyPairSync('ec', { namedCurve: 'P-256' })
+          .privateKey.export({ type: 'pkcs8', format: 'pem' })
+          .toString(),
+        oauthCookieKeys: 'k'.repeat(32),
+        identityProviderClientSecrets: ['upstream-secret-1', 'upstream-secret-2'],
+      },
+      oauth: {
+        identityProviders: [
+          { issuer: 'https://idp-one.example.com', clientId: 'one' },
+          { issuer: 'https://idp-two.example.com', clientId: 'two' },
+        ],
+      },
+      config: { listenHost: '127.0.0.1' },
+      facade: { port: ports.facade },
+      core: { port: ports.core, service: { port: ports.core } },
+      inference: { port: ports.inference, service: { port: ports.inference } },
+    });
+  });
+
+  after(async () => {
+    await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<void>((done) => {
+            if (child.exitCode !== null || child.signalCode !== null) return done();
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
+    await database?.drop();
+  });
+
+  /** A container's environment as Kubernetes would build it from the rendered ConfigMap and Secrets. */
+  function environment(pod: Manifest): NodeJS.ProcessEnv {
+    const container = pod.spec.template.spec.containers[0];
+    const secrets = new Map(
+      manifests.filter((m) => m.kind === 'Secret').map((m) => [m.metadata.name, m.stringData ?? {}]),
+    );
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH };
+    for (const source of container.envFrom ?? [])
+      Object.assign(env, find(manifests, 'ConfigMap', source.configMapRef.name).data);
+    for (const entry of (container.env ?? []) as EnvEntry[]) {
+      const ref = entry.valueFrom?.secretKeyRef;
+      const value = ref ? secrets.get(ref.name)?.[ref.key] : entry.value;
+      assert.ok(
+        value !== undefined,
+        `${entry.name}: ${ref ? `${ref.name}/${ref.key} is not in the render` : 'no value'}`,
+      );
+      env[entry.name] = value;
+    }
+    // Cluster DNS names of the Services become this machine's loopback address.
+    for (const [name, value] of Object.entries(env))
+      if (value?.startsWith('http://rel-skinmatch-'))
+        env[name] = value.replace(/rel-skinmatch-[a-z]+/, '127.0.0.1');
+    return env;
+  }
+
+  function start(role: string): ChildProcess {
+    const pod = find(manifests, 'Deployment', `rel-skinmatch-${role}`);
+    const args = pod.spec.template.spec.containers[0].args as string[];
+    const child = spawn(process.execPath, ['scripts/role.ts', ...args], {
+      env: environment(pod),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.once('exit', (code) => {
+      if (code) console.error(`${role} exited ${code}: ${stderr}`);
+    });
+    children.push(child);
+    return child;
+  }
+
+  it('migrates with the Job’s environment', () => {
+    const job = find(manifests, 'Job', 'rel-skinmatch-migration');
+    const container = job.spec.template.spec.containers[0];
+    const run = spawnSync(process.execPath, ['scripts/role.ts', ...container.args], {
+      env: environment(job),
+      encoding: 'utf8',
+    });
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /"msg":"migrations applied"/);
+  });
+
+  it('starts inference, core and the façade, which answer their probes', async () => {
+    for (const role of ['inference', 'core', 'facade'] as const) {
+      const child = start(role);
+      assert.ok(await waitForPort(ports[role], 60_000, () => child.exitCode !== null), `${role} listens`);
+    }
+    for (const role of ['inference', 'core'] as const) {
+      const health = createClient(
+        Health,
+        createConnectTransport({ baseUrl: `http://127.0.0.1:${ports[role]}`, httpVersion: '2' }),
+      );
+      assert.equal((await health.check({})).status, HealthCheckResponse_ServingStatus.SERVING, role);
+    }
+    // The readiness probe: GET /health by the pod's address (a Host the façade does not otherwise accept).
+    const response = await fetch(`http://127.0.0.1:${ports.facade}/health`);
+    assert.equal(response.status, 200);
+    assert.equal(((await response.json()) as { ok: boolean }).ok, true);
+  });
+});

@@ -1,0 +1,431 @@
+/**
+ * The chart rendered by the real Helm binary (helm template, helm lint), each object validated against the
+ * Kubernetes API schemas of kubernetes-models (KEDA's for the ScaledObject), then checked for what the
+ * chart promises: secure pods, probes on the processes' real health endpoints, each process given only its
+ * own secrets, the migration hook, autoscaling, disruption budgets and network policies.
+ */
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
+import { TriggerAuthentication } from '@kubernetes-models/keda/keda.sh/v1alpha1/TriggerAuthentication';
+import { Deployment } from 'kubernetes-models/apps/v1';
+import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
+import { Job } from 'kubernetes-models/batch/v1';
+import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
+import { ConfigMap, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
+import { parse } from 'yaml';
+import { CHART, find, helm, type Manifest, render } from '../support/helm.ts';
+
+const MODELS: Record<string, new (data: never) => { validate(): void }> = {
+  'v1/ConfigMap': ConfigMap,
+  'v1/Secret': Secret,
+  'v1/Service': Service,
+  'v1/ServiceAccount': ServiceAccount,
+  'apps/v1/Deployment': Deployment,
+  'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
+  'batch/v1/Job': Job,
+  'networking.k8s.io/v1/Ingress': Ingress,
+  'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
+  'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
+  'keda.sh/v1alpha1/ScaledObject': ScaledObject,
+  'keda.sh/v1alpha1/TriggerAuthentication': TriggerAuthentication,
+};
+
+const SIGNING_KEY = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  .privateKey.export({ type: 'pkcs8', format: 'pem' })
+  .toString();
+
+/** Every secret given as a value: the chart creates its own Secret. */
+const OWN_SECRETS = {
+  publicBaseUrl: 'https://skin.example.com',
+  database: { url: 'postgresql://skin:pw@db.example.internal:5432/skin' },
+  secrets: {
+    tokenPepper: 'ab'.repeat(32),
+    altchaHmacKey: 'cd'.repeat(32),
+    oauthSigningKey: SIGNING_KEY,
+    oauthCookieKeys: 'k'.repeat(32),
+    identityProviderClientSecrets: ['upstream-secret-1', 'upstream-secret-2'],
+  },
+  oauth: {
+    identityProviders: [
+      { issuer: 'https://idp-one.example.com', clientId: 'one', name: 'One' },
+      { issuer: 'https://idp-two.example.com', clientId: 'two' },
+    ],
+  },
+};
+const PRODUCTION = parse(readFileSync(join(CHART, 'examples/production-values.yaml'), 'utf8')) as object;
+const WORKLOADS = ['facade', 'core', 'inference'] as const;
+
+function podSpec(m: Manifest) {
+  return m.spec.template.spec;
+}
+
+/** The environment a container gets: literal values, and secret references as `secret:name/key`. */
+function envOf(container: {
+  env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
+}) {
+  return Object.fromEntries(
+    (container.env ?? []).map((e) => [
+      e.name,
+      e.valueFrom?.secretKeyRef
+        ? `secret:${e.valueFrom.secretKeyRef.name}/${e.valueFrom.secretKeyRef.key}`
+        : e.value,
+    ]),
+  );
+}
+
+describe('helm chart render', function () {
+  this.timeout(60_000);
+
+  it('passes helm lint --strict with the production example and with its own Secret', () => {
+    for (const values of [PRODUCTION, OWN_SECRETS]) {
+      const lint = helm('lint', [values], ['--strict']);
+      assert.ok(lint.ok, lint.stderr);
+    }
+  });
+
+  it('renders objects that the Kubernetes (and KEDA) API schemas accept', () => {
+    for (const values of [PRODUCTION, OWN_SECRETS]) {
+      const manifests = render(values);
+      for (const m of manifests) {
+        const Model = MODELS[`${m.apiVersion}/${m.kind}`];
+        assert.ok(Model, `no schema for ${m.apiVersion}/${m.kind}`);
+        new Model(m as never).validate();
+      }
+    }
+  });
+
+  it('renders every object the chart promises, by name', () => {
+    const names = (ms: Manifest[]) => ms.map((m) => `${m.kind}/${m.metadata.name}`).sort();
+    assert.deepEqual(names(render(OWN_SECRETS)), [
+      'ConfigMap/rel-skinmatch',
+      'Deployment/rel-skinmatch-core',
+      'Deployment/rel-skinmatch-facade',
+      'Deployment/rel-skinmatch-inference',
+      'HorizontalPodAutoscaler/rel-skinmatch-core',
+      'HorizontalPodAutoscaler/rel-skinmatch-facade',
+      'HorizontalPodAutoscaler/rel-skinmatch-inference',
+      'Job/rel-skinmatch-migration',
+      'NetworkPolicy/rel-skinmatch-core',
+      'NetworkPolicy/rel-skinmatch-facade',
+      'NetworkPolicy/rel-skinmatch-inference',
+      'PodDisruptionBudget/rel-skinmatch-core',
+      'PodDisruptionBudget/rel-skinmatch-facade',
+      'PodDisruptionBudget/rel-skinmatch-inference',
+      'Secret/rel-skinmatch',
+      'Secret/rel-skinmatch-migration',
+      'Service/rel-skinmatch-core',
+      'Service/rel-skinmatch-facade',
+      'Service/rel-skinmatch-inference',
+      'ServiceAccount/rel-skinmatch',
+    ]);
+    // The production example: existing Secrets (none created), KEDA instead of inference's HPA, an Ingress.
+    assert.deepEqual(
+      names(render(PRODUCTION)).filter((n) =>
+        /^(Secret|HorizontalPodAutoscaler|ScaledObject|TriggerAuthentication|Ingress)\//.test(n),
+      ),
+      [
+        'HorizontalPodAutoscaler/rel-skinmatch-core',
+        'HorizontalPodAutoscaler/rel-skinmatch-facade',
+        'Ingress/rel-skinmatch',
+        'ScaledObject/rel-skinmatch-inference',
+        'TriggerAuthentication/rel-skinmatch-queue',
+      ],
+    );
+  });
+
+  it('runs every pod non-root, read-only, without capabilities, under seccomp RuntimeDefault', () => {
+    const manifests = render(PRODUCTION);
+    const pods = [
+      ...WORKLOADS.map((w) => find(manifests, 'Deployment', `rel-skinmatch-${w}`)),
+      find(manifests, 'Job', 'rel-skinmatch-migration'),
+    ];
+    for (const pod of pods.map(podSpec)) {
+      assert.equal(pod.securityContext.runAsNonRoot, true);
+      assert.equal(pod.securityContext.runAsUser, 1000);
+      assert.deepEqual(pod.securityContext.seccompProfile, { type: 'RuntimeDefault' });
+      assert.equal(pod.automountServiceAccountToken, false);
+      assert.deepEqual(pod.volumes, [{ name: 'tmp', emptyDir: { sizeLimit: '64Mi' } }]);
+      for (const c of pod.containers) {
+        assert.deepEqual(c.securityContext, {
+          allowPrivilegeEscalation: false,
+          readOnlyRootFilesystem: true,
+          privileged: false,
+          capabilities: { drop: ['ALL'] },
+        });
+        assert.deepEqual(c.volumeMounts, [{ name: 'tmp', mountPath: '/tmp' }]);
+        assert.equal(c.image, 'registry.example.com/skinmatch:0.1.0');
+        assert.ok(c.resources.requests.cpu && c.resources.limits.memory, 'requests and a memory limit');
+      }
+    }
+  });
+
+  it('starts each workload as its role, with probes on its own health endpoint', () => {
+    const manifests = render(OWN_SECRETS);
+    const container = (w: string) =>
+      podSpec(find(manifests, 'Deployment', `rel-skinmatch-${w}`)).containers[0];
+    const facade = container('facade');
+    assert.deepEqual(facade.args, ['facade']);
+    assert.deepEqual(facade.ports, [{ name: 'http', containerPort: 8080, protocol: 'TCP' }]);
+    assert.deepEqual(facade.readinessProbe.httpGet, { path: '/health', port: 'http' });
+    assert.deepEqual(facade.livenessProbe.tcpSocket, { port: 'http' });
+    for (const [w, port] of [
+      ['core', 8081],
+      ['inference', 8082],
+    ] as const) {
+      const c = container(w);
+      assert.deepEqual(c.args, [w]);
+      assert.deepEqual(c.ports, [{ name: 'grpc', containerPort: port, protocol: 'TCP' }]);
+      assert.deepEqual(c.readinessProbe.grpc, { port }, `${w}: grpc.health.v1 on its serving port`);
+      assert.deepEqual(c.startupProbe.grpc, { port });
+    }
+    assert.deepEqual(container('core').livenessProbe.tcpSocket, { port: 'grpc' });
+    assert.deepEqual(container('inference').livenessProbe.grpc, { port: 8082 });
+    assert.deepEqual(podSpec(find(manifests, 'Job', 'rel-skinmatch-migration')).containers[0].args, [
+      'migrate',
+    ]);
+  });
+
+  it('gives each process only its own secrets', () => {
+    const manifests = render(OWN_SECRETS);
+    const env = (w: string) =>
+      envOf(podSpec(find(manifests, 'Deployment', `rel-skinmatch-${w}`)).containers[0]);
+    assert.deepEqual(env('core'), {
+      DATABASE_URL: 'secret:rel-skinmatch/DATABASE_URL',
+      TOKEN_PEPPER: 'secret:rel-skinmatch/TOKEN_PEPPER',
+      ALTCHA_HMAC_KEY: 'secret:rel-skinmatch/ALTCHA_HMAC_KEY',
+    });
+    assert.deepEqual(env('facade'), {
+      DATABASE_URL: 'secret:rel-skinmatch/DATABASE_URL',
+      OAUTH_SIGNING_KEY: 'secret:rel-skinmatch/OAUTH_SIGNING_KEY',
+      OAUTH_COOKIE_KEYS: 'secret:rel-skinmatch/OAUTH_COOKIE_KEYS',
+      IDP_1_CLIENT_SECRET: 'secret:rel-skinmatch/IDP_1_CLIENT_SECRET',
+      IDP_2_CLIENT_SECRET: 'secret:rel-skinmatch/IDP_2_CLIENT_SECRET',
+    });
+    assert.deepEqual(env('inference'), {});
+    assert.deepEqual(envOf(podSpec(find(manifests, 'Job', 'rel-skinmatch-migration')).containers[0]), {
+      LOG_LEVEL: 'info',
+      DATABASE_URL: 'secret:rel-skinmatch-migration/DATABASE_URL',
+    });
+    // Every key referenced exists in the Secret the chart renders.
+    const secret = find(manifests, 'Secret', 'rel-skinmatch').stringData!;
+    assert.deepEqual(Object.keys(secret).sort(), [
+      'ALTCHA_HMAC_KEY',
+      'DATABASE_URL',
+      'IDP_1_CLIENT_SECRET',
+      'IDP_2_CLIENT_SECRET',
+      'OAUTH_COOKIE_KEYS',
+      'OAUTH_SIGNING_KEY',
+      'TOKEN_PEPPER',
+    ]);
+    assert.equal(secret.TOKEN_PEPPER, OWN_SECRETS.secrets.tokenPepper);
+    assert.equal(secret.OAUTH_SIGNING_KEY, SIGNING_KEY);
+  });
+
+  it('reads existing Secrets by the names and keys the values give', () => {
+    const manifests = render(PRODUCTION);
+    const core = envOf(podSpec(find(manifests, 'Deployment', 'rel-skinmatch-core')).containers[0]);
+    assert.deepEqual(core, {
+      DATABASE_URL: 'secret:skinmatch-db/uri',
+      TOKEN_PEPPER: 'secret:skinmatch-secrets/TOKEN_PEPPER',
+      ALTCHA_HMAC_KEY: 'secret:skinmatch-secrets/ALTCHA_HMAC_KEY',
+    });
+    const job = envOf(podSpec(find(manifests, 'Job', 'rel-skinmatch-migration')).containers[0]);
+    assert.equal(job.DATABASE_URL, 'secret:skinmatch-db/uri');
+    assert.deepEqual(find(manifests, 'TriggerAuthentication', 'rel-skinmatch-queue').spec.secretTargetRef, [
+      { parameter: 'connection', name: 'skinmatch-db', key: 'uri' },
+    ]);
+  });
+
+  it('configures the processes through one ConfigMap of the variables they read', () => {
+    const manifests = render(OWN_SECRETS);
+    const data = find(manifests, 'ConfigMap', 'rel-skinmatch').data!;
+    assert.equal(data.NODE_ENV, 'production');
+    assert.equal(data.PUBLIC_BASE_URL, 'https://skin.example.com');
+    assert.equal(data.CORE_URL, 'http://rel-skinmatch-core:8081');
+    assert.equal(data.INFERENCE_URL, 'http://rel-skinmatch-inference:8082');
+    assert.equal(data.CORE_HOST, '0.0.0.0');
+    assert.equal(data.IDP_1_ISSUER, 'https://idp-one.example.com');
+    assert.equal(data.IDP_2_CLIENT_ID, 'two');
+    assert.equal(data.IDP_2_NAME, undefined);
+    assert.equal(data.RATE_LIMIT_UPLOADS_PER_HOUR, '20');
+    assert.equal(data.ADMISSIONS_PAUSE_QUEUED, '500');
+    assert.equal(data.RATE_LIMIT_TOOLS, undefined);
+    const budgets = render(OWN_SECRETS, {
+      config: { rateLimits: { tools: ['recommend_products=20/minute', 'get_skin_scan=5/second'] } },
+    });
+    assert.equal(
+      find(budgets, 'ConfigMap', 'rel-skinmatch').data!.RATE_LIMIT_TOOLS,
+      'recommend_products=20/minute,get_skin_scan=5/second',
+    );
+    // Every variable the chart sets is one the code reads (a misspelt name would be silently ignored).
+    const read = new Set<string>();
+    const sources = readdirSync('services/shared').map((f) => join('services/shared', f));
+    for (const file of [...sources, 'services/core/migrate.ts']) {
+      const text = readFileSync(file, 'utf8');
+      for (const m of text.matchAll(/env\.([A-Z_0-9]+)/g)) read.add(m[1]!);
+      // The identity providers' variables are read as IDP_<n>_<NAME>.
+      for (const m of text.matchAll(/read\('([A-Z_]+)'\)/g))
+        for (const id of ['1', '2']) read.add(`IDP_${id}_${m[1]}`);
+    }
+    const set = [
+      ...Object.keys(data),
+      ...WORKLOADS.flatMap((w) =>
+        Object.keys(envOf(podSpec(find(manifests, 'Deployment', `rel-skinmatch-${w}`)).containers[0])),
+      ),
+    ];
+    assert.deepEqual(
+      [...new Set(set)].filter((name) => !read.has(name)),
+      [],
+    );
+  });
+
+  it('routes Services to their pods by named ports', () => {
+    const manifests = render(OWN_SECRETS);
+    for (const w of WORKLOADS) {
+      const service = find(manifests, 'Service', `rel-skinmatch-${w}`);
+      const pod = find(manifests, 'Deployment', `rel-skinmatch-${w}`).spec.template;
+      for (const [k, v] of Object.entries(service.spec.selector)) assert.equal(pod.metadata.labels[k], v);
+      const portNames = pod.spec.containers[0].ports.map((p: { name: string }) => p.name);
+      assert.ok(portNames.includes(service.spec.ports[0].targetPort));
+    }
+    assert.equal(
+      find(manifests, 'Service', 'rel-skinmatch-core').spec.ports[0].appProtocol,
+      'kubernetes.io/h2c',
+    );
+  });
+
+  it('lets only the façade be public, core be reached from the façade and labelled namespaces, inference from core', () => {
+    const manifests = render(OWN_SECRETS);
+    const policy = (w: string) => find(manifests, 'NetworkPolicy', `rel-skinmatch-${w}`).spec;
+    const component = (w: string) => ({
+      'app.kubernetes.io/name': 'skinmatch',
+      'app.kubernetes.io/instance': 'rel',
+      'app.kubernetes.io/component': w,
+    });
+    assert.deepEqual(policy('facade').ingress, [{ ports: [{ port: 'http', protocol: 'TCP' }] }]);
+    assert.deepEqual(policy('core').ingress, [
+      {
+        ports: [{ port: 'grpc', protocol: 'TCP' }],
+        from: [
+          { podSelector: { matchLabels: component('facade') } },
+          { namespaceSelector: { matchLabels: { 'skinmatch.io/core-client': 'true' } } },
+        ],
+      },
+    ]);
+    assert.deepEqual(policy('inference').ingress, [
+      {
+        ports: [{ port: 'grpc', protocol: 'TCP' }],
+        from: [{ podSelector: { matchLabels: component('core') } }],
+      },
+    ]);
+    for (const w of WORKLOADS) assert.deepEqual(policy(w).podSelector.matchLabels, component(w));
+    // The production example lets only the ingress controller's namespace reach the façade.
+    assert.deepEqual(find(render(PRODUCTION), 'NetworkPolicy', 'rel-skinmatch-facade').spec.ingress[0].from, [
+      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } },
+    ]);
+  });
+
+  it('migrates in a pre-install/pre-upgrade hook whose database Secret exists before the Job', () => {
+    const manifests = render(OWN_SECRETS);
+    const job = find(manifests, 'Job', 'rel-skinmatch-migration').metadata.annotations!;
+    const secret = find(manifests, 'Secret', 'rel-skinmatch-migration').metadata.annotations!;
+    assert.equal(job['helm.sh/hook'], 'pre-install,pre-upgrade');
+    assert.equal(secret['helm.sh/hook'], 'pre-install,pre-upgrade');
+    assert.ok(Number(secret['helm.sh/hook-weight']) < Number(job['helm.sh/hook-weight']));
+    assert.equal(secret['helm.sh/hook-delete-policy'], 'before-hook-creation,hook-succeeded');
+    assert.equal(podSpec(find(manifests, 'Job', 'rel-skinmatch-migration')).restartPolicy, 'Never');
+    // No hook Secret when the URL lives in an existing Secret.
+    assert.equal(render(PRODUCTION).filter((m) => m.kind === 'Secret').length, 0);
+  });
+
+  it('scales with one HPA per Deployment, or KEDA on the analysis queue for inference', () => {
+    const own = render(OWN_SECRETS);
+    for (const w of WORKLOADS) {
+      const hpa = find(own, 'HorizontalPodAutoscaler', `rel-skinmatch-${w}`).spec;
+      assert.deepEqual(hpa.scaleTargetRef, {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        name: `rel-skinmatch-${w}`,
+      });
+      assert.equal(
+        find(own, 'Deployment', `rel-skinmatch-${w}`).spec.replicas,
+        undefined,
+        'the HPA owns replicas',
+      );
+    }
+    const prod = render(PRODUCTION);
+    const scaled = find(prod, 'ScaledObject', 'rel-skinmatch-inference').spec;
+    assert.deepEqual(scaled.scaleTargetRef, {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      name: 'rel-skinmatch-inference',
+    });
+    assert.equal(scaled.minReplicaCount, 2);
+    assert.equal(scaled.maxReplicaCount, 12);
+    assert.equal(scaled.triggers[0].type, 'postgresql');
+    assert.equal(scaled.triggers[0].metadata.targetQueryValue, '2');
+    const fixed = render(OWN_SECRETS, { inference: { autoscaling: { enabled: false }, replicaCount: 3 } });
+    assert.equal(find(fixed, 'Deployment', 'rel-skinmatch-inference').spec.replicas, 3);
+  });
+
+  it('exposes the façade through an Ingress with TLS on the public host', () => {
+    const ingress = find(render(PRODUCTION), 'Ingress', 'rel-skinmatch').spec;
+    assert.deepEqual(ingress.tls, [{ hosts: ['skin.example.com'], secretName: 'skinmatch-tls' }]);
+    assert.equal(ingress.rules[0].host, 'skin.example.com');
+    assert.deepEqual(ingress.rules[0].http.paths[0].backend, {
+      service: { name: 'rel-skinmatch-facade', port: { name: 'http' } },
+    });
+    assert.equal(ingress.ingressClassName, 'nginx');
+  });
+
+  const refusals: [string, object, string][] = [
+    ['no public address', { publicBaseUrl: '' }, 'publicBaseUrl is required'],
+    ['no database', { database: { url: '' } }, 'database.url or database.existingSecret is required'],
+    [
+      'no pepper',
+      { secrets: { tokenPepper: '' } },
+      'secrets.tokenPepper or secrets.existingSecret is required',
+    ],
+    [
+      'one identity provider',
+      { oauth: { identityProviders: [{ issuer: 'https://a.example', clientId: 'a' }] } },
+      'oauth.identityProviders must list exactly two providers',
+    ],
+    [
+      'a missing client secret',
+      { secrets: { identityProviderClientSecrets: ['only-one'] } },
+      'secrets.identityProviderClientSecrets must hold one client secret per identity provider',
+    ],
+    [
+      'min above max',
+      { core: { autoscaling: { minReplicas: 5, maxReplicas: 3 } } },
+      'core.autoscaling.minReplicas must not exceed maxReplicas',
+    ],
+    [
+      'a short pepper (schema)',
+      { secrets: { tokenPepper: 'abc' } },
+      "at '/secrets/tokenPepper': 'abc' does not match pattern",
+    ],
+    [
+      'root (schema)',
+      { pod: { securityContext: { runAsNonRoot: false } } },
+      "at '/pod/securityContext/runAsNonRoot'",
+    ],
+    [
+      'an unknown value (schema)',
+      { facade: { replicas: 3 } },
+      "at '/facade': additional properties 'replicas' not allowed",
+    ],
+  ];
+  for (const [what, values, message] of refusals) {
+    it(`refuses to render with ${what}`, () => {
+      const result = helm('template', [OWN_SECRETS, values]);
+      assert.equal(result.ok, false);
+      assert.ok(result.stderr.includes(message), result.stderr);
+    });
+  }
+});
