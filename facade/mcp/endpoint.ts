@@ -86,7 +86,11 @@ export function mcpEndpoint(mux: RequestMultiplexer, limits: GuestLimits, logger
         }
       }
       const gone = new AbortController();
-      ctx.res.once('close', () => gone.abort());
+      // Only a client gone before its answer cancels the call: aborting after every answer built an
+      // unused DOMException (stack and all) per request (docs/data-path.md).
+      ctx.res.once('close', () => {
+        if (!ctx.res.writableFinished) gone.abort();
+      });
       const response = await mux.request(request, extra, gone.signal);
       if (!response) return; // the client went away; nothing to answer
       if (isToolCall && 'error' in response && (response.error as { code: number }).code === TIMED_OUT) {

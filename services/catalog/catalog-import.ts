@@ -20,6 +20,9 @@ import { createDeriver } from './formula-memo.ts';
 
 /** Products per statement: large enough that a round trip is a small part of it. */
 const BATCH = 1000;
+/** Statements in flight at once, each on its own connection: PostgreSQL's share of an import is most of
+ * it (bench:import), and one backend uses one core. */
+const WRITERS = 2;
 
 export interface Rejection {
   readonly line: number;
@@ -97,11 +100,14 @@ export async function importRecords(
   const warnings: ImportWarning[] = [];
   const done = options.onProgress ?? (() => {});
   const derive = createDeriver();
-  const client = await (await plainSql(em)).connect();
+  const sql = await plainSql(em);
+  const clients = await Promise.all(Array.from({ length: WRITERS }, () => sql.connect()));
+  // While PostgreSQL writes earlier batches (on as many connections, so on as many cores), this process
+  // derives the next one. Batches hold distinct product_ids, so concurrent writes never wait on each other.
+  const writing: Promise<void>[] = [];
+  let written = 0;
   try {
-    // While PostgreSQL writes one batch, this process derives the next: the two work on different cores.
-    let writing: Promise<void> = Promise.resolve();
-    for (let start = 0; start < accepted.length; start += BATCH) {
+    for (let start = 0, n = 0; start < accepted.length; start += BATCH, n++) {
       const batch = accepted.slice(start, start + BATCH).map((record) => record.product);
       const derived = batch.map(derive);
       derived.forEach((product, i) => {
@@ -109,17 +115,23 @@ export async function importRecords(
         const line = accepted[start + i]!.line;
         if (message !== null) warnings.push({ line, product_id: product.product_id, message });
       });
-      await writing;
-      const written = Math.min(accepted.length, start + BATCH);
-      writing = writeProducts(client, batch, derived).then(() => done(written));
+      const slot = n % WRITERS;
+      await writing[slot];
+      const write = writeProducts(clients[slot]!, batch, derived).then(() => {
+        written += batch.length;
+        done(written);
+      });
+      write.catch(() => {}); // awaited later; a failure meanwhile is not an unhandled rejection
+      writing[slot] = write;
     }
-    await writing;
+    await Promise.all(writing);
   } catch (err) {
-    // A client whose statement failed may be broken: the pool discards it rather than reuse it.
-    client.release(err as Error);
+    await Promise.allSettled(writing);
+    // A client whose statement failed may be broken: the pool discards them rather than reuse them.
+    for (const client of clients) client.release(err as Error);
     throw err;
   }
-  client.release();
+  for (const client of clients) client.release();
 
   const real = accepted.some((record) => record.product.demo !== true);
   const demoRemoved = real ? await removeDemoProducts(em.fork()) : 0;

@@ -32,7 +32,7 @@ export async function upsertProducts(
  * Writes derived products by product_id in one plain statement: the batch travels as one JSON parameter
  * and PostgreSQL unpacks it (`jsonb_to_recordset`: parsed once, each row's derived document taken whole,
  * where `json_to_recordset` parsed it a second time — 98 → 67 µs of PostgreSQL CPU per product). MikroORM's upsertMany built 15 parameters per row and
- * hydrated entities, which cost several times what PostgreSQL spends on the rows (docs/performance.md).
+ * hydrated entities, which cost several times what PostgreSQL spends on the rows (docs/data-path.md).
  */
 export async function writeProducts(
   sql: Queryable,

@@ -21,9 +21,9 @@ import {
 import type { Orm } from '../core/db/orm.ts';
 import type { PlainSql } from '../core/db/plain-sql.ts';
 import { Scan } from '../core/db/scan-entity.ts';
-import { storePhoto } from '../scan/photo-intake.ts';
+import { storePhoto, UPLOAD_CLOSED_MESSAGE } from '../scan/photo-intake.ts';
 import { scanChanges } from '../scan/scan-watch.ts';
-import { serviceError } from '../shared/errors.ts';
+import { errorReason, serviceError } from '../shared/errors.ts';
 import type { Notifications } from '../shared/notifications.ts';
 import type { BotChallenge } from './bot-challenge.ts';
 import { isConsentingBrowser, issueBrowserSecret } from './browser-secret.ts';
@@ -113,13 +113,14 @@ export class IntakeServiceImpl implements ServiceImpl<typeof IntakeService> {
 
   async uploadPhoto(req: UploadPhotoRequest) {
     const scan = await this.#fromConsentingBrowser(req);
-    if (scan.status === 'complete') {
-      throw serviceError('upload_closed', 'This scan is complete; it takes no more photos.');
-    }
+    if (scan.status === 'complete') throw serviceError('upload_closed', UPLOAD_CLOSED_MESSAGE);
     const { sql, limits, orm } = this.#deps;
     await countUpload(sql, scan.id, this.#now(), limits.uploadsPerHour);
     const photo = await checkPhoto(req.photo, limits);
-    await storePhoto(orm.em.fork(), scan.id, photo.image, photo.contentType);
+    // storePhoto decides again on the locked row: the scan may have completed or gone meanwhile.
+    await storePhoto(orm.em.fork(), scan.id, photo.image, photo.contentType).catch((err: unknown) => {
+      throw errorReason(err) === 'not_found' ? serviceError('not_found', INTAKE_NOT_FOUND_MESSAGE) : err;
+    });
     const state = this.#state(await this.#find(scan.id), req.browserSecret);
     return create(UploadPhotoResponseSchema, { state });
   }

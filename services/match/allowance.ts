@@ -2,9 +2,12 @@
  * The free guest allowance: one match per scan. Consuming it is a row in scan_matches whose primary key is
  * the scan id, written in the same transaction that decides the answer, so two concurrent first calls give
  * products to exactly one of them, and a failure before the answer is committed consumes nothing.
+ *
+ * Plain prepared statements on the shared pool (plain-sql.ts): through MikroORM's `transactional` the same
+ * begin, insert and commit cost a fork, client-side interpolation and a fresh parse of the insert on every
+ * call (docs/data-path.md).
  */
-import type { EntityManager } from '@mikro-orm/core';
-import type { SqlEntityManager } from '@mikro-orm/postgresql';
+import type { PlainSql } from '../core/db/plain-sql.ts';
 
 export const INCLUDED_MATCHES = 1;
 
@@ -14,28 +17,50 @@ export interface Consumption {
   readonly engineVersion: string;
 }
 
+const CONSUME = `insert into scan_matches (run_id, consumed_at, product_ids, engine_version)
+  values ($1, now(), $2, $3) on conflict (run_id) do nothing returning run_id`;
+const USED = 'select count(*)::int as used from scan_matches where run_id = $1';
+
 /** True when this call consumed the allowance; false when it was already used. */
 export async function consumeAllowance(
-  em: EntityManager,
+  sql: PlainSql,
   consumption: Consumption,
   afterConsume: () => void | Promise<void> = () => {},
 ): Promise<boolean> {
-  return em.transactional(async (tx) => {
-    const rows = await (tx as SqlEntityManager).execute<{ run_id: string }[]>(
-      `insert into scan_matches (run_id, consumed_at, product_ids, engine_version) values (?, now(), ?, ?)
-       on conflict (run_id) do nothing returning run_id`,
-      [consumption.runId, JSON.stringify(consumption.productIds), consumption.engineVersion],
-    );
-    if (rows.length === 0) return false;
+  const client = await sql.connect();
+  // A connection lost between two statements (while the hook runs, say) fails the next statement; the
+  // pool listens only to idle clients, and without a listener of our own it would be an uncaught error.
+  const lost = () => {};
+  client.on('error', lost);
+  let failure: Error | undefined;
+  try {
+    await client.query('begin');
+    const { rows } = await client.query({
+      name: 'consume_allowance',
+      text: CONSUME,
+      values: [consumption.runId, JSON.stringify(consumption.productIds), consumption.engineVersion],
+    });
+    if (rows.length === 0) {
+      await client.query('rollback');
+      return false;
+    }
     await afterConsume();
+    await client.query('commit');
     return true;
-  });
+  } catch (err) {
+    // Roll back what this transaction wrote; a client that cannot is discarded, not reused.
+    failure = await client.query('rollback').then(
+      () => undefined,
+      (rollbackErr: Error) => rollbackErr,
+    );
+    throw err;
+  } finally {
+    client.off('error', lost);
+    client.release(failure);
+  }
 }
 
-export async function matchesUsed(em: EntityManager, runId: string): Promise<number> {
-  const rows = await (em as SqlEntityManager).execute<{ used: string }[]>(
-    'select count(*) as used from scan_matches where run_id = ?',
-    [runId],
-  );
-  return Number(rows[0]?.used ?? 0);
+export async function matchesUsed(sql: PlainSql, runId: string): Promise<number> {
+  const { rows } = await sql.query<{ used: number }>({ name: 'matches_used', text: USED, values: [runId] });
+  return rows[0]?.used ?? 0;
 }

@@ -16,7 +16,6 @@ import {
 } from '../../gen/skinmatch/v1/match_pb.ts';
 import type { LiveCatalog } from '../catalog/catalog-store.ts';
 import { KB_VERSION } from '../catalog/knowledge/knowledge.ts';
-import type { Orm } from '../core/db/orm.ts';
 import type { PlainSql } from '../core/db/plain-sql.ts';
 import { authorizeScan } from '../scan/scan-access.ts';
 import { serviceError } from '../shared/errors.ts';
@@ -34,8 +33,7 @@ export const LIMITATIONS =
 export const MORE_IN_APP = 'The skinmatch app shows more matches for this scan and tracks changes over time.';
 
 export interface MatchServiceDeps {
-  readonly orm: Orm;
-  /** The ORM's pool, for the plain read of the scan (scan-reads.ts). */
+  /** The ORM's pool, for the plain read of the scan (scan-reads.ts) and the allowance (allowance.ts). */
   readonly sql: PlainSql;
   readonly pepper: Buffer;
   readonly catalog: LiveCatalog;
@@ -54,7 +52,6 @@ export class MatchServiceImpl implements ServiceImpl<typeof MatchService> {
   }
 
   async recommendProducts(req: RecommendProductsRequest): Promise<RecommendProductsResponse> {
-    const em = this.#deps.orm.em.fork();
     const scan = await authorizeScan(this.#deps.sql, { pepper: this.#deps.pepper, now: this.#now }, req);
     const skinType = checkFilter(req.filter);
     if (scan.status === 'awaiting_upload') {
@@ -93,7 +90,7 @@ export class MatchServiceImpl implements ServiceImpl<typeof MatchService> {
       });
     if (!catalog.available || catalog.index.size === 0) {
       // A used allowance needs no catalog: the answer is upgrade_required whatever its state (spec rule 2).
-      const used = await matchesUsed(em, scan.id);
+      const used = await matchesUsed(this.#deps.sql, scan.id);
       if (used >= INCLUDED_MATCHES) return answer([], used, true);
       throw serviceError(
         'catalog_unavailable',
@@ -103,12 +100,12 @@ export class MatchServiceImpl implements ServiceImpl<typeof MatchService> {
     const { best, candidates } = catalog.index.recommend(concerns, skinType, req.filter, MAX_PRODUCTS);
     if (candidates === 0) {
       // Nothing to consume, but a used allowance still answers upgrade_required (spec rule 2).
-      const used = await matchesUsed(em, scan.id);
+      const used = await matchesUsed(this.#deps.sql, scan.id);
       return answer([], used, used >= INCLUDED_MATCHES);
     }
 
     const consumed = await consumeAllowance(
-      em,
+      this.#deps.sql,
       {
         runId: scan.id,
         productIds: best.map((b) => b.entry.product.product_id),

@@ -2,13 +2,18 @@
  * Taking in a photo: in one transaction the photo is stored (replacing an earlier one), the scan goes back
  * to `queued` with its previous outcome cleared, and an analysis job is enqueued. Either all three happen
  * or none: a photo is never stored without a job, nor a job queued without its photo.
+ *
+ * A complete scan takes no photo (`upload_closed`), decided inside the transaction on the locked row: an
+ * analysis completing while a retake is being checked cannot be undone by it.
  */
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/postgresql';
+import { NOT_FOUND_MESSAGE, serviceError } from '../shared/errors.ts';
 
 export const ANALYZE_TASK = 'analyze_scan';
 /** Attempts before a scan fails with `analysis_unavailable` (graphile-worker backs off between them). */
 export const MAX_ANALYSIS_ATTEMPTS = 5;
+export const UPLOAD_CLOSED_MESSAGE = 'This scan is complete; it takes no more photos.';
 
 export async function storePhoto(
   em: EntityManager,
@@ -19,16 +24,22 @@ export async function storePhoto(
 ) {
   await em.transactional(async (tx) => {
     const sql = tx as SqlEntityManager;
+    const queued = await sql.execute<{ id: string }[]>(
+      `update scans set status = 'queued', stage = '', progress = 0, failure_reason = null, scores = null,
+         concerns = null, analysis_models = null, completed_at = null, updated_at = now()
+       where id = ? and status <> 'complete' returning id`,
+      [runId],
+    );
+    if (queued.length === 0) {
+      const exists = await sql.execute('select 1 from scans where id = ?', [runId]);
+      if (exists.length === 0) throw serviceError('not_found', NOT_FOUND_MESSAGE);
+      throw serviceError('upload_closed', UPLOAD_CLOSED_MESSAGE);
+    }
     await sql.execute(
       `insert into scan_photos (run_id, image, content_type, uploaded_at) values (?, ?, ?, now())
        on conflict (run_id) do update set image = excluded.image, content_type = excluded.content_type,
          uploaded_at = excluded.uploaded_at`,
       [runId, Buffer.from(image), contentType],
-    );
-    await sql.execute(
-      `update scans set status = 'queued', stage = '', progress = 0, failure_reason = null, scores = null,
-         concerns = null, analysis_models = null, completed_at = null, updated_at = now() where id = ?`,
-      [runId],
     );
     // job_key: a new photo replaces a job still waiting for the old one.
     await sql.execute(

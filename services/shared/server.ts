@@ -9,6 +9,9 @@ import { Code, ConnectError, type ConnectRouter, type Interceptor } from '@conne
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import type { Logger } from './logger.ts';
 
+/** Answers smaller than this go uncompressed even to a client that accepts gzip (Connect's default: 1 KiB). */
+export const COMPRESS_MIN_BYTES = 64 * 1024;
+
 export interface RunningServer {
   readonly port: number;
   close(): Promise<void>;
@@ -25,6 +28,9 @@ export interface ServerOptions {
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const handler = connectNodeAdapter({
     routes: options.routes,
+    // Callers sit on the same host or cluster network, where gzip of a few-kB answer (five products)
+    // cost more CPU than sending it (docs/data-path.md); only large answers are still compressed.
+    compressMinBytes: COMPRESS_MIN_BYTES,
     interceptors: [logCalls(options.logger), ...(options.interceptors ?? [])],
   });
   const server = http2.createServer(handler);

@@ -73,7 +73,7 @@ try {
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const post = (url: string, method: string, params?: object) => {
     const payload = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
-    return () =>
+    const send = (retry: boolean) =>
       new Promise<void>((resolve, reject) => {
         const req = request(url, { method: 'POST', agent, headers: JSON_RPC_HEADERS }, (res) => {
           const chunks: Buffer[] = [];
@@ -85,9 +85,13 @@ try {
             else resolve();
           });
         });
-        req.on('error', reject);
+        // A kept-alive socket the server closed as idle just as it was reused: send once more.
+        req.on('error', (err: NodeJS.ErrnoException) =>
+          retry && req.reusedSocket && err.code === 'ECONNRESET' ? resolve(send(false)) : reject(err),
+        );
         req.end(payload);
       });
+    return () => send(true);
   };
   const facade = `http://127.0.0.1:${FACADE_PORT}/mcp`;
   const getArgs = {

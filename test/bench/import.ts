@@ -19,7 +19,7 @@ import { createDeriver } from '../../services/catalog/formula-memo.ts';
 import { migrate, openDatabase } from '../../services/core/db/orm.ts';
 import { createTestDatabase, stopTestDatabaseServer } from '../support/database.ts';
 import { generateCatalog } from './generated-catalog.ts';
-import { cpuMs, postgresPids } from './load.ts';
+import { postgresCpuMs } from './load.ts';
 
 const SIZE = Number(process.env.BENCH_PRODUCTS ?? 100_000);
 const FILE = '.data/bench-catalog.jsonl';
@@ -61,16 +61,16 @@ try {
 
   // CPU time per product, of this process and of the PostgreSQL server (all its processes, when it is
   // the embedded one), says what a busy shared machine's wall-clock rate cannot: where the work is.
-  const pgPids = process.env.DATABASE_URL ? [] : postgresPids('.data/test-pg');
+  const pgCpuMs = () => (process.env.DATABASE_URL ? 0 : postgresCpuMs('.data/test-pg'));
   const timed = async (what: string, run: () => Promise<unknown>) => {
     const started = performance.now();
     const ownBefore = process.cpuUsage();
-    const pgBefore = cpuMs(pgPids);
+    const pgBefore = pgCpuMs();
     await run();
     const seconds = (performance.now() - started) / 1000;
     const own = process.cpuUsage(ownBefore);
     const ownUs = (own.user + own.system) / SIZE;
-    const pgUs = ((cpuMs(pgPids) - pgBefore) * 1000) / SIZE;
+    const pgUs = ((pgCpuMs() - pgBefore) * 1000) / SIZE;
     const rate = SIZE / seconds;
     console.log(
       `${what.padEnd(50)} ${seconds.toFixed(2).padStart(6)} s ${rate.toFixed(0).padStart(7)}/s   CPU per product: node ${ownUs.toFixed(0).padStart(4)} µs, PostgreSQL ${pgUs.toFixed(0).padStart(4)} µs`,

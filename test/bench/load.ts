@@ -58,22 +58,28 @@ export function cpuMs(pids: readonly number[]): number {
   return ticks * 10;
 }
 
-/** A PostgreSQL server's processes: the postmaster (`postmaster.pid` in its data directory) and its
- * children, backends and background writers alike. */
-export function postgresPids(dataDir: string): number[] {
+/**
+ * CPU time of a PostgreSQL server so far, in ms: the postmaster's own and that of its children, live
+ * (backends, background writers: /proc/PID/stat fields 14 and 15) and ended (the postmaster's fields 16
+ * and 17), so that backends a run opens or closes are counted too.
+ */
+export function postgresCpuMs(dataDir: string): number {
   const postmaster = Number(readFileSync(`${dataDir}/postmaster.pid`, 'utf8').split('\n')[0]);
-  const children = readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster;
-      } catch {
-        return false; // ended meanwhile
-      }
-    })
-    .map(Number);
-  return [postmaster, ...children];
+  let ticks = 0;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let fields: string[];
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    } catch {
+      continue; // ended meanwhile: counted among the postmaster's ended children
+    }
+    if (Number(name) === postmaster)
+      ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    else if (Number(fields[1]) === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * 10;
 }
 
 export function row(name: string, r: LoadResult): string {

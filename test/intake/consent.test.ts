@@ -5,9 +5,13 @@
 import assert from 'node:assert/strict';
 import { Code } from '@connectrpc/connect';
 import { ScanStatus } from '../../gen/skinmatch/v1/scan_types_pb.ts';
+import { plainSql } from '../../services/core/db/plain-sql.ts';
+import type { BotChallenge } from '../../services/intake/bot-challenge.ts';
 import { CONSENT_VERSION } from '../../services/intake/consent.ts';
 import { INTAKE_NOT_FOUND_MESSAGE } from '../../services/intake/intake-service.ts';
+import { purgeUsedChallenges } from '../../services/intake/used-challenges.ts';
 import { hashToken } from '../../services/scan/token.ts';
+import { TEST_INTAKE_LIMITS } from '../support/intake.ts';
 import { type Stack, startStack, TEST_PEPPER } from '../support/stack.ts';
 import { type Clients, clients, consentedScan, refused, solvedChallenge } from './support.ts';
 
@@ -215,3 +219,46 @@ async function first<T>(stream: AsyncIterable<T>): Promise<T | undefined> {
   for await (const message of stream) return message;
   return undefined;
 }
+
+describe('IntakeService: the bot challenge is pluggable, and used solutions are purged', () => {
+  /** A stand-in for a hosted challenge: its widget's token is "ok-" and the scan id. */
+  const hosted: BotChallenge = {
+    provider: 'hosted',
+    create: async () => JSON.stringify({ sitekey: 'site-key' }),
+    verify: async (runId, solution, now) =>
+      solution === `ok-${runId}`
+        ? { id: `hosted-${runId}`, expiresAt: new Date(now.getTime() + 60_000) }
+        : null,
+  };
+  let stack: Stack;
+  let c: Clients;
+
+  before(async () => {
+    stack = await startStack('intake-hosted', { intake: { challenge: hosted, limits: TEST_INTAKE_LIMITS } });
+    c = clients(stack);
+  });
+  after(() => stack?.close());
+
+  it('core takes any BotChallenge, and still allows each solution once', async () => {
+    const { runId } = await c.scans.startScan({ source: 'hosted challenge' });
+    const challenge = await c.intake.createChallenge({ runId });
+    assert.deepEqual([challenge.provider, challenge.challengeJson], ['hosted', '{"sitekey":"site-key"}']);
+    const consent = (challengeSolution: string) =>
+      c.intake.consent({ runId, consentVersion: CONSENT_VERSION, challengeSolution });
+    await refused(consent('ok-another'), Code.PermissionDenied, 'challenge_failed');
+    const { state } = await consent(`ok-${runId}`);
+    assert.equal(state?.consented, true);
+    await refused(consent(`ok-${runId}`), Code.PermissionDenied, 'challenge_failed');
+  });
+
+  it('purging removes used solutions whose challenge has expired, and only those', async () => {
+    const sql = await plainSql(stack.orm);
+    await sql.query(
+      `insert into used_challenges (id, expires_at) values ('old', now() - interval '1 second'),
+         ('fresh', now() + interval '5 minutes')`,
+    );
+    assert.ok((await purgeUsedChallenges(sql)) >= 1);
+    const { rows } = await sql.query(`select id from used_challenges where id in ('old', 'fresh')`);
+    assert.deepEqual(rows, [{ id: 'fresh' }]);
+  });
+});

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { Code } from '@connectrpc/connect';
 import sharp from 'sharp';
 import { ScanStatus } from '../../gen/skinmatch/v1/scan_types_pb.ts';
-import { ANALYZE_TASK } from '../../services/scan/photo-intake.ts';
+import { ANALYZE_TASK, storePhoto } from '../../services/scan/photo-intake.ts';
 import { pixelBomb, singleFace } from '../inference/support/photos.ts';
 import { completeScan, HEALTHY_SCORES, setScanStatus } from '../support/fixtures.ts';
 import { testIntake } from '../support/intake.ts';
@@ -212,6 +212,27 @@ describe('IntakeService.UploadPhoto: checks before storing, and what is stored',
     await setScanStatus(stack.orm, retake.runId, 'failed');
     const { state } = await upload(face, retake);
     assert.equal(state?.status, ScanStatus.QUEUED);
+  });
+
+  it('storing a photo decides on the locked row: a scan completed or deleted meanwhile takes none', async () => {
+    // What UploadPhoto meets when the analysis completes, or the scan is deleted, while a retake is checked.
+    const scan = await consentedScan(c);
+    await upload(face, scan);
+    await completeScan(stack.orm, scan.runId, HEALTHY_SCORES);
+    await refused(
+      storePhoto(stack.orm.em.fork(), scan.runId, face, 'image/jpeg'),
+      Code.FailedPrecondition,
+      'upload_closed',
+    );
+    const agent = await c.scans.getScan({ runId: scan.runId, accessToken: scan.accessToken });
+    assert.equal(agent.scan?.status, ScanStatus.COMPLETE);
+    assert.equal(agent.scan?.scores.length, Object.keys(HEALTHY_SCORES).length);
+    await sql('delete from scans where id = ?', [scan.runId]);
+    await refused(
+      storePhoto(stack.orm.em.fork(), scan.runId, face, 'image/jpeg'),
+      Code.NotFound,
+      'not_found',
+    );
   });
 
   it('each scan takes a limited number of photos an hour: rate_limited with retry_after_seconds', async () => {

@@ -1,6 +1,6 @@
 /**
  * Plain statements on MikroORM's own `pg` pool, for the hot paths where the ORM's layers (query building,
- * identity map, hydration) cost more than the query itself — see docs/performance.md. Sharing the pool
+ * identity map, hydration) cost more than the query itself — see docs/data-path.md. Sharing the pool
  * keeps one queue and one connection limit (`pool.max`) for both kinds of statement.
  *
  * The pool keeps MikroORM's type parsers, which leave timestamps as strings: plain reads select them as
