@@ -5,6 +5,7 @@ import { createConnectTransport } from '@connectrpc/connect-node';
 import pg from 'pg';
 import { loadFacadeConfig } from '../services/shared/config.ts';
 import { createLogger } from '../services/shared/logger.ts';
+import { clientTelemetry } from '../services/shared/telemetry.ts';
 import { createFacade } from './app.ts';
 
 const logger = createLogger('facade');
@@ -14,6 +15,7 @@ const core = createConnectTransport({
   httpVersion: '2',
   useBinaryFormat: true,
   defaultTimeoutMs: config.coreTimeoutMs,
+  interceptors: [clientTelemetry()],
 });
 // The façade's only database use: the rate-limit counters every replica shares (docs/design-notes.md).
 const limitStore = config.databaseUrl

@@ -9,6 +9,7 @@ import { AltchaChallenge } from '../intake/altcha-challenge.ts';
 import { InferenceAnalyzer } from '../scan/inference-analyzer.ts';
 import { loadCoreConfig } from '../shared/config.ts';
 import { createLogger } from '../shared/logger.ts';
+import { clientTelemetry } from '../shared/telemetry.ts';
 import { startCore } from './core.ts';
 import { migrate, openDatabase } from './db/orm.ts';
 
@@ -46,7 +47,12 @@ const core = await startCore({
   },
   admissions: { bounds: config.admissionBounds, intervalMs: config.admissionsCheckMs },
   analyzer: new InferenceAnalyzer(
-    createConnectTransport({ baseUrl: config.inferenceUrl, httpVersion: '2', useBinaryFormat: true }),
+    createConnectTransport({
+      baseUrl: config.inferenceUrl,
+      httpVersion: '2',
+      useBinaryFormat: true,
+      interceptors: [clientTelemetry()],
+    }),
     config.inferenceTimeoutMs,
   ),
 });

@@ -7,15 +7,24 @@
  */
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/postgresql';
+import { context, SpanKind, trace } from '@opentelemetry/api';
 import { type JobHelpers, Logger as QueueLogger, run, runMigrations, type TaskList } from 'graphile-worker';
 import pg from 'pg';
 import type { Orm } from '../core/db/orm.ts';
 import type { Logger } from '../shared/logger.ts';
+import { contextFromTraceparent, endSpan, tracer, withRequestId } from '../shared/telemetry.ts';
 import type { Analyzer } from './analyzer.ts';
 import { ANALYZE_TASK } from './photo-intake.ts';
 import { PURGE_TASK, type PurgeSettings, purgeCron, purgeScans } from './scan-purge.ts';
 
 export const ANALYSIS_UNAVAILABLE = 'analysis_unavailable';
+
+/** An analysis job's payload (photo-intake.ts writes it). */
+interface AnalysisJob {
+  readonly run_id: string;
+  readonly traceparent?: string;
+  readonly request_id?: string;
+}
 
 export interface ScanWorkerOptions {
   readonly orm: Orm;
@@ -53,8 +62,24 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
   };
   if (analyzer) {
     taskList[ANALYZE_TASK] = async (payload, helpers) => {
-      const runId = (payload as { run_id: string }).run_id;
-      await analyzeScan(orm.em.fork(), analyzer, runId, helpers, logger);
+      const job = payload as AnalysisJob;
+      // The analysis continues the trace of the upload that queued it, under that request's id.
+      let parent = contextFromTraceparent(job.traceparent);
+      if (job.request_id) parent = withRequestId(parent, job.request_id);
+      const span = tracer.startSpan(
+        'scan.analyze',
+        { kind: SpanKind.CONSUMER, attributes: { 'skinmatch.attempt': helpers.job.attempts } },
+        parent,
+      );
+      try {
+        await context.with(trace.setSpan(parent, span), () =>
+          analyzeScan(orm.em.fork(), analyzer, job.run_id, helpers, logger),
+        );
+        endSpan(span);
+      } catch (err) {
+        endSpan(span, err);
+        throw err;
+      }
     };
   }
   // The worker's own pool, ended only after the runner has stopped: graphile-worker ends a pool it made
