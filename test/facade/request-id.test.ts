@@ -40,6 +40,16 @@ describe('request ids and trace context', () => {
       .map((line) => JSON.parse(line));
   }
 
+  /** The first line that passes `check`, once written (the log stream writes behind the answer). */
+  async function logged(check: (line: Record<string, unknown>) => boolean) {
+    for (let i = 0; i < 100; i++) {
+      const line = lines().find(check);
+      if (line) return line;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return undefined;
+  }
+
   it('echoes a sane incoming X-Request-Id, and replaces one that is not', async () => {
     assert.equal(
       (await post({ 'x-request-id': 'agent-42.call_7' })).headers.get('x-request-id'),
@@ -61,12 +71,13 @@ describe('request ids and trace context', () => {
       traceparent: `00-${traceId}-00f067aa0ba902b7-01`,
     });
     assert.equal(response.status, 200);
+    await logged((line) => line.name === 'core' && line.msg === 'rpc' && line.request_id === 'trace-me-1');
     const core = lines().filter((line) => line.name === 'core' && line.request_id === 'trace-me-1');
     assert.ok(core.length > 0, 'core logged the call under the façade’s request id');
     assert.ok(core.every((line) => line.trace_id === traceId));
     const rpc = core.find((line) => line.msg === 'rpc');
     assert.match(String(rpc?.procedure), /ScanService\/StartScan$/);
-    const facade = lines().find((line) => line.name === 'facade' && line.request_id === 'trace-me-1');
+    const facade = await logged((line) => line.name === 'facade' && line.request_id === 'trace-me-1');
     assert.equal(facade?.trace_id, traceId);
     assert.equal(facade?.msg, 'request');
     assert.equal(facade?.status, 200);
@@ -74,8 +85,7 @@ describe('request ids and trace context', () => {
 
   it('gives a request without a traceparent its request id at core, and no made-up trace id', async () => {
     await post({ 'x-request-id': 'no-parent-1' });
-    const mine = lines().filter((line) => line.request_id === 'no-parent-1');
-    const core = mine.find((line) => line.name === 'core');
+    const core = await logged((line) => line.name === 'core' && line.request_id === 'no-parent-1');
     // Without an SDK no span records, but a request without a parent has no trace to carry: core's lines
     // have the request id, and a trace id only if one was given.
     assert.ok(core);
