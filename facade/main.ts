@@ -5,11 +5,14 @@ import { createConnectTransport } from '@connectrpc/connect-node';
 import pg from 'pg';
 import { loadFacadeConfig } from '../services/shared/config.ts';
 import { createLogger } from '../services/shared/logger.ts';
+import { startMetricsServer } from '../services/shared/metrics.ts';
 import { clientTelemetry } from '../services/shared/telemetry.ts';
+import { startTraceExport } from '../services/shared/trace-export.ts';
 import { createFacade } from './app.ts';
 
 const logger = createLogger('facade');
 const config = loadFacadeConfig();
+const traces = await startTraceExport('facade', logger);
 const core = createConnectTransport({
   baseUrl: config.coreUrl,
   httpVersion: '2',
@@ -47,6 +50,11 @@ const app = await createFacade({
   oauth: config.oauth,
 });
 for (const warning of config.warnings) logger.warn(warning);
+const metrics = await startMetricsServer({
+  port: config.metricsPorts.facade,
+  host: config.metricsHost ?? '127.0.0.1',
+  logger,
+});
 const server = app.listen(config.facadePort, () => {
   logger.info({ port: config.facadePort, base_url: config.publicBaseUrl }, 'facade listening');
 });
@@ -55,6 +63,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     logger.info({ signal }, 'facade stopping');
     server.close(async () => {
+      await metrics?.close();
+      await traces?.shutdown();
       await limitStore?.end();
       process.exit(0);
     });

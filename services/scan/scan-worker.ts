@@ -12,6 +12,7 @@ import { type JobHelpers, Logger as QueueLogger, run, runMigrations, type TaskLi
 import pg from 'pg';
 import type { Orm } from '../core/db/orm.ts';
 import type { Logger } from '../shared/logger.ts';
+import { inferenceDuration, scanStageDuration, secondsSince } from '../shared/metrics.ts';
 import { contextFromTraceparent, endSpan, tracer, withRequestId } from '../shared/telemetry.ts';
 import type { Analyzer } from './analyzer.ts';
 import { ANALYZE_TASK } from './photo-intake.ts';
@@ -126,13 +127,38 @@ async function analyzeScan(
   const photo = photos[0];
   if (!photo) return; // deleted, or already analysed by an earlier attempt
   const { image } = photo;
-  const finish = (outcome: Outcome) => finishAnalysis(sql, runId, photo.uploaded_at, outcome);
+  scanStageDuration.observe(
+    { stage: 'queued' },
+    Math.max(0, Date.now() - new Date(photo.uploaded_at).getTime()) / 1000,
+  );
+  // Each stage lasts from its first progress event to the next stage's (the last: to the outcome).
+  let stage = { name: '', started: performance.now() };
+  const nextStage = (name: string) => {
+    if (name === stage.name) return;
+    if (stage.name) scanStageDuration.observe({ stage: stage.name }, secondsSince(stage.started));
+    stage = { name, started: performance.now() };
+  };
+  const analysing = performance.now();
+  let measured = false;
+  // The inference call ends once: with an outcome (complete, failed) or without one (error).
+  const analysed = (outcome: string) => {
+    if (measured) return;
+    measured = true;
+    nextStage('recording');
+    inferenceDuration.observe({ outcome }, secondsSince(analysing));
+  };
+  const finish = async (outcome: Outcome) => {
+    analysed(outcome.status);
+    await finishAnalysis(sql, runId, photo.uploaded_at, outcome);
+    nextStage('');
+  };
   const lastAttempt = helpers.job.attempts >= helpers.job.max_attempts;
   try {
     await setProgress(sql, runId, 'decoding', 0);
     let lastPercent = -1;
     for await (const event of analyzer.analyze(image, helpers.abortSignal ?? new AbortController().signal)) {
       if (event.kind === 'progress') {
+        nextStage(event.stage);
         if (event.percent === lastPercent) continue;
         lastPercent = event.percent;
         await setProgress(sql, runId, event.stage, event.percent);
@@ -151,6 +177,7 @@ async function analyzeScan(
     }
     throw new Error('the analysis stream ended without an outcome');
   } catch (err) {
+    analysed('error');
     logger.warn(
       { run_id: runId, attempt: helpers.job.attempts, err: (err as Error).message },
       'analysis failed',

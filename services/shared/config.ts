@@ -70,6 +70,10 @@ export interface Config {
   readonly photoMaxPixels: number;
   /** Photos one scan may be sent per hour (retakes included). */
   readonly photoUploadsPerHour: number;
+  /** Each process's metrics port (`/metrics`; 0: off), distinct so that one machine runs all three. */
+  readonly metricsPorts: { readonly facade: number; readonly core: number; readonly inference: number };
+  /** Interface of the metrics endpoints (METRICS_HOST); unset: core's and inference's own, loopback for the façade. */
+  readonly metricsHost: string | undefined;
   readonly warnings: readonly string[];
 }
 
@@ -163,6 +167,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     photoMaxBytes: positive(env.PHOTO_MAX_BYTES, 10 * 1024 * 1024, 'PHOTO_MAX_BYTES'),
     photoMaxPixels: positive(env.PHOTO_MAX_PIXELS, 40_000_000, 'PHOTO_MAX_PIXELS'),
     photoUploadsPerHour: positive(env.PHOTO_UPLOADS_PER_HOUR, 20, 'PHOTO_UPLOADS_PER_HOUR'),
+    metricsPorts: {
+      facade: port(env.FACADE_METRICS_PORT, 9464, 'FACADE_METRICS_PORT'),
+      core: port(env.CORE_METRICS_PORT, 9465, 'CORE_METRICS_PORT'),
+      inference: port(env.INFERENCE_METRICS_PORT, 9466, 'INFERENCE_METRICS_PORT'),
+    },
+    metricsHost: env.METRICS_HOST || undefined,
     warnings,
   };
 }
