@@ -99,7 +99,8 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
     const started = performance.now();
     await context.with(withRequestId(extractTraceContext(ctx.headers), requestId), async () => {
       await next();
-      logger.info(
+      // Probes ask for /health every few seconds: their lines only at debug.
+      logger[ctx.path === '/health' ? 'debug' : 'info'](
         {
           method: ctx.method,
           path: ctx.path,

@@ -66,7 +66,9 @@ function logCalls(logger: Logger): Interceptor {
       const labels = { method, code: code === 'ok' ? 'OK' : code };
       rpcCalls.inc(labels);
       rpcDuration.observe(labels, seconds);
-      logger.info({ procedure: req.url, code, ms: Math.round(seconds * 1000) }, 'rpc');
+      // Probes call grpc.health.v1 every few seconds: their lines only at debug.
+      const level = req.method.parent.typeName === 'grpc.health.v1.Health' ? 'debug' : 'info';
+      logger[level]({ procedure: req.url, code, ms: Math.round(seconds * 1000) }, 'rpc');
     };
     // Unexpected failures are logged here and reach the client only as "internal error".
     const clientError = (err: unknown): ConnectError => {
