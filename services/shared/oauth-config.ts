@@ -6,7 +6,7 @@
  */
 import { createHash, createPrivateKey, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { type EnvReader, quote } from './env-reader.ts';
-import { described, describedPlaceholder, isPlaceholder, readSecret, type SecretContext } from './secrets.ts';
+import { describedPlaceholder, isPlaceholder, readSecret, type SecretContext } from './secrets.ts';
 
 /** A private signing key as a JWK, with its `kid` and `alg`. */
 export interface SigningJwk {
