@@ -19,8 +19,31 @@ export async function createTestDatabase(): Promise<{ url: string; drop: () => P
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    drop: () => admin(serverUrl!, `drop database if exists ${name} with (force)`),
+    drop: async () => {
+      // A pool a test just ended may still be closing its connections; forcing them off first would reach
+      // that pool as an uncaught "terminating connection due to administrator command".
+      await untilUnused(serverUrl!, name);
+      await admin(serverUrl!, `drop database if exists ${name} with (force)`);
+    },
   };
+}
+
+/** Waits (up to 5 s) until no session is connected to the database. */
+async function untilUnused(url: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (let waited = 0; waited < 5000; waited += 50) {
+      const { rows } = await client.query<{ n: number }>(
+        'select count(*)::int as n from pg_stat_activity where datname = $1',
+        [name],
+      );
+      if (rows[0]!.n === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    await client.end();
+  }
 }
 
 async function serverUrlOnce(): Promise<string> {
