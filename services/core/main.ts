@@ -8,6 +8,7 @@ import { loadDemoCatalog } from '../catalog/demo-catalog.ts';
 import { AltchaChallenge } from '../intake/altcha-challenge.ts';
 import { InferenceAnalyzer } from '../scan/inference-analyzer.ts';
 import { loadCoreConfig } from '../shared/config.ts';
+import { loadOrExit } from '../shared/env-reader.ts';
 import { createLogger } from '../shared/logger.ts';
 import { startMetricsServer } from '../shared/metrics.ts';
 import { clientTelemetry } from '../shared/telemetry.ts';
@@ -15,8 +16,8 @@ import { startTraceExport } from '../shared/trace-export.ts';
 import { startCore } from './core.ts';
 import { migrate, openDatabase } from './db/orm.ts';
 
-const logger = createLogger('core');
-const config = loadCoreConfig();
+const config = loadOrExit('core', () => loadCoreConfig());
+const logger = createLogger('core', config.logLevel);
 for (const warning of config.warnings) logger.warn(warning);
 const traces = await startTraceExport('core', logger);
 if (!config.databaseUrl) {

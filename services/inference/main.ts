@@ -1,12 +1,13 @@
 /** The inference process: stateless face analysis over Connect/gRPC; no database, any number of replicas. */
 import { loadConfig } from '../shared/config.ts';
+import { loadOrExit } from '../shared/env-reader.ts';
 import { createLogger } from '../shared/logger.ts';
 import { startMetricsServer } from '../shared/metrics.ts';
 import { startTraceExport } from '../shared/trace-export.ts';
 import { startInference } from './inference-server.ts';
 
-const logger = createLogger('inference');
-const config = loadConfig();
+const config = loadOrExit('inference', () => loadConfig());
+const logger = createLogger('inference', config.logLevel);
 const traces = await startTraceExport('inference', logger);
 const server = await startInference(config.inferencePort, logger, config.inferenceHost, {
   stageDelayMs: config.inferenceStageDelayMs,
