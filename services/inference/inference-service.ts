@@ -10,7 +10,8 @@ import {
   type InferenceService,
   Stage,
 } from '../../gen/skinmatch/inference/v1/inference_pb.ts';
-import { FAILURE_MESSAGES, type FaceAnalysis, type StageName } from './face-analysis.ts';
+import { FAILURE_MESSAGES } from '../shared/failure-messages.ts';
+import type { FaceAnalysis, StageName } from './face-analysis.ts';
 import type { Quality } from './quality.ts';
 
 const STAGE: Record<StageName, Stage> = {

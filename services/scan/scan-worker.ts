@@ -10,12 +10,11 @@ import type { SqlEntityManager } from '@mikro-orm/postgresql';
 import { type JobHelpers, Logger as QueueLogger, run, runMigrations, type TaskList } from 'graphile-worker';
 import pg from 'pg';
 import type { Orm } from '../core/db/orm.ts';
+import { ANALYSIS_UNAVAILABLE } from '../shared/failure-messages.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Analyzer } from './analyzer.ts';
 import { ANALYZE_TASK } from './photo-intake.ts';
 import { PURGE_TASK, type PurgeSettings, purgeCron, purgeScans } from './scan-purge.ts';
-
-export const ANALYSIS_UNAVAILABLE = 'analysis_unavailable';
 
 export interface ScanWorkerOptions {
   readonly orm: Orm;
