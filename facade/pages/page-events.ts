@@ -5,7 +5,6 @@
  * cut a slow analysis short) and ends with the browser: the call to core is cancelled when the page goes.
  * A comment every so often keeps proxies from closing a quiet stream.
  */
-import { PassThrough } from 'node:stream';
 import type { Client } from '@connectrpc/connect';
 import type { Context } from 'koa';
 import type { IntakeService, WatchIntakeResponse } from '../../gen/skinmatch/v1/intake_pb.ts';
@@ -37,17 +36,21 @@ export async function relayEvents(relay: EventsRelay, ctx: Context, runId: strin
     cancel.abort();
     return relay.refuse(ctx, err);
   }
-  const stream = new PassThrough();
   setPageHeaders(ctx);
   ctx.status = 200;
   ctx.type = 'text/event-stream';
   ctx.set('X-Accel-Buffering', 'no'); // a buffering proxy in front would hold every event back
-  ctx.req.socket.setNoDelay(true);
-  ctx.body = stream;
-  ctx.res.once('close', () => cancel.abort()); // the page went away (or the stream ended)
-  const keepAlive = setInterval(() => stream.write(': keep-alive\n\n'), relay.keepAliveMs);
-  const send = (event: string, data: unknown) =>
-    stream.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  // Written here rather than by Koa: a stream the browser closes is the normal end, not an error to log.
+  ctx.respond = false;
+  const { res } = ctx;
+  res.socket?.setNoDelay(true);
+  res.flushHeaders();
+  res.once('close', () => cancel.abort()); // the page went away (or the stream ended)
+  const write = (text: string) => {
+    if (!res.destroyed && !res.writableEnded) res.write(text);
+  };
+  const keepAlive = setInterval(() => write(': keep-alive\n\n'), relay.keepAliveMs);
+  const send = (event: string, data: unknown) => write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
 
   void (async () => {
     try {
@@ -62,7 +65,7 @@ export async function relayEvents(relay: EventsRelay, ctx: Context, runId: strin
     } finally {
       clearInterval(keepAlive);
       cancel.abort();
-      stream.end();
+      if (!res.destroyed) res.end();
     }
   })();
 }

@@ -31,7 +31,7 @@ export interface PageRequest {
   /** The Origin header; the page's own by default, none with null. */
   readonly origin?: string | null;
   readonly headers?: Record<string, string>;
-  readonly body?: BodyInit;
+  readonly body?: RequestInit['body'];
 }
 
 /** One request to `path` of the page, as the page's script would send it. */
