@@ -28,7 +28,7 @@ export function pageCsp(nonce: string): string {
     `style-src 'self' 'nonce-${nonce}'`,
     "img-src 'self' blob: data:",
     "connect-src 'self'",
-    "worker-src 'self' blob:",
+    "worker-src 'self'",
     "form-action 'self'",
     "base-uri 'none'",
     "frame-ancestors 'none'",

@@ -4,7 +4,9 @@
  * who may upload, watch and delete, and the photo checks. Photos are real faces; bad files are made from them.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
+import { ASSETS } from '../../facade/pages/scan-assets.ts';
 import { SCAN_NOT_FOUND_HTML } from '../../facade/pages/scan-html.ts';
 import { CONSENT_OUTDATED_WORDS, refusalWords } from '../../facade/pages/scan-words.ts';
 import { CONSENT_VERSION } from '../../services/intake/consent.ts';
@@ -63,7 +65,7 @@ describe('the upload page /scan/:id over HTTP: page, cookie and refusals', funct
     assert.equal(
       first.headers.get('content-security-policy')?.replace(/nonce-[^']+/g, 'nonce-N'),
       "default-src 'none'; script-src 'self' 'nonce-N'; style-src 'self' 'nonce-N'; img-src 'self' blob: data:; " +
-        "connect-src 'self'; worker-src 'self' blob:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+        "connect-src 'self'; worker-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
     );
   });
 
@@ -342,12 +344,22 @@ describe('the upload page /scan/:id over HTTP: page, cookie and refusals', funct
       'not_found',
       words('not_found'),
     );
-    const script = await pageFetch(base, '/scan/assets/scan-page.js');
-    assert.equal(script.status, 200);
-    assert.equal(script.headers.get('content-type'), 'text/javascript; charset=utf-8');
-    assert.equal(script.headers.get('cache-control'), 'public, max-age=3600');
-    assert.equal(script.headers.get('x-content-type-options'), 'nosniff');
-    assert.ok((await script.arrayBuffer()).byteLength > 0);
+    assert.deepEqual(Object.keys(ASSETS).sort(), [
+      'altcha-pbkdf2-worker.js',
+      'altcha.css',
+      'altcha.js',
+      'scan-page.css',
+      'scan-page.js',
+    ]);
+    for (const [name, { path, type }] of Object.entries(ASSETS)) {
+      const res = await pageFetch(base, `/scan/assets/${name}`);
+      assert.equal(res.status, 200, name);
+      assert.equal(res.headers.get('content-type'), type);
+      assert.match(type, name.endsWith('.css') ? /^text\/css/ : /^text\/javascript/);
+      assert.equal(res.headers.get('cache-control'), 'public, max-age=3600');
+      assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+      assert.deepEqual(Buffer.from(await res.arrayBuffer()), readFileSync(path), name);
+    }
     for (const path of [
       '/scan/assets/nope.js',
       '/scan/assets/..%2Fscan-page.ts',
