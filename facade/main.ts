@@ -4,11 +4,12 @@
 import { createConnectTransport } from '@connectrpc/connect-node';
 import pg from 'pg';
 import { loadFacadeConfig } from '../services/shared/config.ts';
+import { loadOrExit } from '../services/shared/env-reader.ts';
 import { createLogger } from '../services/shared/logger.ts';
 import { createFacade } from './app.ts';
 
-const logger = createLogger('facade');
-const config = loadFacadeConfig();
+const config = loadOrExit('facade', () => loadFacadeConfig());
+const logger = createLogger('facade', config.logLevel);
 const core = createConnectTransport({
   baseUrl: config.coreUrl,
   httpVersion: '2',
@@ -20,13 +21,8 @@ const limitStore = config.databaseUrl
   ? new pg.Pool({ connectionString: config.databaseUrl, max: 4, idleTimeoutMillis: 30_000 })
   : undefined;
 limitStore?.on('error', (err) => logger.warn({ err: err.message }, 'rate-limit database connection lost'));
-if (!limitStore) {
-  if (config.production) {
-    logger.fatal('DATABASE_URL is required: replicas share their rate limits in PostgreSQL');
-    process.exit(1);
-  }
-  logger.warn('DATABASE_URL is not set: rate limits count in this process only');
-}
+// Production requires DATABASE_URL (config.ts): replicas share their rate limits in PostgreSQL.
+if (!limitStore) logger.warn('DATABASE_URL is not set: rate limits count in this process only');
 const app = await createFacade({
   core,
   allowedHosts: config.allowedHosts,

@@ -8,12 +8,13 @@ import { loadDemoCatalog } from '../catalog/demo-catalog.ts';
 import { AltchaChallenge } from '../intake/altcha-challenge.ts';
 import { InferenceAnalyzer } from '../scan/inference-analyzer.ts';
 import { loadCoreConfig } from '../shared/config.ts';
+import { loadOrExit } from '../shared/env-reader.ts';
 import { createLogger } from '../shared/logger.ts';
 import { startCore } from './core.ts';
 import { migrate, openDatabase } from './db/orm.ts';
 
-const logger = createLogger('core');
-const config = loadCoreConfig();
+const config = loadOrExit('core', () => loadCoreConfig());
+const logger = createLogger('core', config.logLevel);
 for (const warning of config.warnings) logger.warn(warning);
 if (!config.databaseUrl) {
   logger.fatal('DATABASE_URL is required (npm start provides one on an embedded PostgreSQL)');

@@ -1,10 +1,11 @@
 /** The inference process: stateless face analysis over Connect/gRPC; no database, any number of replicas. */
 import { loadConfig } from '../shared/config.ts';
+import { loadOrExit } from '../shared/env-reader.ts';
 import { createLogger } from '../shared/logger.ts';
 import { startInference } from './inference-server.ts';
 
-const logger = createLogger('inference');
-const config = loadConfig();
+const config = loadOrExit('inference', () => loadConfig());
+const logger = createLogger('inference', config.logLevel);
 const server = await startInference(config.inferencePort, logger, config.inferenceHost, {
   stageDelayMs: config.inferenceStageDelayMs,
 });

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { Health, HealthCheckResponse_ServingStatus } from '../../gen/grpc/health/v1/health_pb.ts';
@@ -31,12 +31,12 @@ describe('the chart’s processes, started with the environment it gives them', 
       publicBaseUrl: 'https://skin.example.com',
       database: { url: database.url },
       secrets: {
-        tokenPepper: 'ab'.repeat(32),
-        altchaHmacKey: 'cd'.repeat(32),
+        tokenPepper: randomBytes(32).toString('hex'),
+        altchaHmacKey: randomBytes(32).toString('hex'),
         oauthSigningKey: generateKeyPairSync('ec', { namedCurve: 'P-256' })
           .privateKey.export({ type: 'pkcs8', format: 'pem' })
           .toString(),
-        oauthCookieKeys: 'k'.repeat(32),
+        oauthCookieKeys: randomBytes(24).toString('base64url'),
         identityProviderClientSecrets: ['upstream-secret-1', 'upstream-secret-2'],
       },
       oauth: {

@@ -267,6 +267,12 @@ describe('helm chart render', function () {
     for (const file of [...sources, 'services/core/migrate.ts']) {
       const text = readFileSync(file, 'utf8');
       for (const m of text.matchAll(/env\.([A-Z_0-9]+)/g)) read.add(m[1]!);
+      // Read through the EnvReader (`env.positive('NAME', …)`) or as a secret's name.
+      for (const m of text.matchAll(
+        /(?:\.(?:value|port|positive|count|oneOf|url)|hexSecret)\(\s*'([A-Z_0-9]+)'/g,
+      ))
+        read.add(m[1]!);
+      for (const m of text.matchAll(/name: '([A-Z_0-9]+)'/g)) read.add(m[1]!);
       // The identity providers' variables are read as IDP_<n>_<NAME>.
       for (const m of text.matchAll(/read\('([A-Z_]+)'\)/g))
         for (const id of ['1', '2']) read.add(`IDP_${id}_${m[1]}`);
