@@ -107,7 +107,7 @@ const WIDGET_CONFIGURATION = JSON.stringify({ humanInteractionSignature: false }
 
 /** One page for an unknown, expired, deleted or malformed scan id: the same bytes whatever the reason. */
 export const SCAN_NOT_FOUND_HTML = `<!doctype html><html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1"><title>This link does not work</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>This link does not work</title><link rel="icon" href="data:,">
 <link rel="stylesheet" href="${ASSET}/scan-page.css"></head><body><main>
 <h1>This link does not work</h1>
 <p>The link is wrong, has expired, or the scan was deleted. Ask your assistant for a new link.</p>
@@ -121,7 +121,7 @@ export function renderScanPage(view: ScanPageView): string {
   const mb = Math.floor(view.maxBytes / (1024 * 1024));
   const percent = step === 'progress' ? clampPercent(state.progress) : 0;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1"><title>Your skin scan — skinmatch</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>Your skin scan — skinmatch</title><link rel="icon" href="data:,">
 <link rel="stylesheet" href="${ASSET}/altcha.css"><link rel="stylesheet" href="${ASSET}/scan-page.css">
 <script type="module" src="${ASSET}/altcha.js"></script>
 <script type="module" src="${ASSET}/scan-page.js"></script></head><body>
@@ -138,7 +138,7 @@ export function renderScanPage(view: ScanPageView): string {
 <noscript><p class="alert">This page needs JavaScript to check that you are a person and to send your photo.</p></noscript>
 <section id="consent-step" aria-labelledby="consent-title"${shown('consent')}>
 <h2 tabindex="-1" id="consent-title">Agree first</h2>
-<form id="consent-form" action="${escapeHtml(base)}/consent" method="post">
+<form id="consent-form" action="${escapeHtml(base)}/consent" method="post" novalidate>
 <p id="consent-text">${escapeHtml(view.consentText)}</p>
 <p class="note">Consent text version <span id="consent-version">${escapeHtml(view.consentVersion)}</span></p>
 <div class="check"><input type="checkbox" id="consent-check" name="agree" value="yes" aria-describedby="consent-text">
