@@ -6,9 +6,6 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser } from '../test/support/browser.ts';
-import { stopTestDatabaseServer } from '../test/support/database.ts';
-import { connectSdkClient } from '../test/support/mcp.ts';
 import {
   consentOnPage,
   photoFile,
@@ -16,6 +13,9 @@ import {
   startProductStack,
   startScan,
 } from '../test/intake/scan-page-browser-support.ts';
+import { launchBrowser } from '../test/support/browser.ts';
+import { stopTestDatabaseServer } from '../test/support/database.ts';
+import { connectSdkClient } from '../test/support/mcp.ts';
 
 const OUT = resolve('docs/screenshots');
 const VIEWPORTS = [

@@ -113,9 +113,20 @@ export const SCAN_NOT_FOUND_HTML = `<!doctype html><html lang="en"><head><meta c
 <p>The link is wrong, has expired, or the scan was deleted. Ask your assistant for a new link.</p>
 </main></body></html>`;
 
+/** What a browser that did not consent learns: that someone did, nothing of the scan's progress or outcome. */
+const FOREIGN_STATE: PageState = {
+  status: 'awaiting_upload',
+  stage: '',
+  progress: 0,
+  failure_reason: null,
+  failure_message: null,
+  consented: true,
+  is_consenting_browser: false,
+};
+
 export function renderScanPage(view: ScanPageView): string {
-  const { state } = view;
-  const step = stepOf(state);
+  const step = stepOf(view.state);
+  const state = step === 'elsewhere' ? FOREIGN_STATE : view.state;
   const base = `/scan/${encodeURIComponent(view.runId)}`;
   const shown = (...steps: Step[]) => (steps.includes(step) ? '' : ' hidden');
   const mb = Math.floor(view.maxBytes / (1024 * 1024));

@@ -10,11 +10,7 @@ import sharp from 'sharp';
 import { freePort } from '../../scripts/port.ts';
 import { InferenceAnalyzer } from '../../services/scan/inference-analyzer.ts';
 import { singleFace } from '../inference/support/photos.ts';
-import {
-  consentOnPage,
-  startInferenceProcess,
-  startScan,
-} from '../intake/scan-page-browser-support.ts';
+import { consentOnPage, startInferenceProcess, startScan } from '../intake/scan-page-browser-support.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { stopTestDatabaseServer } from '../support/database.ts';
 import { TEST_CATALOG } from '../support/fixtures.ts';
@@ -64,7 +60,8 @@ try {
     await page.setInputFiles('#file', photoPath);
     const response = await upload;
     const t0 = performance.now();
-    if (response.status() !== 202) throw new Error(`upload refused: ${response.status()} ${await response.text()}`);
+    if (response.status() !== 202)
+      throw new Error(`upload refused: ${response.status()} ${await response.text()}`);
     sent ??= response.request().postDataBuffer();
     for (;;) {
       const result = await agent.callTool({

@@ -218,7 +218,20 @@ describe('the upload page in a real browser, with the agent and the inference pr
     assert.equal(after.events, '403 not_consenting_browser');
     await other.reload();
     await shown(other, 'elsewhere');
-    assert.doesNotMatch(await other.content(), /Done — return|Measuring your skin/);
+    assert.equal(
+      await other.textContent('#status'),
+      'This scan is in the hands of the browser where someone agreed to it.',
+    );
+    // Nothing in the page tells that browser how the scan went.
+    assert.deepEqual(JSON.parse((await other.getAttribute('#scan', 'data-state'))!), {
+      status: 'awaiting_upload',
+      stage: '',
+      progress: 0,
+      failure_reason: null,
+      failure_message: null,
+      consented: true,
+      is_consenting_browser: false,
+    });
   });
 
   it('the consenting browser deletes the scan; deleted, expired and unknown ids get one identical 404 page', async () => {
