@@ -59,7 +59,9 @@ try {
     await other.goto(scan.upload_url);
     await shot(other, '7-another-browser');
     await person.setInputFiles('#file', face);
-    await person.waitForFunction("/\\d+%$/.test(document.getElementById('status').textContent)");
+    await person.waitForFunction(() =>
+      /\d+%$/.test((globalThis as any).document.getElementById('status').textContent),
+    );
     await shot(person, '3-analysing');
     await shown(person, 'done');
     await shot(person, '4-complete');
