@@ -59,9 +59,7 @@ try {
     await other.goto(scan.upload_url);
     await shot(other, '7-another-browser');
     await person.setInputFiles('#file', face);
-    await person.waitForFunction(() =>
-      /\d+%$/.test((globalThis as any).document.getElementById('status').textContent),
-    );
+    await person.locator('#status', { hasText: /[1-9]\d*%$/ }).waitFor({ timeout: 60_000 });
     await shot(person, '3-analysing');
     await shown(person, 'done');
     await shot(person, '4-complete');

@@ -74,15 +74,13 @@ export const PAGE_WORDS = {
   network: 'The connection failed. Check that you are online, then try again.',
   sent: 'Photo sent.',
   awaitingPhoto: 'You agreed. Now take or choose a photo of your face.',
-  elsewhere: 'This scan is in the hands of the browser where someone agreed to it.',
 };
 
 export function statusWords(state: PageState): string {
   switch (stepOf(state)) {
     case 'consent':
-      return '';
     case 'elsewhere':
-      return PAGE_WORDS.elsewhere;
+      return ''; // the step's own section says it all
     case 'photo':
       return PAGE_WORDS.awaitingPhoto;
     case 'progress':
@@ -164,8 +162,7 @@ export function renderScanPage(view: ScanPageView): string {
 the analysis. If that was you, open the link there.</p></section>
 <section id="failed-step" aria-labelledby="failed-title"${shown('failed')}>
 <h2 tabindex="-1" id="failed-title">The photo could not be used</h2>
-<p id="failure-message">${escapeHtml(state.failure_message ?? PAGE_WORDS.failedFallback)}</p>
-<p>Take another photo below; it is analysed the same way.</p></section>
+<p>What went wrong is said above. Take another photo below; it is analysed the same way.</p></section>
 <section id="photo-step" aria-labelledby="photo-title"${shown('photo', 'failed')}>
 <h2 tabindex="-1" id="photo-title">${step === 'failed' ? 'Try again' : 'Your photo'}</h2>
 <p>Face a window or a lamp, look straight at the camera, and make sure only your face is in the picture.

@@ -130,7 +130,7 @@ describe('upload page HTML', () => {
     const html = renderScanPage(
       view({ ...MINE, status: 'failed', failure_reason: 'several_faces', failure_message: message }),
     );
-    assert.ok(html.includes(`<p id="failure-message">${message}</p>`));
+    assert.ok(html.includes(`<p id="status" role="status" aria-live="polite">${message}</p>`));
     assert.match(html, /<h2 tabindex="-1" id="photo-title">Try again<\/h2>/);
   });
 
