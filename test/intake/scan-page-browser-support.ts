@@ -106,6 +106,22 @@ export async function consentOnPage(page: Page): Promise<void> {
   await page.waitForSelector('#photo-step:not([hidden])', { timeout: 30_000 });
 }
 
+/** The same by keyboard alone: Tab to the box, Space, Tab to the button, Enter. */
+export async function consentByKeyboard(page: Page): Promise<void> {
+  const focusOn = async (id: string) => {
+    for (let i = 0; i < 30; i++) {
+      await page.keyboard.press('Tab');
+      if (await page.evaluate((want) => (globalThis as any).document.activeElement?.id === want, id)) return;
+    }
+    throw new Error(`Tab never reached #${id}`);
+  };
+  await focusOn('consent-check');
+  await page.keyboard.press('Space');
+  await focusOn('consent-submit');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#photo-step:not([hidden])', { timeout: 30_000 });
+}
+
 export const shown = (page: Page, step: string, timeout = 60_000) =>
   page.waitForSelector(`#${step}-step:not([hidden])`, { timeout });
 

@@ -12,6 +12,7 @@ import { connectSdkClient } from '../support/mcp.ts';
 import { assertPageHeaders } from '../support/page-headers.ts';
 import {
   assertAccessible,
+  consentByKeyboard,
   consentOnPage,
   followScan,
   type ProductStack,
@@ -148,11 +149,15 @@ describe('the upload page in a real browser, with the agent and the inference pr
     assert.equal(again.body.error, 'upload_closed');
   });
 
-  it('a photo that cannot be used: the words to act on, then a retake that completes', async () => {
+  it('a photo that cannot be used: the words to act on, then a retake that completes (by keyboard, at 360 px)', async () => {
     const scan = await startScan(agent);
-    const page = await newPage();
+    const page = await newPage({ width: 360, height: 740 });
     await page.goto(scan.upload_url);
-    await consentOnPage(page);
+    // Readable at 360 px: nothing wider than the screen.
+    assert.equal(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth), 360);
+    await consentByKeyboard(page);
+    // Focus moved to the step the person is at.
+    assert.equal(await page.evaluate(() => (globalThis as any).document.activeElement.id), 'photo-title');
     await page.setInputFiles('#selfie', group);
     await shown(page, 'failed');
     assert.equal(
