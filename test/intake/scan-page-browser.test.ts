@@ -244,7 +244,28 @@ describe('the upload page in a real browser, with the agent and the inference pr
     const scan = await startScan(agent);
     const page = await newPage({ width: 1280, height: 800 });
     await page.goto(scan.upload_url);
-    await consentOnPage(page);
+    // A refusal's words are shown as the server gives them: here a solution tampered with on the way.
+    await page.route('**/consent', (route) =>
+      route.continue({
+        postData: JSON.stringify({ ...route.request().postDataJSON(), challenge_solution: 'dGFtcGVyZWQ=' }),
+      }),
+    );
+    await page.check('#consent-check');
+    const [refused] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/consent')),
+      page.click('#consent-submit'),
+    ]);
+    assert.equal(refused.status(), 403);
+    const refusal = (await refused.json()) as { error: string; message: string };
+    assert.equal(refusal.error, 'challenge_failed');
+    await page.locator('#alert', { hasText: refusal.message }).waitFor();
+    assert.equal(await page.textContent('#alert'), refusal.message);
+    await assertAccessible(page, 'a refusal shown');
+    await page.unroute('**/consent');
+    // The widget starts over with a fresh challenge, and the next try goes through.
+    await page.click('#consent-submit');
+    await shown(page, 'photo', 30_000);
+    assert.equal(await page.textContent('#alert'), '');
     await page.click('#delete-button'); // the confirm dialog is accepted
     await shown(page, 'gone');
     assert.equal(
