@@ -4,29 +4,30 @@
 import { createConnectTransport } from '@connectrpc/connect-node';
 import pg from 'pg';
 import { loadFacadeConfig } from '../services/shared/config.ts';
+import { loadOrExit } from '../services/shared/env-reader.ts';
 import { createLogger } from '../services/shared/logger.ts';
+import { startMetricsServer } from '../services/shared/metrics.ts';
+import { clientTelemetry } from '../services/shared/telemetry.ts';
+import { startTraceExport } from '../services/shared/trace-export.ts';
 import { createFacade } from './app.ts';
 
-const logger = createLogger('facade');
-const config = loadFacadeConfig();
+const config = loadOrExit('facade', () => loadFacadeConfig());
+const logger = createLogger('facade', config.logLevel);
+const traces = await startTraceExport('facade', logger);
 const core = createConnectTransport({
   baseUrl: config.coreUrl,
   httpVersion: '2',
   useBinaryFormat: true,
   defaultTimeoutMs: config.coreTimeoutMs,
+  interceptors: [clientTelemetry()],
 });
 // The façade's only database use: the rate-limit counters every replica shares (docs/design-notes.md).
 const limitStore = config.databaseUrl
   ? new pg.Pool({ connectionString: config.databaseUrl, max: 4, idleTimeoutMillis: 30_000 })
   : undefined;
 limitStore?.on('error', (err) => logger.warn({ err: err.message }, 'rate-limit database connection lost'));
-if (!limitStore) {
-  if (config.production) {
-    logger.fatal('DATABASE_URL is required: replicas share their rate limits in PostgreSQL');
-    process.exit(1);
-  }
-  logger.warn('DATABASE_URL is not set: rate limits count in this process only');
-}
+// Production requires DATABASE_URL (config.ts): replicas share their rate limits in PostgreSQL.
+if (!limitStore) logger.warn('DATABASE_URL is not set: rate limits count in this process only');
 const app = await createFacade({
   core,
   allowedHosts: config.allowedHosts,
@@ -45,6 +46,11 @@ const app = await createFacade({
   oauth: config.oauth,
 });
 for (const warning of config.warnings) logger.warn(warning);
+const metrics = await startMetricsServer({
+  port: config.metricsPorts.facade,
+  host: config.metricsHost ?? '127.0.0.1',
+  logger,
+});
 const server = app.listen(config.facadePort, () => {
   logger.info({ port: config.facadePort, base_url: config.publicBaseUrl }, 'facade listening');
 });
@@ -53,6 +59,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     logger.info({ signal }, 'facade stopping');
     server.close(async () => {
+      await metrics?.close();
+      await traces?.shutdown();
       await limitStore?.end();
       process.exit(0);
     });

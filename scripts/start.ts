@@ -8,10 +8,11 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../services/core/db/embedded.ts';
 import { loadFacadeConfig } from '../services/shared/config.ts';
+import { loadOrExit } from '../services/shared/env-reader.ts';
 import { EMBEDDED_PG_PORT } from './cli-database.ts';
 import { freePort, waitForPort } from './port.ts';
 
-const config = loadFacadeConfig();
+const config = loadOrExit('start', () => loadFacadeConfig());
 for (const warning of config.warnings) say('start', `WARNING: ${warning}`);
 
 let database: EmbeddedDatabase | undefined;

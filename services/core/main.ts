@@ -8,13 +8,18 @@ import { loadDemoCatalog } from '../catalog/demo-catalog.ts';
 import { AltchaChallenge } from '../intake/altcha-challenge.ts';
 import { InferenceAnalyzer } from '../scan/inference-analyzer.ts';
 import { loadCoreConfig } from '../shared/config.ts';
+import { loadOrExit } from '../shared/env-reader.ts';
 import { createLogger } from '../shared/logger.ts';
+import { startMetricsServer } from '../shared/metrics.ts';
+import { clientTelemetry } from '../shared/telemetry.ts';
+import { startTraceExport } from '../shared/trace-export.ts';
 import { startCore } from './core.ts';
 import { migrate, openDatabase } from './db/orm.ts';
 
-const logger = createLogger('core');
-const config = loadCoreConfig();
+const config = loadOrExit('core', () => loadCoreConfig());
+const logger = createLogger('core', config.logLevel);
 for (const warning of config.warnings) logger.warn(warning);
+const traces = await startTraceExport('core', logger);
 if (!config.databaseUrl) {
   logger.fatal('DATABASE_URL is required (npm start provides one on an embedded PostgreSQL)');
   process.exit(1);
@@ -46,16 +51,28 @@ const core = await startCore({
   },
   admissions: { bounds: config.admissionBounds, intervalMs: config.admissionsCheckMs },
   analyzer: new InferenceAnalyzer(
-    createConnectTransport({ baseUrl: config.inferenceUrl, httpVersion: '2', useBinaryFormat: true }),
+    createConnectTransport({
+      baseUrl: config.inferenceUrl,
+      httpVersion: '2',
+      useBinaryFormat: true,
+      interceptors: [clientTelemetry()],
+    }),
     config.inferenceTimeoutMs,
   ),
 });
 logger.info({ host: config.coreHost, port: core.port }, 'core listening (Connect, gRPC, gRPC-Web on h2c)');
+const metrics = await startMetricsServer({
+  port: config.metricsPorts.core,
+  host: config.metricsHost ?? config.coreHost,
+  logger,
+});
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {
     logger.info({ signal }, 'core stopping');
     await core.close();
+    await metrics?.close();
+    await traces?.shutdown();
     await orm.close();
     process.exit(0);
   });

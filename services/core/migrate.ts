@@ -5,15 +5,20 @@
  * other secret.
  */
 import { prepareQueue } from '../scan/scan-worker.ts';
+import { EnvReader, loadOrExit } from '../shared/env-reader.ts';
 import { createLogger } from '../shared/logger.ts';
 import { migrate, openDatabase } from './db/orm.ts';
 
+const databaseUrl = loadOrExit('migrate', () => {
+  const env = new EnvReader(process.env);
+  const url = env.url('DATABASE_URL', '', ['postgres:', 'postgresql:'], true);
+  if (env.value('DATABASE_URL') === undefined) {
+    env.fault('DATABASE_URL: not set, expected a postgres:// connection string');
+  }
+  env.done();
+  return url;
+});
 const logger = createLogger('migrate');
-const databaseUrl = process.env.DATABASE_URL;
-if (!databaseUrl) {
-  logger.fatal('DATABASE_URL is required');
-  process.exit(1);
-}
 const orm = await openDatabase(databaseUrl);
 try {
   const pending = (await orm.migrator.getPending()).map((m) => m.name);

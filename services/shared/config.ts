@@ -1,16 +1,18 @@
 /**
  * Configuration, read and validated once at start. Every key is documented in the README's configuration
- * table. Each process reads only the secrets it uses: core the token pepper (`loadCoreConfig`), the façade
+ * table. Every bad value is reported, all at once, one line each (env-reader.ts); in production nothing of
+ * development's is accepted: no generated or placeholder key, no public address on localhost or plain http. Each process reads only the secrets it uses: core the token pepper (`loadCoreConfig`), the façade
  * the authorization server's keys (`loadFacadeConfig`), inference none (`loadConfig`); so the
  * internet-facing façade never holds the key that turns tokens into stored hashes. In production a missing
  * secret stops the process at start; in development one is generated once under the data directory, with a
  * loud warning.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { BacklogBounds } from '../scan/admissions-governor.ts';
+import { EnvReader, quote } from './env-reader.ts';
 import { loadOAuthConfig, type OAuthConfig } from './oauth-config.ts';
+import { described, describedPlaceholder, isPlaceholder, readSecret, type SecretContext } from './secrets.ts';
 
 /** A rate-limit budget of its own for one tool: `points` calls per `durationSeconds`. */
 export interface ToolBudget {
@@ -70,6 +72,15 @@ export interface Config {
   readonly photoMaxPixels: number;
   /** Photos one scan may be sent per hour (retakes included). */
   readonly photoUploadsPerHour: number;
+  /** On SIGTERM: how long the process keeps serving while not ready, so load balancers stop sending it work. */
+  readonly shutdownDrainDelayMs: number;
+  /** On SIGTERM: the bound on the whole shutdown; work still running then is handed back, and the process exits. */
+  readonly shutdownTimeoutMs: number;
+  readonly logLevel: string;
+  /** Each process's metrics port (`/metrics`; 0: off), distinct so that one machine runs all three. */
+  readonly metricsPorts: { readonly facade: number; readonly core: number; readonly inference: number };
+  /** Interface of the metrics endpoints (METRICS_HOST); unset: core's and inference's own, loopback for the façade. */
+  readonly metricsHost: string | undefined;
   readonly warnings: readonly string[];
 }
 
@@ -87,118 +98,170 @@ export interface FacadeConfig extends Config {
 
 /** Core's configuration: the shared keys, the token pepper and the ALTCHA key. */
 export function loadCoreConfig(env: NodeJS.ProcessEnv = process.env): CoreConfig {
-  const config = loadConfig(env);
-  const { production, dataDir } = config;
+  const reader = new EnvReader(env);
+  const config = readConfig(reader);
   const warnings = [...config.warnings];
-  const tokenPepper = hexSecret(
-    env.TOKEN_PEPPER,
-    'TOKEN_PEPPER',
-    'token-pepper',
-    production,
-    dataDir,
-    warnings,
-  );
-  const altchaHmacKey = hexSecret(
-    env.ALTCHA_HMAC_KEY,
-    'ALTCHA_HMAC_KEY',
-    'altcha-hmac-key',
-    production,
-    dataDir,
-    warnings,
-  );
-  return { ...config, tokenPepper, altchaHmacKey, warnings };
+  const context: SecretContext = { reader, production: config.production, dataDir: config.dataDir, warnings };
+  productionEssentials(reader, config);
+  const tokenPepper = hexSecret('TOKEN_PEPPER', 'token-pepper', context);
+  const altchaHmacKey = hexSecret('ALTCHA_HMAC_KEY', 'altcha-hmac-key', context);
+  if (config.production && tokenPepper && altchaHmacKey?.equals(tokenPepper)) {
+    reader.fault('ALTCHA_HMAC_KEY: got the same key as TOKEN_PEPPER, expected a key of its own');
+  }
+  reader.done();
+  return { ...config, tokenPepper: tokenPepper!, altchaHmacKey: altchaHmacKey!, warnings };
 }
 
 /** The façade's configuration: the shared keys and the authorization server's secrets, never the pepper. */
 export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeConfig {
-  const config = loadConfig(env);
+  const reader = new EnvReader(env);
+  const config = readConfig(reader);
   const warnings = [...config.warnings];
-  const oauth = loadOAuthConfig(env, config.production, config.dataDir, warnings);
-  return { ...config, oauth, warnings };
+  productionEssentials(reader, config);
+  const oauth = loadOAuthConfig({ reader, production: config.production, dataDir: config.dataDir, warnings });
+  reader.done();
+  return { ...config, oauth: oauth!, warnings };
 }
 
 /** The configuration every process shares, with no secret: all that inference and the operator tools need. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const production = env.NODE_ENV === 'production';
+  const reader = new EnvReader(env);
+  const config = readConfig(reader);
+  reader.done();
+  return config;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function readConfig(env: EnvReader): Config {
+  const nodeEnv = env.oneOf('NODE_ENV', ['production', 'development', 'test'], 'development');
+  const production = nodeEnv === 'production';
   const warnings: string[] = [];
-  const dataDir = resolve(env.DATA_DIR ?? '.data');
-  const facadePort = port(env.FACADE_PORT ?? env.PORT, 8080, 'FACADE_PORT');
-  const corePort = port(env.CORE_PORT, 8081, 'CORE_PORT');
-  const inferencePort = port(env.INFERENCE_PORT, 8082, 'INFERENCE_PORT');
-  const publicBaseUrl = (env.PUBLIC_BASE_URL ?? `http://localhost:${facadePort}`).replace(/\/+$/, '');
+  const dataDir = resolve(env.value('DATA_DIR') ?? '.data');
+  const facadePort = env.port(env.value('FACADE_PORT') ? 'FACADE_PORT' : 'PORT', 8080);
+  const corePort = env.port('CORE_PORT', 8081);
+  const inferencePort = env.port('INFERENCE_PORT', 8082);
+  const publicBaseUrl = env.url('PUBLIC_BASE_URL', `http://localhost:${facadePort}`).replace(/\/+$/, '');
   const baseHost = new URL(publicBaseUrl).host;
-  const allowedHosts = (env.ALLOWED_HOSTS ?? `${baseHost},localhost:${facadePort},127.0.0.1:${facadePort}`)
+  const allowedHosts = (
+    env.value('ALLOWED_HOSTS') ?? `${baseHost},localhost:${facadePort},127.0.0.1:${facadePort}`
+  )
     .split(',')
     .map((h) => h.trim().toLowerCase())
     .filter(Boolean);
+  for (const host of allowedHosts) {
+    if (!/^[a-z0-9.\-[\]:]+$/.test(host)) {
+      env.problem(
+        'ALLOWED_HOSTS',
+        quote(host),
+        'comma-separated host[:port] values, without a scheme or path',
+      );
+    }
+  }
+  const shutdownDrainDelayMs = env.count('SHUTDOWN_DRAIN_DELAY_MS', 0);
+  const shutdownTimeoutMs = env.positive('SHUTDOWN_TIMEOUT_MS', 25_000);
+  if (shutdownDrainDelayMs >= shutdownTimeoutMs) {
+    env.fault(
+      `SHUTDOWN_DRAIN_DELAY_MS: got ${shutdownDrainDelayMs}, expected less than SHUTDOWN_TIMEOUT_MS (${shutdownTimeoutMs})`,
+    );
+  }
   return {
     production,
-    databaseUrl: env.DATABASE_URL || undefined,
+    databaseUrl: env.value('DATABASE_URL')
+      ? env.url('DATABASE_URL', '', ['postgres:', 'postgresql:'], true) || undefined
+      : undefined,
     dataDir,
     publicBaseUrl,
     facadePort,
     corePort,
-    coreUrl: env.CORE_URL ?? `http://127.0.0.1:${corePort}`,
-    coreHost: env.CORE_HOST || '127.0.0.1',
-    inferenceHost: env.INFERENCE_HOST || '127.0.0.1',
-    coreTimeoutMs: positive(env.CORE_TIMEOUT_MS, 10_000, 'CORE_TIMEOUT_MS'),
-    mcpRequestTimeoutMs: positive(env.MCP_REQUEST_TIMEOUT_MS, 15_000, 'MCP_REQUEST_TIMEOUT_MS'),
-    inferenceTimeoutMs: positive(env.INFERENCE_TIMEOUT_MS, 30_000, 'INFERENCE_TIMEOUT_MS'),
+    coreUrl: env.url('CORE_URL', `http://127.0.0.1:${corePort}`),
+    coreHost: env.value('CORE_HOST') ?? '127.0.0.1',
+    inferenceHost: env.value('INFERENCE_HOST') ?? '127.0.0.1',
+    coreTimeoutMs: env.positive('CORE_TIMEOUT_MS', 10_000),
+    mcpRequestTimeoutMs: env.positive('MCP_REQUEST_TIMEOUT_MS', 15_000),
+    inferenceTimeoutMs: env.positive('INFERENCE_TIMEOUT_MS', 30_000),
     inferencePort,
-    scanAbandonedAfterMs:
-      positive(env.SCAN_ABANDONED_AFTER_HOURS, 7 * 24, 'SCAN_ABANDONED_AFTER_HOURS') * 60 * 60 * 1000,
-    inferenceUrl: env.INFERENCE_URL ?? `http://127.0.0.1:${inferencePort}`,
-    inferenceStageDelayMs: env.INFERENCE_STAGE_DELAY_MS
-      ? positive(env.INFERENCE_STAGE_DELAY_MS, 0, 'INFERENCE_STAGE_DELAY_MS')
-      : 0,
+    scanAbandonedAfterMs: env.positive('SCAN_ABANDONED_AFTER_HOURS', 7 * 24) * 60 * 60 * 1000,
+    inferenceUrl: env.url('INFERENCE_URL', `http://127.0.0.1:${inferencePort}`),
+    inferenceStageDelayMs: env.count('INFERENCE_STAGE_DELAY_MS', 0),
     allowedHosts,
-    guestCallsPerMinute: positive(env.RATE_LIMIT_CALLS_PER_MINUTE, 120, 'RATE_LIMIT_CALLS_PER_MINUTE'),
-    guestScansPerHour: positive(env.RATE_LIMIT_SCANS_PER_HOUR, 30, 'RATE_LIMIT_SCANS_PER_HOUR'),
-    guestUploadsPerHour: positive(env.RATE_LIMIT_UPLOADS_PER_HOUR, 20, 'RATE_LIMIT_UPLOADS_PER_HOUR'),
-    toolBudgets: toolBudgets(env.RATE_LIMIT_TOOLS),
+    guestCallsPerMinute: env.positive('RATE_LIMIT_CALLS_PER_MINUTE', 120),
+    guestScansPerHour: env.positive('RATE_LIMIT_SCANS_PER_HOUR', 30),
+    guestUploadsPerHour: env.positive('RATE_LIMIT_UPLOADS_PER_HOUR', 20),
+    toolBudgets: toolBudgets(env),
     admissionBounds: admissionBounds(env),
-    admissionsCheckMs: positive(env.ADMISSIONS_CHECK_INTERVAL_MS, 5000, 'ADMISSIONS_CHECK_INTERVAL_MS'),
-    trustedProxyHops: proxyHops(env.TRUST_PROXY),
-    loadSampleCatalog: env.LOAD_SAMPLE_CATALOG === 'true',
-    photoMaxBytes: positive(env.PHOTO_MAX_BYTES, 10 * 1024 * 1024, 'PHOTO_MAX_BYTES'),
-    photoMaxPixels: positive(env.PHOTO_MAX_PIXELS, 40_000_000, 'PHOTO_MAX_PIXELS'),
-    photoUploadsPerHour: positive(env.PHOTO_UPLOADS_PER_HOUR, 20, 'PHOTO_UPLOADS_PER_HOUR'),
+    admissionsCheckMs: env.positive('ADMISSIONS_CHECK_INTERVAL_MS', 5000),
+    trustedProxyHops: proxyHops(env),
+    loadSampleCatalog: env.oneOf('LOAD_SAMPLE_CATALOG', ['true', 'false'], 'false') === 'true',
+    photoMaxBytes: env.positive('PHOTO_MAX_BYTES', 10 * 1024 * 1024),
+    photoMaxPixels: env.positive('PHOTO_MAX_PIXELS', 40_000_000),
+    photoUploadsPerHour: env.positive('PHOTO_UPLOADS_PER_HOUR', 20),
+    shutdownDrainDelayMs,
+    shutdownTimeoutMs,
+    logLevel: env.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    metricsPorts: {
+      facade: env.port('FACADE_METRICS_PORT', 9464),
+      core: env.port('CORE_METRICS_PORT', 9465),
+      inference: env.port('INFERENCE_METRICS_PORT', 9466),
+    },
+    metricsHost: env.value('METRICS_HOST'),
     warnings,
   };
 }
 
-function port(value: string | undefined, fallback: number, name: string): number {
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535)
-    throw new Error(`${name} must be a port number, got "${value}"`);
-  return n;
+const LOOPBACK = /^(localhost|.*\.localhost|127\.\d+\.\d+\.\d+|\[::1\]|0\.0\.0\.0|\[::\])$/;
+
+/**
+ * What core and the façade need in production beyond their keys: the shared database (the façade's rate
+ * limits live there too), and a real https public address, since links sent to people are built on it.
+ */
+function productionEssentials(env: EnvReader, config: Config): void {
+  if (!config.production) return;
+  if (env.value('DATABASE_URL') === undefined) {
+    env.fault(
+      'DATABASE_URL: not set, expected a postgres:// connection string (required when NODE_ENV=production)',
+    );
+  }
+  const given = env.value('PUBLIC_BASE_URL');
+  const expected = "the façade's public https:// address (NODE_ENV=production)";
+  if (given === undefined) {
+    env.fault(`PUBLIC_BASE_URL: not set, expected ${expected}`);
+    return;
+  }
+  if (!URL.canParse(given)) return; // already reported
+  const url = new URL(given);
+  if (url.protocol !== 'https:' || LOOPBACK.test(url.hostname))
+    env.problem('PUBLIC_BASE_URL', quote(given), expected);
 }
 
 /** TRUST_PROXY: false (default), true (one proxy in front), or the number of proxies in front. */
-function proxyHops(value: string | undefined): number {
-  if (value === undefined || value === '' || value === 'false') return 0;
+function proxyHops(env: EnvReader): number {
+  const value = env.value('TRUST_PROXY');
+  if (value === undefined || value === 'false') return 0;
   if (value === 'true') return 1;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) {
-    throw new Error(`TRUST_PROXY must be false, true or a number of proxies, got "${value}"`);
-  }
-  return n;
+  if (Number.isInteger(n) && n >= 0) return n;
+  env.problem('TRUST_PROXY', quote(value), 'false, true or a number of proxies');
+  return 0;
 }
 
 /** Pause past the upper bounds, resume under the lower ones; a lower bound must be below its upper one. */
-function admissionBounds(env: NodeJS.ProcessEnv): BacklogBounds {
+function admissionBounds(env: EnvReader): BacklogBounds {
   const bounds = {
-    pauseQueued: positive(env.ADMISSIONS_PAUSE_QUEUED, 500, 'ADMISSIONS_PAUSE_QUEUED'),
-    resumeQueued: positive(env.ADMISSIONS_RESUME_QUEUED, 100, 'ADMISSIONS_RESUME_QUEUED'),
-    pauseAgeSeconds: positive(env.ADMISSIONS_PAUSE_AGE_SECONDS, 120, 'ADMISSIONS_PAUSE_AGE_SECONDS'),
-    resumeAgeSeconds: positive(env.ADMISSIONS_RESUME_AGE_SECONDS, 30, 'ADMISSIONS_RESUME_AGE_SECONDS'),
+    pauseQueued: env.positive('ADMISSIONS_PAUSE_QUEUED', 500),
+    resumeQueued: env.positive('ADMISSIONS_RESUME_QUEUED', 100),
+    pauseAgeSeconds: env.positive('ADMISSIONS_PAUSE_AGE_SECONDS', 120),
+    resumeAgeSeconds: env.positive('ADMISSIONS_RESUME_AGE_SECONDS', 30),
   };
   if (bounds.resumeQueued >= bounds.pauseQueued) {
-    throw new Error('ADMISSIONS_RESUME_QUEUED must be below ADMISSIONS_PAUSE_QUEUED');
+    env.fault(
+      `ADMISSIONS_RESUME_QUEUED: got ${bounds.resumeQueued}, expected less than ADMISSIONS_PAUSE_QUEUED (${bounds.pauseQueued})`,
+    );
   }
   if (bounds.resumeAgeSeconds >= bounds.pauseAgeSeconds) {
-    throw new Error('ADMISSIONS_RESUME_AGE_SECONDS must be below ADMISSIONS_PAUSE_AGE_SECONDS');
+    env.fault(
+      `ADMISSIONS_RESUME_AGE_SECONDS: got ${bounds.resumeAgeSeconds}, expected less than ADMISSIONS_PAUSE_AGE_SECONDS (${bounds.pauseAgeSeconds})`,
+    );
   }
   return bounds;
 }
@@ -206,46 +269,43 @@ function admissionBounds(env: NodeJS.ProcessEnv): BacklogBounds {
 const PERIODS: Record<string, number> = { second: 1, minute: 60, hour: 3600, day: 86_400 };
 
 /** RATE_LIMIT_TOOLS: `tool=N/period` entries, comma-separated (period: second, minute, hour or day). */
-function toolBudgets(value: string | undefined): ToolBudget[] {
+function toolBudgets(env: EnvReader): ToolBudget[] {
+  const value = env.value('RATE_LIMIT_TOOLS');
   if (!value?.trim()) return [];
-  return value.split(',').map((entry) => {
+  return value.split(',').flatMap((entry) => {
     const match = /^\s*([a-z_]+)\s*=\s*(\d+)\s*\/\s*(second|minute|hour|day)\s*$/.exec(entry);
     if (!match || Number(match[2]) < 1) {
-      throw new Error(
-        `RATE_LIMIT_TOOLS entries must read tool=N/period (period: second, minute, hour, day), got "${entry.trim()}"`,
+      env.problem(
+        'RATE_LIMIT_TOOLS',
+        quote(entry.trim()),
+        'entries of the form tool=N/period (N ≥ 1; period: second, minute, hour or day)',
       );
+      return [];
     }
-    return { tool: match[1]!, points: Number(match[2]), durationSeconds: PERIODS[match[3]!]! };
+    return [{ tool: match[1]!, points: Number(match[2]), durationSeconds: PERIODS[match[3]!]! }];
   });
 }
 
-function positive(value: string | undefined, fallback: number, name: string): number {
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got "${value}"`);
-  return n;
-}
+const HEX_KEY = 'at least 64 hex characters (32 random bytes)';
 
-/** A key of at least 32 bytes as hex: required in production, generated once under the data directory in
- * development (with a warning). */
-function hexSecret(
-  value: string | undefined,
-  name: string,
-  fileName: string,
-  production: boolean,
-  dataDir: string,
-  warnings: string[],
-): Buffer {
-  if (value) {
-    if (!/^[a-f0-9]{64,}$/i.test(value)) throw new Error(`${name} must be at least 32 bytes as hex`);
-    return Buffer.from(value, 'hex');
+/** A key of at least 32 bytes as hex: required in production, generated once in development. */
+function hexSecret(name: string, fileName: string, context: SecretContext): Buffer | undefined {
+  const value = readSecret(
+    { name, fileName, expected: HEX_KEY, generate: () => randomBytes(32).toString('hex') },
+    context,
+  );
+  if (value === undefined) return undefined;
+  if (!/^[a-f0-9]{64,}$/i.test(value) || value.length % 2 !== 0) {
+    context.reader.problem(name, described(value), HEX_KEY);
+    return undefined;
   }
-  if (production) throw new Error(`${name} is required when NODE_ENV=production`);
-  const file = join(dataDir, fileName);
-  if (!existsSync(file)) {
-    mkdirSync(dataDir, { recursive: true });
-    writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
+  if (context.production && isPlaceholder(value)) {
+    context.reader.problem(
+      name,
+      describedPlaceholder(value),
+      `${HEX_KEY}, not a placeholder (NODE_ENV=production)`,
+    );
+    return undefined;
   }
-  warnings.push(`${name} is not set: using a development key from ${file}. Never do this in production.`);
-  return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+  return Buffer.from(value, 'hex');
 }

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, loadCoreConfig, loadFacadeConfig } from '../../services/shared/config.ts';
+import { ConfigError } from '../../services/shared/env-reader.ts';
 
 describe('configuration', () => {
   let dir: string;
@@ -15,7 +16,7 @@ describe('configuration', () => {
   it('refuses to start in production without a token pepper', () => {
     assert.throws(
       () => loadCoreConfig({ NODE_ENV: 'production', DATA_DIR: dir }),
-      /TOKEN_PEPPER is required/,
+      /TOKEN_PEPPER: not set, expected at least 64 hex characters \(32 random bytes\) \(required when NODE_ENV=production\)/,
     );
   });
 
@@ -36,11 +37,19 @@ describe('configuration', () => {
       warnings.filter((w) => w.includes('TOKEN_PEPPER')),
       [],
     );
-    assert.throws(() => loadCoreConfig({ TOKEN_PEPPER: 'abcd', DATA_DIR: dir }), /at least 32 bytes/);
+    assert.throws(
+      () => loadCoreConfig({ TOKEN_PEPPER: 'abcd', DATA_DIR: dir }),
+      /TOKEN_PEPPER: got 4 characters, expected at least 64 hex characters/,
+    );
   });
 
   it('only core reads the pepper: the shared and the façade configuration neither demand nor hold it', () => {
-    const production = { NODE_ENV: 'production', DATA_DIR: dir };
+    const production = {
+      NODE_ENV: 'production',
+      DATA_DIR: dir,
+      DATABASE_URL: 'postgres://db.internal/skinmatch',
+      PUBLIC_BASE_URL: 'https://skin.example.com',
+    };
     assert.equal('tokenPepper' in loadConfig(production), false);
     const facade = loadFacadeConfig({
       ...production,
@@ -64,7 +73,7 @@ describe('configuration', () => {
     const pepper = 'ab'.repeat(32);
     assert.throws(
       () => loadCoreConfig({ NODE_ENV: 'production', TOKEN_PEPPER: pepper, DATA_DIR: dir }),
-      /ALTCHA_HMAC_KEY is required/,
+      /ALTCHA_HMAC_KEY: not set/,
     );
     const first = loadCoreConfig({ DATA_DIR: dir });
     assert.equal(first.altchaHmacKey.length, 32);
@@ -73,7 +82,7 @@ describe('configuration', () => {
     assert.ok(first.warnings.some((w) => /ALTCHA_HMAC_KEY is not set.*Never do this in production/.test(w)));
     assert.throws(
       () => loadCoreConfig({ ALTCHA_HMAC_KEY: 'abcd', DATA_DIR: dir }),
-      /ALTCHA_HMAC_KEY must be at least 32/,
+      /ALTCHA_HMAC_KEY: got 4 characters, expected at least 64 hex/,
     );
   });
 
@@ -90,7 +99,10 @@ describe('configuration', () => {
       PHOTO_UPLOADS_PER_HOUR: '3',
     });
     assert.deepEqual([set.photoMaxBytes, set.photoMaxPixels, set.photoUploadsPerHour], [1000, 2000, 3]);
-    assert.throws(() => loadConfig({ DATA_DIR: dir, PHOTO_MAX_BYTES: '-1' }), /PHOTO_MAX_BYTES must be/);
+    assert.throws(
+      () => loadConfig({ DATA_DIR: dir, PHOTO_MAX_BYTES: '-1' }),
+      /PHOTO_MAX_BYTES: got "-1", expected a positive integer/,
+    );
   });
 
   it('core and inference listen on loopback unless told otherwise', () => {
@@ -101,10 +113,92 @@ describe('configuration', () => {
   });
 
   it('rejects malformed ports and limits', () => {
-    assert.throws(() => loadCoreConfig({ CORE_PORT: 'x', DATA_DIR: dir }), /CORE_PORT must be a port number/);
+    assert.throws(
+      () => loadCoreConfig({ CORE_PORT: 'x', DATA_DIR: dir }),
+      /CORE_PORT: got "x", expected a port number from 0 to 65535/,
+    );
     assert.throws(
       () => loadCoreConfig({ RATE_LIMIT_SCANS_PER_HOUR: '0', DATA_DIR: dir }),
-      /positive integer/,
+      /RATE_LIMIT_SCANS_PER_HOUR: got "0", expected a positive integer/,
     );
+  });
+
+  it('reports every bad value at once, one line each: the variable, what was given, what is expected', () => {
+    const error = (() => {
+      try {
+        loadCoreConfig({
+          DATA_DIR: dir,
+          CORE_PORT: '70000',
+          PHOTO_MAX_BYTES: '1.5',
+          LOG_LEVEL: 'loud',
+          NODE_ENV: 'prod',
+          CORE_URL: 'core:8081',
+          TOKEN_PEPPER: 'zz'.repeat(32),
+          SHUTDOWN_DRAIN_DELAY_MS: '30000',
+          SHUTDOWN_TIMEOUT_MS: '20000',
+        });
+      } catch (err) {
+        return err as ConfigError;
+      }
+      assert.fail('the configuration was accepted');
+    })();
+    assert.ok(error instanceof ConfigError);
+    assert.deepEqual(error.problems, [
+      'NODE_ENV: got "prod", expected one of production, development, test',
+      'CORE_PORT: got "70000", expected a port number from 0 to 65535',
+      'SHUTDOWN_DRAIN_DELAY_MS: got 30000, expected less than SHUTDOWN_TIMEOUT_MS (20000)',
+      'CORE_URL: got "core:8081", expected a URL starting with http:// or https://',
+      'PHOTO_MAX_BYTES: got "1.5", expected a positive integer',
+      'LOG_LEVEL: got "loud", expected one of fatal, error, warn, info, debug, trace, silent',
+      'TOKEN_PEPPER: got 64 characters, expected at least 64 hex characters (32 random bytes)',
+    ]);
+    assert.match(error.message, /^configuration refused \(7 problems\):\n {2}NODE_ENV: /);
+  });
+
+  it('production refuses development keys, placeholders and a public address on localhost or plain http', () => {
+    const developed = loadCoreConfig({ DATA_DIR: dir });
+    const production = {
+      NODE_ENV: 'production',
+      DATA_DIR: dir,
+      DATABASE_URL: 'postgres://db.internal/skinmatch',
+      PUBLIC_BASE_URL: 'https://skin.example.com',
+    };
+    const problems = (env: NodeJS.ProcessEnv) => {
+      try {
+        loadCoreConfig({ ...production, ...env });
+        return [];
+      } catch (err) {
+        return [...(err as ConfigError).problems];
+      }
+    };
+    const good = { TOKEN_PEPPER: 'ab'.repeat(32), ALTCHA_HMAC_KEY: randomBytes(32).toString('hex') };
+    assert.deepEqual(problems(good), [
+      'TOKEN_PEPPER: got 64 characters of only 2 distinct ones, expected at least 64 hex characters (32 random bytes), not a placeholder (NODE_ENV=production)',
+    ]);
+    good.TOKEN_PEPPER = randomBytes(32).toString('hex');
+    assert.deepEqual(problems(good), []);
+    assert.deepEqual(problems({ ...good, TOKEN_PEPPER: developed.tokenPepper.toString('hex') }), [
+      `TOKEN_PEPPER: got the development key generated in ${join(dir, 'token-pepper')}, expected at least 64 hex characters (32 random bytes) of its own (NODE_ENV=production)`,
+    ]);
+    assert.deepEqual(problems({ ...good, ALTCHA_HMAC_KEY: good.TOKEN_PEPPER }), [
+      'ALTCHA_HMAC_KEY: got the same key as TOKEN_PEPPER, expected a key of its own',
+    ]);
+    const address = "expected the façade's public https:// address (NODE_ENV=production)";
+    for (const url of ['http://skin.example.com', 'https://localhost:8080', 'https://127.0.0.1']) {
+      assert.deepEqual(problems({ ...good, PUBLIC_BASE_URL: url }), [
+        `PUBLIC_BASE_URL: got "${url}", ${address}`,
+      ]);
+    }
+    assert.deepEqual(problems({ ...good, PUBLIC_BASE_URL: '', DATABASE_URL: '' }), [
+      'DATABASE_URL: not set, expected a postgres:// connection string (required when NODE_ENV=production)',
+      `PUBLIC_BASE_URL: not set, ${address}`,
+    ]);
+    // A secret's value never appears in a message, nor a password of the database's address.
+    const secretProblems = problems({
+      TOKEN_PEPPER: 'secret-pepper',
+      DATABASE_URL: 'mysql://u:hunter2@db/x',
+    });
+    assert.ok(secretProblems.length >= 2);
+    assert.doesNotMatch(secretProblems.join('\n'), /secret-pepper|hunter2/);
   });
 });

@@ -34,18 +34,25 @@ describe('configuration of the authorization server', () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('production refuses to start without a signing key, cookie keys or both upstream providers', () => {
-    const env = { NODE_ENV: 'production', TOKEN_PEPPER: PEPPER, ALTCHA_HMAC_KEY: PEPPER, DATA_DIR: dir };
+    const env = {
+      NODE_ENV: 'production',
+      TOKEN_PEPPER: PEPPER,
+      ALTCHA_HMAC_KEY: PEPPER,
+      DATA_DIR: dir,
+      DATABASE_URL: 'postgres://db.internal/skinmatch',
+      PUBLIC_BASE_URL: 'https://skin.example.com',
+    };
     assert.throws(
       () => loadFacadeConfig({ ...env, OAUTH_COOKIE_KEYS: COOKIE_KEYS, ...IDPS }),
-      /OAUTH_SIGNING_KEY is required/,
+      /OAUTH_SIGNING_KEY: not set, expected a PEM private key/,
     );
     assert.throws(
       () => loadFacadeConfig({ ...env, OAUTH_SIGNING_KEY: pem('ec'), ...IDPS }),
-      /OAUTH_COOKIE_KEYS is required/,
+      /OAUTH_COOKIE_KEYS: not set/,
     );
     assert.throws(
       () => loadFacadeConfig({ ...env, OAUTH_SIGNING_KEY: pem('ec'), OAUTH_COOKIE_KEYS: COOKIE_KEYS }),
-      /IDP_1_\* and IDP_2_\*/,
+      /IDP_1_\* and IDP_2_\*: got 0 identity provider\(s\), expected both/,
     );
     const config = loadFacadeConfig({
       ...env,
@@ -81,18 +88,21 @@ describe('configuration of the authorization server', () => {
   it('takes RSA keys too; rejects other keys, short cookie keys and half-configured providers', () => {
     const env = { DATA_DIR: dir, OAUTH_COOKIE_KEYS: COOKIE_KEYS };
     assert.equal(loadFacadeConfig({ ...env, OAUTH_SIGNING_KEY: pem('rsa') }).oauth.signingKey.alg, 'RS256');
-    assert.throws(() => loadFacadeConfig({ ...env, OAUTH_SIGNING_KEY: pem('ed25519') }), /EC P-256 or RSA/);
+    assert.throws(
+      () => loadFacadeConfig({ ...env, OAUTH_SIGNING_KEY: pem('ed25519') }),
+      /OAUTH_SIGNING_KEY: got a value of \d+ characters, expected an EC P-256 or RSA private key/,
+    );
     assert.throws(
       () => loadFacadeConfig({ ...env, OAUTH_SIGNING_KEY: 'not a key' }),
-      /must be a PEM private key/,
+      /OAUTH_SIGNING_KEY: got a value of 9 characters, expected a PEM private key/,
     );
     assert.throws(
       () => loadFacadeConfig({ DATA_DIR: dir, OAUTH_SIGNING_KEY: pem('ec'), OAUTH_COOKIE_KEYS: 'short' }),
-      /at least 32 characters/,
+      /OAUTH_COOKIE_KEYS: got a key of 5 characters, expected comma-separated random keys of at least 32/,
     );
     assert.throws(
       () => loadFacadeConfig({ ...env, OAUTH_SIGNING_KEY: pem('ec'), IDP_1_ISSUER: 'https://x.example' }),
-      /go together/,
+      /IDP_1_\*: got no IDP_1_CLIENT_ID or IDP_1_CLIENT_SECRET, expected/,
     );
   });
 });

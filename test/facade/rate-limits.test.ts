@@ -124,7 +124,7 @@ describe('rate-limit configuration', () => {
     it(`RATE_LIMIT_TOOLS="${bad}" stops the start`, () => {
       assert.throws(
         () => loadConfig({ ...env, RATE_LIMIT_TOOLS: bad }),
-        /RATE_LIMIT_TOOLS entries must read/,
+        /RATE_LIMIT_TOOLS: got "[^"]+", expected entries of the form tool=N\/period/,
       );
     });
   }

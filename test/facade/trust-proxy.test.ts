@@ -69,7 +69,7 @@ describe('TRUST_PROXY configuration', () => {
   it('anything else stops the start with a clear error', () => {
     assert.throws(
       () => loadConfig({ TRUST_PROXY: 'yes', TOKEN_PEPPER: 'a'.repeat(64) }),
-      /TRUST_PROXY must be/,
+      /TRUST_PROXY: got "yes", expected false, true or a number of proxies/,
     );
   });
 });

@@ -159,10 +159,13 @@ describe('container image', () => {
       await database?.drop();
     });
 
-    it('exits 1 without DATABASE_URL', () => {
+    it('exits 78 (a configuration refused) without DATABASE_URL, saying so on stderr', () => {
       const run = migrate({});
-      assert.equal(run.status, 1);
-      assert.match(run.stdout, /"msg":"DATABASE_URL is required"/);
+      assert.equal(run.status, 78);
+      assert.equal(
+        run.stderr,
+        'migrate: configuration refused (1 problem):\n  DATABASE_URL: not set, expected a postgres:// connection string\n',
+      );
     });
 
     it('applies every migration and the queue tables, then finds nothing to do', async () => {

@@ -22,6 +22,13 @@
 {{- if ge (int $admissions.resumeAgeSeconds) (int $admissions.pauseAgeSeconds) }}
 {{- fail "config.admissions.resumeAgeSeconds must be below pauseAgeSeconds" }}
 {{- end }}
+{{- if .Values.metrics.enabled }}
+{{- range $component := list "facade" "core" "inference" }}
+{{- if eq (int (index $.Values.metrics.ports $component)) (int (index $.Values $component).port) }}
+{{- fail (printf "metrics.ports.%s must differ from %s.port" $component $component) }}
+{{- end }}
+{{- end }}
+{{- end }}
 {{- if gt (int .Values.keda.minReplicaCount) (int .Values.keda.maxReplicaCount) }}
 {{- fail "keda.minReplicaCount must not exceed keda.maxReplicaCount" }}
 {{- end }}

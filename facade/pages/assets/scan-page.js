@@ -1,0 +1,270 @@
+// The upload page's script (/scan/:id): consent with the ALTCHA widget, the photo made smaller in the
+// browser and sent with a progress bar, then the analysis followed live from /scan/:id/events. Plain browser
+// JavaScript, no build step. The server renders the first state; render() moves between the steps with the
+// same rule as stepOf in facade/pages/scan-html.ts, and every word shown comes from the page's data-words.
+
+const MAX_EDGE = 2048;
+const JPEG_QUALITY = 0.9;
+
+const main = document.getElementById('scan');
+const words = JSON.parse(main.dataset.words);
+const base = main.dataset.base;
+const maxBytes = Number(main.dataset.maxBytes);
+const consentVersion = main.dataset.consentVersion;
+let state = JSON.parse(main.dataset.state);
+let events = null;
+let busy = false;
+
+const $ = (id) => document.getElementById(id);
+
+// The widget's "external" build ships no workers of its own: register the PBKDF2 one, served from our origin.
+if (globalThis.$altcha) {
+  for (const algorithm of ['PBKDF2/SHA-256', 'PBKDF2/SHA-384', 'PBKDF2/SHA-512']) {
+    globalThis.$altcha.algorithms.set(algorithm, () => new Worker('/scan/assets/altcha-pbkdf2-worker.js'));
+  }
+}
+
+function stepOf(s) {
+  if (!s.consented) return 'consent';
+  if (!s.is_consenting_browser) return 'elsewhere';
+  if (s.status === 'awaiting_upload') return 'photo';
+  if (s.status === 'queued' || s.status === 'analyzing') return 'progress';
+  return s.status === 'complete' ? 'done' : 'failed';
+}
+
+const percentOf = (value) => Math.max(0, Math.min(100, Math.round(Number(value) || 0)));
+
+function statusWords(s) {
+  switch (stepOf(s)) {
+    case 'elsewhere':
+      return words.elsewhere;
+    case 'photo':
+      return words.awaitingPhoto;
+    case 'progress':
+      return s.status === 'queued'
+        ? words.queued
+        : `${words.stages[s.stage] ?? words.analyzing}: ${percentOf(s.progress)}%`;
+    case 'done':
+      return words.complete;
+    case 'failed':
+      return s.failure_message ?? words.failedFallback;
+    default:
+      return '';
+  }
+}
+
+const SECTIONS = {
+  consent: ['consent-step'],
+  elsewhere: ['elsewhere-step'],
+  photo: ['photo-step', 'delete-step'],
+  progress: ['progress-step', 'delete-step'],
+  done: ['done-step', 'delete-step'],
+  failed: ['failed-step', 'photo-step', 'delete-step'],
+  gone: ['gone-step'],
+};
+const ALL = [...new Set(Object.values(SECTIONS).flat())];
+
+function show(step) {
+  const visible = SECTIONS[step];
+  for (const id of ALL) $(id).hidden = !visible.includes(id);
+  main.dataset.step = step;
+}
+
+function setStatus(text) {
+  const status = $('status');
+  if (status.textContent !== text) status.textContent = text;
+}
+
+function render(next) {
+  const before = stepOf(state);
+  state = next;
+  const step = stepOf(state);
+  show(step);
+  setStatus(statusWords(state));
+  $('analysis-progress').value = state.status === 'analyzing' ? percentOf(state.progress) : 0;
+  $('analysis-progress').textContent = `${percentOf(state.progress)}%`;
+  $('failure-message').textContent = state.failure_message ?? words.failedFallback;
+  $('photo-title').textContent = step === 'failed' ? 'Try again' : 'Your photo';
+  if (step !== before) $(`${step}-title`)?.focus();
+  if (step === 'progress') watch();
+}
+
+function alertWith(message) {
+  $('alert').textContent = message;
+}
+
+function showGone(message) {
+  stopWatching();
+  $('gone-message').textContent = message;
+  setStatus('');
+  show('gone');
+  $('gone-title').focus();
+}
+
+async function postJson(path, body) {
+  try {
+    const response = await fetch(`${base}/${path}`, {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, body: await response.json().catch(() => null) };
+  } catch {
+    return { status: 0, body: null };
+  }
+}
+
+/** The server's words for a refusal, or ours when there are none (offline, a proxy's error page). */
+function refusalWords(result) {
+  if (result.status === 404) return words.gone;
+  return result.body?.message ?? words.network;
+}
+
+// Consent: the box ticked, the widget's proof of work done (started here if the person has not), then POST.
+$('consent-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  if (busy) return;
+  alertWith('');
+  if (!$('consent-check').checked) {
+    alertWith(words.needConsent);
+    $('consent-check').focus();
+    return;
+  }
+  busy = true;
+  $('consent-submit').disabled = true;
+  try {
+    const widget = $('challenge');
+    let solution = new FormData($('consent-form')).get('altcha');
+    if (!solution && typeof widget?.verify === 'function') solution = (await widget.verify())?.payload;
+    if (!solution) {
+      alertWith(words.needChallenge);
+      return;
+    }
+    const result = await postJson('consent', {
+      consent_version: consentVersion,
+      challenge_solution: solution,
+    });
+    if (result.status === 200 && result.body?.state) {
+      render(result.body.state);
+    } else if (result.status === 404) {
+      showGone(words.gone);
+    } else {
+      alertWith(refusalWords(result));
+      widget?.reset?.(); // a solution is good once: a new one for the next try
+    }
+  } finally {
+    busy = false;
+    $('consent-submit').disabled = false;
+  }
+});
+
+/** The photo upright (EXIF orientation applied), at most MAX_EDGE px on its longest edge, as a JPEG with no metadata. */
+async function preparePhoto(file) {
+  let bitmap;
+  try {
+    bitmap = await createImageBitmap(file, { imageOrientation: 'from-image' });
+  } catch {
+    return null; // not an image this browser can read
+  }
+  const scale = Math.min(1, MAX_EDGE / Math.max(bitmap.width, bitmap.height));
+  const canvas = document.createElement('canvas');
+  canvas.width = Math.round(bitmap.width * scale);
+  canvas.height = Math.round(bitmap.height * scale);
+  canvas.getContext('2d').drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+  bitmap.close();
+  return new Promise((resolve) => canvas.toBlob(resolve, 'image/jpeg', JPEG_QUALITY));
+}
+
+function send(blob) {
+  return new Promise((resolve) => {
+    const request = new XMLHttpRequest();
+    request.open('POST', `${base}/photo`);
+    request.setRequestHeader('content-type', blob.type || 'application/octet-stream');
+    request.upload.addEventListener('progress', (e) => {
+      if (e.lengthComputable) $('upload-progress').value = Math.round((e.loaded / e.total) * 100);
+    });
+    request.addEventListener('load', () => {
+      let body = null;
+      try {
+        body = JSON.parse(request.responseText);
+      } catch {}
+      resolve({ status: request.status, body });
+    });
+    request.addEventListener('error', () => resolve({ status: 0, body: null }));
+    request.send(blob);
+  });
+}
+
+async function choosePhoto(input) {
+  const file = input.files?.[0];
+  input.value = ''; // choosing the same file again is a new try
+  if (!file || busy) return;
+  busy = true;
+  alertWith('');
+  for (const each of [$('selfie'), $('file')]) each.disabled = true;
+  try {
+    setStatus(words.preparing);
+    const photo = await preparePhoto(file);
+    if (!photo) return alertWith(words.unreadable);
+    if (photo.size > maxBytes) return alertWith(words.tooLarge);
+    $('upload-progress').value = 0;
+    $('upload').hidden = false;
+    setStatus(words.uploading);
+    const result = await send(photo);
+    if (result.status === 202 && result.body?.state) {
+      $('upload-progress').value = 100;
+      render(result.body.state);
+    } else if (result.status === 404) {
+      showGone(words.gone);
+    } else {
+      setStatus(statusWords(state));
+      alertWith(refusalWords(result));
+    }
+  } finally {
+    busy = false;
+    $('upload').hidden = true;
+    for (const each of [$('selfie'), $('file')]) each.disabled = false;
+  }
+}
+
+for (const id of ['selfie', 'file']) $(id).addEventListener('change', (e) => choosePhoto(e.target));
+
+// Live progress: core's WatchIntake stream as server-sent events; it ends after complete or failed.
+function watch() {
+  if (events) return;
+  events = new EventSource(`${base}/events`);
+  events.addEventListener('state', (e) => {
+    const next = JSON.parse(e.data);
+    if (next.status === 'complete' || next.status === 'failed') stopWatching();
+    render(next);
+  });
+  events.addEventListener('gone', () => showGone(words.gone));
+  events.addEventListener('error', () => {
+    // The browser retries by itself after a dropped connection; CLOSED means the server refused the stream.
+    if (events?.readyState === EventSource.CLOSED) {
+      stopWatching();
+      alertWith(words.network);
+    }
+  });
+}
+
+function stopWatching() {
+  events?.close();
+  events = null;
+}
+
+$('delete-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  if (busy || !window.confirm(words.confirmDelete)) return;
+  busy = true;
+  try {
+    const result = await postJson('delete', {});
+    if (result.status === 200 || result.status === 404) showGone(words.deleted);
+    else alertWith(refusalWords(result));
+  } finally {
+    busy = false;
+  }
+});
+
+if (stepOf(state) === 'progress') watch();

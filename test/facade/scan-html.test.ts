@@ -1,0 +1,176 @@
+// The upload page's HTML in each state: the step shown, the consent form's essentials, the photo inputs,
+// the words, and nothing the strict CSP would refuse (no inline script or style, no third-party origin).
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { ASSETS } from '../../facade/pages/scan-assets.ts';
+import {
+  type PageState,
+  renderScanPage,
+  SCAN_NOT_FOUND_HTML,
+  type ScanPageView,
+  stepOf,
+} from '../../facade/pages/scan-html.ts';
+import { CONSENT_TEXT, CONSENT_VERSION } from '../../services/intake/consent.ts';
+
+const RUN_ID = '0b6f3c1e-2d4a-4f5b-8c9d-1e2f3a4b5c6d';
+const FRESH: PageState = {
+  status: 'awaiting_upload',
+  stage: '',
+  progress: 0,
+  failure_reason: null,
+  failure_message: null,
+  consented: false,
+  is_consenting_browser: false,
+};
+const MINE = { ...FRESH, consented: true, is_consenting_browser: true };
+
+function view(state: PageState): ScanPageView {
+  return {
+    runId: RUN_ID,
+    state,
+    consentVersion: CONSENT_VERSION,
+    consentText: CONSENT_TEXT,
+    maxBytes: 10 * 1024 * 1024,
+    nonce: 'bm9uY2U=',
+  };
+}
+
+/** The ids of the page's sections that are not hidden. */
+function shownSections(html: string): string[] {
+  return [...html.matchAll(/<section id="([a-z-]+)"[^>]*>/g)]
+    .filter((m) => !/\shidden[\s>]/.test(m[0]))
+    .map((m) => m[1]!);
+}
+
+function assertNothingInline(html: string): void {
+  for (const tag of html.match(/<script\b[^>]*>/g) ?? [])
+    assert.match(tag, /\ssrc="\/scan\/assets\/[a-z-]+\.js"/);
+  assert.doesNotMatch(html, /<script\b[^>]*>[^<]/, 'no inline script');
+  assert.doesNotMatch(html, /<style\b|\sstyle=|\son[a-z]+=/i, 'no inline style or event handler');
+  assert.doesNotMatch(html, /(src|href)="(https?:)?\/\//, 'nothing from another origin');
+}
+
+describe('upload page HTML', () => {
+  const cases: [string, PageState, string[]][] = [
+    ['awaiting consent', FRESH, ['consent-step']],
+    ['consented, awaiting the photo', MINE, ['photo-step', 'delete-step']],
+    ['queued', { ...MINE, status: 'queued' }, ['progress-step', 'delete-step']],
+    [
+      'analyzing',
+      { ...MINE, status: 'analyzing', stage: 'measuring', progress: 65 },
+      ['progress-step', 'delete-step'],
+    ],
+    ['complete', { ...MINE, status: 'complete', progress: 100 }, ['done-step', 'delete-step']],
+    [
+      'failed',
+      {
+        ...MINE,
+        status: 'failed',
+        failure_reason: 'several_faces',
+        failure_message: 'More than one face is in the photo. Take a photo of your face alone.',
+      },
+      ['failed-step', 'photo-step', 'delete-step'],
+    ],
+    ["in another browser's hands", { ...MINE, is_consenting_browser: false }, ['elsewhere-step']],
+  ];
+
+  for (const [name, state, sections] of cases) {
+    it(`${name}: shows ${sections.join(', ')} and nothing inline`, () => {
+      const html = renderScanPage(view(state));
+      assert.deepEqual(shownSections(html), sections);
+      assert.match(html, new RegExp(`data-step="${stepOf(state)}"`));
+      assertNothingInline(html);
+      // Every state says what happens to the photo.
+      assert.match(html, /used once, for a cosmetic estimate/);
+      assert.match(html, /deleted as soon as the analysis ends/);
+      assert.match(html, /not a medical diagnosis/);
+      assert.match(html, /<p id="status" role="status" aria-live="polite">/);
+      assert.match(html, /<script type="module" src="\/scan\/assets\/altcha\.js"><\/script>/);
+      assert.match(html, /<script type="module" src="\/scan\/assets\/scan-page\.js"><\/script>/);
+    });
+  }
+
+  it('awaiting consent: an unticked checkbox, the versioned text and the widget on our challenge URL', () => {
+    const html = renderScanPage(view(FRESH));
+    const checkbox = html.match(/<input type="checkbox" id="consent-check"[^>]*>/)?.[0];
+    assert.ok(checkbox);
+    assert.doesNotMatch(checkbox, /checked/);
+    assert.match(html, /<label for="consent-check">I agree to the text above<\/label>/);
+    assert.ok(html.includes(`<p id="consent-text">${CONSENT_TEXT}</p>`));
+    assert.ok(html.includes(`<span id="consent-version">${CONSENT_VERSION}</span>`));
+    assert.ok(html.includes(`data-consent-version="${CONSENT_VERSION}"`));
+    assert.ok(
+      html.includes(`<altcha-widget id="challenge" challenge="/scan/${RUN_ID}/challenge" name="altcha"`),
+    );
+  });
+
+  it('the photo step: a selfie input and a file input, images only, labelled', () => {
+    const html = renderScanPage(view(MINE));
+    assert.match(html, /<input type="file" id="selfie" accept="image\/\*" capture="user" class="file">/);
+    assert.match(html, /<label for="selfie" class="button primary">Take a selfie<\/label>/);
+    assert.match(html, /<input type="file" id="file" accept="image\/\*" class="file">/);
+    assert.match(html, /<label for="file" class="button">Choose a photo<\/label>/);
+    assert.match(html, /Photos up to 10 MB/);
+    assert.match(html, /data-max-bytes="10485760"/);
+  });
+
+  it('analyzing: the stage in words and the percent, in the live region and the progress bar', () => {
+    const html = renderScanPage(view({ ...MINE, status: 'analyzing', stage: 'measuring', progress: 65 }));
+    assert.match(html, /<p id="status" role="status" aria-live="polite">Measuring your skin: 65%<\/p>/);
+    assert.match(html, /<progress id="analysis-progress" max="100" value="65">65%<\/progress>/);
+  });
+
+  it('complete: "done — return to your assistant"', () => {
+    const html = renderScanPage(view({ ...MINE, status: 'complete', progress: 100 }));
+    assert.match(html, /role="status" aria-live="polite">Done — return to your assistant\.<\/p>/);
+  });
+
+  it('failed: the words the person can act on, and a retake', () => {
+    const message = 'More than one face is in the photo. Take a photo of your face alone.';
+    const html = renderScanPage(
+      view({ ...MINE, status: 'failed', failure_reason: 'several_faces', failure_message: message }),
+    );
+    assert.ok(html.includes(`<p id="failure-message">${message}</p>`));
+    assert.match(html, /<h2 tabindex="-1" id="photo-title">Try again<\/h2>/);
+  });
+
+  it("another browser's scan: no consent form, no photo step, no delete", () => {
+    const html = renderScanPage(view({ ...MINE, is_consenting_browser: false, status: 'analyzing' }));
+    assert.deepEqual(shownSections(html), ['elsewhere-step']);
+    assert.match(html, /Someone already agreed to this scan in another browser/);
+    assert.doesNotMatch(html, /%<\/p>/, 'no progress for another browser');
+  });
+
+  it('escapes everything it is given', () => {
+    const html = renderScanPage({
+      ...view({ ...MINE, status: 'failed', failure_reason: 'x', failure_message: '<b>"x"</b>' }),
+      runId: '"><script>',
+    });
+    assert.doesNotMatch(html, /<b>|"><script>/);
+    assert.ok(html.includes('&lt;b&gt;&quot;x&quot;&lt;/b&gt;'));
+  });
+
+  it('the 404 page: plain, no script, no word about the scan', () => {
+    assert.match(SCAN_NOT_FOUND_HTML, /<title>This link does not work<\/title>/);
+    assert.doesNotMatch(SCAN_NOT_FOUND_HTML, /<script/);
+    assertNothingInline(SCAN_NOT_FOUND_HTML);
+  });
+
+  it('every asset exists on disk with a content type', () => {
+    for (const name of [
+      'scan-page.js',
+      'scan-page.css',
+      'altcha.js',
+      'altcha.css',
+      'altcha-pbkdf2-worker.js',
+    ]) {
+      const asset = ASSETS[name];
+      assert.ok(asset, name);
+      assert.ok(existsSync(asset.path), asset.path);
+      assert.match(asset.type, name.endsWith('.js') ? /^text\/javascript/ : /^text\/css/);
+    }
+    // The widget's CSP-friendly build: no styles injected from script.
+    assert.match(ASSETS['altcha.js']!.path, /altcha\/dist\/external\//);
+    assert.doesNotMatch(readFileSync(ASSETS['scan-page.js']!.path, 'utf8'), /innerHTML|eval\(/);
+  });
+});
