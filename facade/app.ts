@@ -10,6 +10,7 @@ import { ScanService } from '../gen/skinmatch/v1/scan_pb.ts';
 import { StatusService } from '../gen/skinmatch/v1/status_pb.ts';
 import type { Logger } from '../services/shared/logger.ts';
 import type { OAuthConfig } from '../services/shared/oauth-config.ts';
+import type { Readiness } from '../services/shared/shutdown.ts';
 import { createAccountSurface } from './account.ts';
 import { healthEndpoint } from './health.ts';
 import { mcpEndpoint } from './mcp/endpoint.ts';
@@ -47,6 +48,8 @@ export interface FacadeOptions {
   readonly requestTimeoutMs?: number;
   /** The request multiplexer to use (tests look into it); one is made otherwise. */
   readonly multiplexer?: RequestMultiplexer;
+  /** Whether this façade takes new work: /health answers 503 once it is shutting down. */
+  readonly readiness?: Readiness;
 }
 
 export async function createFacade(options: FacadeOptions): Promise<Koa> {
@@ -72,13 +75,19 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
   const routes = new Map<string, Koa.Middleware>([
     ['/mcp', (ctx) => guestEndpoint(ctx)],
     ['/mcp/account', account.endpoint],
-    ['/health', healthEndpoint(createClient(StatusService, options.core), logger)],
+    ['/health', healthEndpoint(createClient(StatusService, options.core), logger, options.readiness)],
   ]);
 
   const app = new Koa();
   app.proxy = options.trustProxy === true;
   app.keys = [...options.oauth.cookieKeys];
   app.maxIpsCount = options.trustedProxyHops ?? 1;
+  // While shutting down, every answer closes its connection, so no client keeps one to a façade that is
+  // about to stop listening: its next request opens a connection to another replica.
+  app.use(async (ctx, next) => {
+    if (options.readiness?.draining) ctx.set('Connection', 'close');
+    await next();
+  });
   app.use(async (ctx, next) => {
     try {
       await next();

@@ -3,14 +3,23 @@
  * core or its database does not answer (and the status is then 503); why is logged when it starts, with the
  * reason, and again when it ends — not on every probe. While new scans are refused, `admissions_paused_by`
  * says why: `operator`, `backlog` or both. While core's catalog is not loaded, `catalog` says so (`loading`,
- * `unavailable` while core retries a failed load, `unknown` when core does not answer).
+ * `unavailable` while core retries a failed load, `unknown` when core does not answer). Once this façade is
+ * shutting down it answers 503 with `shutting_down: true`, so probes and load balancers stop sending it work.
  */
 import type { Client } from '@connectrpc/connect';
 import type { Context } from 'koa';
 import { CatalogState, type StatusService } from '../gen/skinmatch/v1/status_pb.ts';
 import type { Logger } from '../services/shared/logger.ts';
+import type { Readiness } from '../services/shared/shutdown.ts';
 
 const CORE_TIMEOUT_MS = 2000;
+
+const NOT_READY = {
+  ok: false,
+  admissions_enabled: false,
+  catalog_tools_enabled: false,
+  photo_intake: 'direct_or_link',
+};
 
 const CATALOG: Record<CatalogState, string> = {
   [CatalogState.UNSPECIFIED]: 'unknown',
@@ -19,9 +28,16 @@ const CATALOG: Record<CatalogState, string> = {
   [CatalogState.UNAVAILABLE]: 'unavailable',
 };
 
-export function healthEndpoint(status: Client<typeof StatusService>, logger: Logger) {
+export function healthEndpoint(status: Client<typeof StatusService>, logger: Logger, readiness?: Readiness) {
   let lastFault: string | undefined;
   return async (ctx: Context): Promise<void> => {
+    ctx.set('Cache-Control', 'no-store');
+    if (readiness?.draining) {
+      // Shutting down: not ready, whatever core says (and without asking it).
+      ctx.status = 503;
+      ctx.body = { ...NOT_READY, shutting_down: true };
+      return;
+    }
     let fault: string | undefined;
     const core = await status.getStatus({}, { timeoutMs: CORE_TIMEOUT_MS }).catch((err: Error) => {
       fault = `core did not answer: ${err.message}`;
@@ -35,7 +51,6 @@ export function healthEndpoint(status: Client<typeof StatusService>, logger: Log
     }
     const ok = fault === undefined && core !== undefined;
     ctx.status = ok ? 200 : 503;
-    ctx.set('Cache-Control', 'no-store');
     const pausedBy = [
       ...(core?.pausedByOperator ? ['operator'] : []),
       ...(core?.pausedByBacklog ? ['backlog'] : []),

@@ -10,6 +10,7 @@ import { InferenceAnalyzer } from '../scan/inference-analyzer.ts';
 import { loadCoreConfig } from '../shared/config.ts';
 import { loadOrExit } from '../shared/env-reader.ts';
 import { createLogger } from '../shared/logger.ts';
+import { Readiness, shutDownGracefully, shutdownGraceMs } from '../shared/shutdown.ts';
 import { startCore } from './core.ts';
 import { migrate, openDatabase } from './db/orm.ts';
 
@@ -20,6 +21,7 @@ if (!config.databaseUrl) {
   logger.fatal('DATABASE_URL is required (npm start provides one on an embedded PostgreSQL)');
   process.exit(1);
 }
+const readiness = new Readiness();
 const orm = await openDatabase(config.databaseUrl);
 await migrate(orm);
 if (config.loadSampleCatalog) {
@@ -46,6 +48,8 @@ const core = await startCore({
     },
   },
   admissions: { bounds: config.admissionBounds, intervalMs: config.admissionsCheckMs },
+  readiness,
+  shutdownGraceMs: shutdownGraceMs(config),
   analyzer: new InferenceAnalyzer(
     createConnectTransport({ baseUrl: config.inferenceUrl, httpVersion: '2', useBinaryFormat: true }),
     config.inferenceTimeoutMs,
@@ -53,11 +57,15 @@ const core = await startCore({
 });
 logger.info({ host: config.coreHost, port: core.port }, 'core listening (Connect, gRPC, gRPC-Web on h2c)');
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, async () => {
-    logger.info({ signal }, 'core stopping');
+// On SIGTERM: NOT_SERVING at once; after the drain delay no new job nor call is taken, the calls in flight
+// are answered and the analyses running finish, or are handed back to the queue for another core.
+shutDownGracefully({
+  logger,
+  readiness,
+  drainDelayMs: config.shutdownDrainDelayMs,
+  timeoutMs: config.shutdownTimeoutMs,
+  drain: async () => {
     await core.close();
     await orm.close();
-    process.exit(0);
-  });
-}
+  },
+});

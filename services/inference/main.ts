@@ -2,22 +2,31 @@
 import { loadConfig } from '../shared/config.ts';
 import { loadOrExit } from '../shared/env-reader.ts';
 import { createLogger } from '../shared/logger.ts';
+import { Readiness, shutDownGracefully } from '../shared/shutdown.ts';
 import { startInference } from './inference-server.ts';
 
 const config = loadOrExit('inference', () => loadConfig());
 const logger = createLogger('inference', config.logLevel);
-const server = await startInference(config.inferencePort, logger, config.inferenceHost, {
-  stageDelayMs: config.inferenceStageDelayMs,
-});
+const readiness = new Readiness();
+const server = await startInference(
+  config.inferencePort,
+  logger,
+  config.inferenceHost,
+  { stageDelayMs: config.inferenceStageDelayMs },
+  undefined,
+  readiness,
+);
 logger.info(
   { host: config.inferenceHost, port: server.port },
   'inference listening (Connect, gRPC, gRPC-Web on h2c)',
 );
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, async () => {
-    logger.info({ signal }, 'inference stopping');
-    await server.close();
-    process.exit(0);
-  });
-}
+// On SIGTERM: NOT_SERVING at once; after the drain delay GOAWAY to every core, whose analysis streams in
+// flight are answered to the end (each core opens its next stream to another replica).
+shutDownGracefully({
+  logger,
+  readiness,
+  drainDelayMs: config.shutdownDrainDelayMs,
+  timeoutMs: config.shutdownTimeoutMs,
+  drain: () => server.close(),
+});

@@ -106,8 +106,10 @@ describe('the chart’s processes, started with the environment it gives them', 
       if (code) console.error(`${role} exited ${code}: ${stderr}`);
     });
     children.push(child);
+    started.set(role, child);
     return child;
   }
+  const started = new Map<string, ChildProcess>();
 
   it('migrates with the Job’s environment', () => {
     const job = find(manifests, 'Job', 'rel-skinmatch-migration');
@@ -136,5 +138,35 @@ describe('the chart’s processes, started with the environment it gives them', 
     const response = await fetch(`http://127.0.0.1:${ports.facade}/health`);
     assert.equal(response.status, 200);
     assert.equal(((await response.json()) as { ok: boolean }).ok, true);
+  });
+
+  it('on SIGTERM each process is not ready at once, then exits 0 within the chart’s bound, before the grace period ends', async () => {
+    const config = find(manifests, 'ConfigMap', 'rel-skinmatch').data!;
+    const boundMs = Number(config.SHUTDOWN_TIMEOUT_MS);
+    const drainMs = Number(config.SHUTDOWN_DRAIN_DELAY_MS);
+    assert.deepEqual([drainMs, boundMs], [5000, 25_000]);
+    const signalled = Date.now();
+    const exits = ['facade', 'core', 'inference'].map((role) => {
+      const child = started.get(role)!;
+      const grace = find(manifests, 'Deployment', `rel-skinmatch-${role}`).spec.template.spec
+        .terminationGracePeriodSeconds;
+      assert.ok(grace * 1000 > boundMs, `${role}: the grace period outlasts the shutdown`);
+      const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+      child.kill('SIGTERM');
+      return exited;
+    });
+    // During the drain delay: still listening, not ready.
+    const health = await fetch(`http://127.0.0.1:${ports.facade}/health`);
+    assert.equal(health.status, 503);
+    for (const role of ['inference', 'core'] as const) {
+      const client = createClient(
+        Health,
+        createConnectTransport({ baseUrl: `http://127.0.0.1:${ports[role]}`, httpVersion: '2' }),
+      );
+      assert.equal((await client.check({})).status, HealthCheckResponse_ServingStatus.NOT_SERVING, role);
+    }
+    assert.deepEqual(await Promise.all(exits), [0, 0, 0]);
+    const took = Date.now() - signalled;
+    assert.ok(took >= drainMs && took < boundMs, `stopped in ${took} ms`);
   });
 });

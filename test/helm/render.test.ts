@@ -390,6 +390,21 @@ describe('helm chart render', function () {
 
   const refusals: [string, object, string][] = [
     ['no public address', { publicBaseUrl: '' }, 'publicBaseUrl is required'],
+    [
+      'a public address on localhost',
+      { publicBaseUrl: 'https://localhost:8443' },
+      "publicBaseUrl must be the façade's public address, not localhost",
+    ],
+    [
+      'a shutdown longer than the grace period',
+      { config: { shutdown: { timeoutSeconds: 30 } } },
+      'config.shutdown.timeoutSeconds must be below pod.terminationGracePeriodSeconds',
+    ],
+    [
+      'a drain delay as long as the shutdown',
+      { config: { shutdown: { drainDelaySeconds: 25 } } },
+      'config.shutdown.drainDelaySeconds must be below config.shutdown.timeoutSeconds',
+    ],
     ['no database', { database: { url: '' } }, 'database.url or database.existingSecret is required'],
     [
       'no pepper',
