@@ -5,20 +5,16 @@
  * (starting scans: an hourly one), and so do photo uploads on the person's page.
  *
  * With a PostgreSQL pool the counters live in the `rate_limits` table, so every façade replica counts
- * against the same budget (one upsert per budget per call). If the database cannot be reached, each
- * replica falls back to counting in its own memory until it can: limits loosen to per replica, they never
- * vanish and never refuse everyone. Without a pool (a façade on its own in development) counting is in
- * memory only.
+ * against the same budget, taken in small leases (facade/leased-budget.ts: never more than the budget, a
+ * caller refused at most 5 % of it early per other replica, for a few seconds). If the database cannot be
+ * reached, each replica falls back to counting in its own memory until it can: limits loosen to per
+ * replica, they never vanish and never refuse everyone. Without a pool (a façade on its own in
+ * development) counting is in memory only.
  */
 import ipaddr from 'ipaddr.js';
-import type pg from 'pg';
-import {
-  type RateLimiterAbstract,
-  RateLimiterMemory,
-  RateLimiterPostgres,
-  RateLimiterRes,
-} from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { ToolBudget } from '../services/shared/config.ts';
+import { LeasedBudget, type Queryable } from './leased-budget.ts';
 import { ToolError } from './mcp/tool-errors.ts';
 
 export interface GuestLimitsConfig {
@@ -30,6 +26,8 @@ export interface GuestLimitsConfig {
   readonly uploadsPerHour?: number;
   /** Further per-tool budgets (a tool listed here with start_skin_scan replaces scansPerHour). */
   readonly toolBudgets?: readonly ToolBudget[];
+  /** How long a replica keeps unspent leased points of an idle key, in ms (default 5000; tests shorten it). */
+  readonly leaseIdleMs?: number;
 }
 
 export const DEFAULT_GUEST_LIMITS: GuestLimitsConfig = { callsPerMinute: 120, scansPerHour: 30 };
@@ -37,21 +35,33 @@ export const DEFAULT_GUEST_LIMITS: GuestLimitsConfig = { callsPerMinute: 120, sc
 /** The table every replica counts in (created by migration 0010-rate-limits). */
 export const RATE_LIMIT_TABLE = 'rate_limits';
 
+/** One budget: spends a point of the key's, or says how many ms remain until its window ends. */
+interface Budget {
+  consume(key: string): Promise<number | undefined>;
+  close?(): void;
+}
+
 /** Called with the budget's name whenever a call is refused (metrics count refusals). */
 export type RefusalListener = (budget: string) => void;
 
 export class GuestLimits {
-  readonly #calls: RateLimiterAbstract;
-  readonly #tools = new Map<string, RateLimiterAbstract>();
-  readonly #uploads: RateLimiterAbstract;
+  readonly #calls: Budget;
+  readonly #tools = new Map<string, Budget>();
+  readonly #uploads: Budget;
+  readonly #budgets: Budget[] = [];
   readonly #onRefusal: RefusalListener | undefined;
 
   constructor(
     config: GuestLimitsConfig = DEFAULT_GUEST_LIMITS,
-    store?: pg.Pool,
+    store?: Queryable,
     onRefusal?: RefusalListener,
   ) {
-    const make = budgetFactory(store);
+    const factory = budgetFactory(store, config.leaseIdleMs);
+    const make = (name: string, points: number, durationSeconds: number) => {
+      const budget = factory(name, points, durationSeconds);
+      this.#budgets.push(budget);
+      return budget;
+    };
     this.#onRefusal = onRefusal;
     this.#calls = make('calls', config.callsPerMinute, 60);
     const tools = [
@@ -86,39 +96,56 @@ export class GuestLimits {
   }
 
   /** Seconds to wait when the key is over this budget, or undefined (and one point spent). */
-  async #consume(name: string, limiter: RateLimiterAbstract, key: string): Promise<number | undefined> {
-    try {
-      await limiter.consume(key);
-      return undefined;
-    } catch (err) {
-      if (!(err instanceof RateLimiterRes)) throw err;
-      this.#onRefusal?.(name);
-      return Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-    }
+  async #consume(name: string, budget: Budget, key: string): Promise<number | undefined> {
+    const waitMs = await budget.consume(key);
+    if (waitMs === undefined) return undefined;
+    this.#onRefusal?.(name);
+    return Math.max(1, Math.ceil(waitMs / 1000));
+  }
+
+  /** Stops the timers of the shared budgets. */
+  close(): void {
+    for (const budget of this.#budgets) budget.close?.();
   }
 }
 
-function budgetFactory(store: pg.Pool | undefined) {
+function budgetFactory(store: Queryable | undefined, idleMs: number | undefined) {
   let first = true;
-  return (keyPrefix: string, points: number, duration: number): RateLimiterAbstract => {
-    const memory = new RateLimiterMemory({ keyPrefix, points, duration });
+  return (name: string, points: number, durationSeconds: number): Budget => {
+    const memory = memoryBudget(name, points, durationSeconds);
     if (!store) return memory;
-    const limiter = new RateLimiterPostgres({
-      storeClient: store,
-      storeType: 'pool',
-      tableName: RATE_LIMIT_TABLE,
-      tableCreated: true, // by the migration: the façade never changes the schema
-      clearExpiredByTimeout: first, // one sweep of expired rows per replica is enough
-      keyPrefix,
-      points,
-      duration,
-      // A key over budget is refused from memory until its window ends, sparing the database.
-      inMemoryBlockOnConsumed: points + 1,
-      insuranceLimiter: memory,
-    });
+    const shared = new LeasedBudget(store, { name, points, durationSeconds, idleMs });
+    if (first) sweepExpiredRows(store);
     first = false;
-    return limiter;
+    return {
+      consume: (key) => shared.consume(key).catch(() => memory.consume(key)),
+      close: () => shared.close(),
+    };
   };
+}
+
+function memoryBudget(keyPrefix: string, points: number, duration: number): Budget {
+  const limiter = new RateLimiterMemory({ keyPrefix, points, duration });
+  return {
+    async consume(key) {
+      try {
+        await limiter.consume(key);
+        return undefined;
+      } catch (err) {
+        if (!(err instanceof RateLimiterRes)) throw err;
+        return err.msBeforeNext;
+      }
+    },
+  };
+}
+
+/** Every five minutes, rows whose window ended an hour ago are deleted (one sweep per replica is enough). */
+function sweepExpiredRows(store: Queryable): void {
+  setInterval(() => {
+    store
+      .query(`delete from ${RATE_LIMIT_TABLE} where expire < $1`, [Date.now() - 3_600_000])
+      .catch(() => {}); // not critical: the next sweep deletes them
+  }, 300_000).unref();
 }
 
 const networks = new Map<string, string>();

@@ -8,7 +8,8 @@
  *   GetScan on core  vs  a bare connect-node handler doing the same SELECT with `pg` (bare-get-scan.ts):
  *                        target ≥ 0.6× its requests/s with p99 ≤ 2× its p99
  *   and a bare `pg` round trip per call from this process (the database's own floor).
- * BENCH_PROFILE=core (or facade) writes a CPU profile of that process to .data/profiles/ (`--cpu-prof`).
+ * BENCH_PROFILE=core (or facade) writes a CPU profile of that process to .data/profiles/ (`--cpu-prof`);
+ * BENCH_PATHS=viaFacade (path names, comma-separated) measures only those paths, for a profile of one.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { Agent, request } from 'node:http';
@@ -122,17 +123,21 @@ try {
     bareKoa: [post(bareUrl, 'tools/list'), [bare.pid!]],
     list: [post(facade, 'tools/list'), [facadeProcess.pid!]],
   } as const;
+  const none: LoadResult = { requests: 0, perSecond: 0, p50: 0, p99: 0 };
   const runs = Object.fromEntries(Object.keys(paths).map((name) => [name, [] as LoadResult[]])) as Record<
     keyof typeof paths,
     LoadResult[]
   >;
+  // BENCH_PATHS=viaFacade (names, comma-separated) measures only those paths: a profile of one path.
+  const only = process.env.BENCH_PATHS?.split(',');
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, [call, servers]] of Object.entries(paths)) {
+      if (only && !only.includes(name)) continue;
       runs[name as keyof typeof paths].push(await load(call, DURATION_MS / ROUNDS, CONCURRENCY, servers));
     }
   }
   const median = (results: LoadResult[]) =>
-    [...results].sort((a, b) => a.perSecond - b.perSecond)[results.length >> 1]!;
+    [...results].sort((a, b) => a.perSecond - b.perSecond)[results.length >> 1] ?? none;
   const pgTrip = median(runs.pgRoundTrip);
   const bareGetScan = median(runs.floor);
   const direct = median(runs.direct);
