@@ -103,7 +103,9 @@ describe('graceful shutdown on SIGTERM, through real processes', function () {
       draining.signal('SIGTERM');
       const health = await until('the façade not ready', async () => {
         const res = await fetch(`${draining.url}/health`);
-        return res.status === 503 ? ((await res.json()) as Record<string, unknown>) : undefined;
+        const body = (await res.json()) as Record<string, unknown>;
+        // Until the signal is handled, /health asks core, which is paused: 503 too, without shutting_down.
+        return res.status === 503 && body.shutting_down ? body : undefined;
       });
       assert.deepEqual(health, {
         ok: false,

@@ -155,15 +155,26 @@ describe('the chart’s processes, started with the environment it gives them', 
       child.kill('SIGTERM');
       return exited;
     });
-    // During the drain delay: still listening, not ready.
-    const health = await fetch(`http://127.0.0.1:${ports.facade}/health`);
-    assert.equal(health.status, 503);
+    // During the drain delay: still listening, not ready (as soon as each has handled the signal).
+    const soon = async (what: string, check: () => Promise<boolean>) => {
+      for (const deadline = Date.now() + drainMs; !(await check()); ) {
+        assert.ok(Date.now() < deadline, `${what} within the drain delay`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    await soon('the façade not ready', async () => {
+      const res = await fetch(`http://127.0.0.1:${ports.facade}/health`);
+      return res.status === 503 && ((await res.json()) as { shutting_down?: boolean }).shutting_down === true;
+    });
     for (const role of ['inference', 'core'] as const) {
       const client = createClient(
         Health,
         createConnectTransport({ baseUrl: `http://127.0.0.1:${ports[role]}`, httpVersion: '2' }),
       );
-      assert.equal((await client.check({})).status, HealthCheckResponse_ServingStatus.NOT_SERVING, role);
+      await soon(`${role} NOT_SERVING`, async () => {
+        const { status } = await client.check({});
+        return status === HealthCheckResponse_ServingStatus.NOT_SERVING;
+      });
     }
     assert.deepEqual(await Promise.all(exits), [0, 0, 0]);
     const took = Date.now() - signalled;

@@ -31,9 +31,13 @@ const PORT_VARIABLE: Record<Role, string | undefined> = {
   migrate: undefined,
 };
 
-/** Starts a role and waits until it listens (migrate: until it has run). */
-export async function startProcess(role: Role, env: NodeJS.ProcessEnv): Promise<RunningProcess> {
-  const port = await freePort();
+/** Starts a role and waits until it listens (migrate: until it has run); on a free port unless given one. */
+export async function startProcess(
+  role: Role,
+  env: NodeJS.ProcessEnv,
+  port?: number,
+): Promise<RunningProcess> {
+  port ??= await freePort();
   const variable = PORT_VARIABLE[role];
   const child = spawn(process.execPath, ['scripts/role.ts', role], {
     env: {
