@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../shared/logger.ts';
+import { ANALYZE_TASK } from './photo-intake.ts';
 
 /** The advisory-lock namespace of worker pools (the first of the two int4 keys). */
 const LOCK_CLASS = 0x5c1a;
@@ -36,6 +37,7 @@ export class WorkerLiveness {
   #poolId: string | undefined;
   #timer: NodeJS.Timeout | undefined;
   #sweeping: Promise<unknown> | undefined;
+  #stopped = false;
 
   constructor(options: LivenessOptions) {
     this.#options = options;
@@ -87,7 +89,22 @@ export class WorkerLiveness {
         if (!held.rows[0]!.held) dead.push(locked_by);
       }
       if (dead.length > 0) {
+        // An analysis on its last attempt would never run again once unlocked: its job is added anew,
+        // with every attempt back (a killed process is not a failed analysis), under the same key.
+        const lastTries = await this.#queries.query<{ id: string }>(
+          `select id from graphile_worker.jobs where locked_by = any($1::text[])
+             and task_identifier = $2 and key is not null and attempts >= max_attempts`,
+          [dead, ANALYZE_TASK],
+        );
         await this.#queries.query('select graphile_worker.force_unlock_workers($1::text[])', [dead]);
+        if (lastTries.rows.length > 0) {
+          await this.#queries.query(
+            `select graphile_worker.add_job(task_identifier, json_build_object('run_id', key),
+               job_key := key, max_attempts := max_attempts)
+             from graphile_worker.jobs where id = any($1::bigint[])`,
+            [lastTries.rows.map((r) => r.id)],
+          );
+        }
         logger.warn({ pools: dead }, 'jobs of worker pools that died were handed back to the queue');
       }
       return dead;
@@ -99,6 +116,8 @@ export class WorkerLiveness {
 
   /** Stops looking and releases this pool's lock (after its jobs have finished or been handed back). */
   async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
     clearInterval(this.#timer);
     await this.#sweeping;
     const holder = this.#holder;

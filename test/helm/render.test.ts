@@ -269,7 +269,7 @@ describe('helm chart render', function () {
       for (const m of text.matchAll(/env\.([A-Z_0-9]+)/g)) read.add(m[1]!);
       // Read through the EnvReader (`env.positive('NAME', …)`) or as a secret's name.
       for (const m of text.matchAll(
-        /(?:\.(?:value|port|positive|count|oneOf|url)|hexSecret)\(\s*'([A-Z_0-9]+)'/g,
+        /(?:\.(?:value|port|positive|count|oneOf|url|host)|hexSecret)\(\s*'([A-Z_0-9]+)'/g,
       ))
         read.add(m[1]!);
       for (const m of text.matchAll(/name: '([A-Z_0-9]+)'/g)) read.add(m[1]!);
