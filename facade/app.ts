@@ -3,14 +3,22 @@
  * behind OAuth), /health, the authorization server and the person's pages. Every tool call becomes Connect calls to core; no business rule lives only here.
  */
 import { createClient, type Transport } from '@connectrpc/connect';
+import { context } from '@opentelemetry/api';
 import Koa from 'koa';
 import type pg from 'pg';
 import { MatchService } from '../gen/skinmatch/v1/match_pb.ts';
 import { ScanService } from '../gen/skinmatch/v1/scan_pb.ts';
 import { StatusService } from '../gen/skinmatch/v1/status_pb.ts';
 import type { Logger } from '../services/shared/logger.ts';
+import { rateLimitRefusals } from '../services/shared/metrics.ts';
 import type { OAuthConfig } from '../services/shared/oauth-config.ts';
 import type { Readiness } from '../services/shared/shutdown.ts';
+import {
+  extractTraceContext,
+  REQUEST_ID_HEADER,
+  requestIdFrom,
+  withRequestId,
+} from '../services/shared/telemetry.ts';
 import { createAccountSurface } from './account.ts';
 import { healthEndpoint } from './health.ts';
 import { mcpEndpoint } from './mcp/endpoint.ts';
@@ -60,7 +68,9 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
     ...matchTools(createClient(MatchService, options.core)),
   ];
   await buildServer(guestTools, logger).connect(guestMux);
-  const limits = new GuestLimits(options.limits, options.limitStore);
+  const limits = new GuestLimits(options.limits, options.limitStore, (budget) =>
+    rateLimitRefusals.inc({ budget }),
+  );
   const account = await createAccountSurface({
     core: options.core,
     publicBaseUrl: options.publicBaseUrl,
@@ -87,6 +97,28 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
   app.use(async (ctx, next) => {
     if (options.readiness?.draining) ctx.set('Connection', 'close');
     await next();
+  });
+  // Every request runs in a context with its request id (a sane incoming X-Request-Id, else a new one;
+  // echoed on the response) and the trace its `traceparent` names: every log line written for it, and
+  // every call to core, carries both (services/shared/telemetry.ts).
+  app.use(async (ctx, next) => {
+    const requestId = requestIdFrom(ctx.get(REQUEST_ID_HEADER) || undefined);
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-Id', requestId);
+    const started = performance.now();
+    await context.with(withRequestId(extractTraceContext(ctx.headers), requestId), async () => {
+      await next();
+      // Probes ask for /health every few seconds: their lines only at debug.
+      logger[ctx.path === '/health' ? 'debug' : 'info'](
+        {
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          ms: Math.round(performance.now() - started),
+        },
+        'request',
+      );
+    });
   });
   app.use(async (ctx, next) => {
     try {

@@ -6,16 +6,21 @@ import pg from 'pg';
 import { loadFacadeConfig } from '../services/shared/config.ts';
 import { loadOrExit } from '../services/shared/env-reader.ts';
 import { createLogger } from '../services/shared/logger.ts';
+import { startMetricsServer } from '../services/shared/metrics.ts';
 import { Readiness, shutDownGracefully } from '../services/shared/shutdown.ts';
+import { clientTelemetry } from '../services/shared/telemetry.ts';
+import { startTraceExport } from '../services/shared/trace-export.ts';
 import { createFacade } from './app.ts';
 
 const config = loadOrExit('facade', () => loadFacadeConfig());
 const logger = createLogger('facade', config.logLevel);
+const traces = await startTraceExport('facade', logger);
 const core = createConnectTransport({
   baseUrl: config.coreUrl,
   httpVersion: '2',
   useBinaryFormat: true,
   defaultTimeoutMs: config.coreTimeoutMs,
+  interceptors: [clientTelemetry()],
 });
 // The façade's only database use: the rate-limit counters every replica shares (docs/design-notes.md).
 const limitStore = config.databaseUrl
@@ -44,6 +49,11 @@ const app = await createFacade({
   oauth: config.oauth,
 });
 for (const warning of config.warnings) logger.warn(warning);
+const metrics = await startMetricsServer({
+  port: config.metricsPorts.facade,
+  host: config.metricsHost ?? '127.0.0.1',
+  logger,
+});
 const server = app.listen(config.facadePort, () => {
   logger.info({ port: config.facadePort, base_url: config.publicBaseUrl }, 'facade listening');
 });
@@ -57,6 +67,8 @@ shutDownGracefully({
   timeoutMs: config.shutdownTimeoutMs,
   drain: async () => {
     await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+    await metrics?.close();
+    await traces?.shutdown();
     await limitStore?.end();
   },
 });

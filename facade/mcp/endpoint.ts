@@ -7,15 +7,16 @@
  * with no body and go no further (multiplexer.ts says why). Each request gets an id (`X-Request-Id`) under
  * which a server fault is logged once.
  */
-import { randomUUID } from 'node:crypto';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { JSONRPCRequest, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { context, SpanKind, trace } from '@opentelemetry/api';
 import type { Context } from 'koa';
 import type { Logger } from '../../services/shared/logger.ts';
+import { secondsSince, toolCallDuration, toolCalls, toolLabel } from '../../services/shared/metrics.ts';
+import { endSpan, REQUEST_ID_HEADER, tracer } from '../../services/shared/telemetry.ts';
 import { readBody } from '../body.ts';
 import type { GuestLimits } from '../rate-limits.ts';
-import { REQUEST_ID_HEADER } from './mcp-server.ts';
 import { type RequestMultiplexer, TIMED_OUT } from './multiplexer.ts';
 import { errorResult, unavailable } from './tool-errors.ts';
 
@@ -56,8 +57,8 @@ export function mcpEndpoint(mux: RequestMultiplexer, limits: GuestLimits, logger
     } catch {
       return reject(ctx, 400, -32700, 'Parse error: the body is not valid JSON.');
     }
-    const requestId = randomUUID();
-    ctx.set('X-Request-Id', requestId);
+    // Given by the app's first middleware (and already on the response).
+    const requestId = String(ctx.state.requestId);
     const headers = { ...ctx.headers, [REQUEST_ID_HEADER]: requestId };
     // On /mcp/account the verified account (set by account-endpoint.ts) reaches the tools as authInfo,
     // and limits count per account instead of per network.
@@ -68,37 +69,57 @@ export function mcpEndpoint(mux: RequestMultiplexer, limits: GuestLimits, logger
       const request = message as JSONRPCRequest;
       if (refuse?.(ctx, request)) return;
       const isToolCall = request.method === 'tools/call';
-      if (isToolCall) {
-        if (!toolCallParamsOk(request.params)) {
-          return reject(
-            ctx,
-            200,
-            -32602,
-            'Invalid params: tools/call takes a string "name" and an object "arguments".',
-            request.id,
-          );
-        }
-        const limitKey = authInfo ? `account:${String(authInfo.extra?.accountId)}` : ctx.ip;
-        const refusal = await limits.check(String(request.params?.name), limitKey);
-        if (refusal) {
-          ctx.body = { jsonrpc: '2.0', id: request.id, result: errorResult(refusal) };
-          return;
-        }
-      }
-      const gone = new AbortController();
-      // Only a client gone before its answer cancels the call: aborting after every answer built an
-      // unused DOMException (stack and all) per request (docs/data-path.md).
-      ctx.res.once('close', () => {
-        if (!ctx.res.writableFinished) gone.abort();
-      });
-      const response = await mux.request(request, extra, gone.signal);
-      if (!response) return; // the client went away; nothing to answer
-      if (isToolCall && 'error' in response && (response.error as { code: number }).code === TIMED_OUT) {
-        logger.error({ request_id: requestId, tool: request.params?.name }, 'tool call timed out');
-        ctx.body = { jsonrpc: '2.0', id: request.id, result: errorResult(unavailable(requestId)) };
+      if (!isToolCall) {
+        const response = await serve(mux, request, extra, ctx);
+        if (response) ctx.body = response;
         return;
       }
-      ctx.body = response;
+      if (!toolCallParamsOk(request.params)) {
+        return reject(
+          ctx,
+          200,
+          -32602,
+          'Invalid params: tools/call takes a string "name" and an object "arguments".',
+          request.id,
+        );
+      }
+      // One span and one measurement per tool call, from here (before the rate limits) to its answer.
+      const tool = toolLabel(request.params?.name);
+      const started = performance.now();
+      const span = tracer.startSpan(`mcp.tool ${tool}`, {
+        kind: SpanKind.SERVER,
+        attributes: { 'mcp.tool': tool },
+      });
+      let outcome = 'ok';
+      try {
+        await context.with(trace.setSpan(context.active(), span), async () => {
+          const limitKey = authInfo ? `account:${String(authInfo.extra?.accountId)}` : ctx.ip;
+          const refusal = await limits.check(String(request.params?.name), limitKey);
+          if (refusal) {
+            outcome = refusal.code;
+            ctx.body = { jsonrpc: '2.0', id: request.id, result: errorResult(refusal) };
+            return;
+          }
+          const response = await serve(mux, request, extra, ctx);
+          if (!response) {
+            outcome = 'cancelled'; // the client went away; nothing to answer
+            return;
+          }
+          if ('error' in response && (response.error as { code: number }).code === TIMED_OUT) {
+            outcome = 'unavailable';
+            logger.error({ request_id: requestId, tool: request.params?.name }, 'tool call timed out');
+            ctx.body = { jsonrpc: '2.0', id: request.id, result: errorResult(unavailable(requestId)) };
+            return;
+          }
+          outcome = outcomeOf(response);
+          ctx.body = response;
+        });
+      } finally {
+        const labels = { tool, outcome };
+        toolCalls.inc(labels);
+        toolCallDuration.observe(labels, secondsSince(started));
+        endSpan(span, undefined, outcome);
+      }
       return;
     }
     if (kind === 'notification' || kind === 'response') {
@@ -108,6 +129,26 @@ export function mcpEndpoint(mux: RequestMultiplexer, limits: GuestLimits, logger
     }
     return reject(ctx, 400, -32600, 'Invalid Request: expected one JSON-RPC 2.0 request object.');
   };
+}
+
+/** Hands a request to the MCP server; cancelled when the HTTP client goes away first. */
+function serve(mux: RequestMultiplexer, request: JSONRPCRequest, extra: MessageExtraInfo, ctx: Context) {
+  const gone = new AbortController();
+  // Only a client gone before its answer cancels the call: aborting after every answer built an
+  // unused DOMException (stack and all) per request (docs/data-path.md).
+  ctx.res.once('close', () => {
+    if (!ctx.res.writableFinished) gone.abort();
+  });
+  return mux.request(request, extra, gone.signal);
+}
+
+/** A tool call's outcome for the metrics: ok, the tool error's code, or protocol_error (JSON-RPC). */
+function outcomeOf(response: object): string {
+  if ('error' in response) return 'protocol_error';
+  const result = (response as { result?: { isError?: boolean; structuredContent?: unknown } }).result;
+  if (!result?.isError) return 'ok';
+  const code = (result.structuredContent as { error?: { code?: unknown } } | undefined)?.error?.code;
+  return typeof code === 'string' && /^[a-z_]{1,40}$/.test(code) ? code : 'error';
 }
 
 /** tools/call needs a string name and, if any, an object of arguments; the SDK's own answer is a dump. */

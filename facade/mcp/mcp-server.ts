@@ -13,6 +13,8 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../services/shared/logger.ts';
+import { registerTools } from '../../services/shared/metrics.ts';
+import { currentRequestId, REQUEST_ID_HEADER } from '../../services/shared/telemetry.ts';
 import type { ToolDefinition } from './tool-definition.ts';
 import {
   ERROR_OUTPUT_SCHEMA,
@@ -44,6 +46,7 @@ export function buildServer(
     { capabilities: { tools: { listChanged: false } }, instructions },
   );
   const listing = toolListing(tools);
+  registerTools(tools.map((tool) => tool.name));
   const served = new Map(
     tools.map((tool) => [tool.name, { tool, validate: compileInput(tool.inputSchema) }]),
   );
@@ -79,12 +82,10 @@ export function toolListing(tools: readonly ToolDefinition[]): Tool[] {
   }));
 }
 
-/** The id the endpoint gave this HTTP request (`X-Request-Id` on the response). */
-export const REQUEST_ID_HEADER = 'x-request-id';
-
+/** The id the app gave this HTTP request (`X-Request-Id` on the response). */
 function requestIdOf(headers: Record<string, string | string[] | undefined> | undefined): string {
   const value = headers?.[REQUEST_ID_HEADER];
-  return typeof value === 'string' ? value : 'unknown';
+  return typeof value === 'string' ? value : (currentRequestId() ?? 'unknown');
 }
 
 /** Enough of an unexpected error to act on, without anything from the request. */

@@ -26,6 +26,7 @@ import { ScanServiceImpl } from '../scan/scan-service.ts';
 import { prepareQueue, startScanWorker } from '../scan/scan-worker.ts';
 import { HealthService } from '../shared/health.ts';
 import type { Logger } from '../shared/logger.ts';
+import { analysisOldestJobAge, analysisQueueDepth, recordAdmissions } from '../shared/metrics.ts';
 import { Notifications } from '../shared/notifications.ts';
 import { ReflectionService } from '../shared/reflection.ts';
 import { type RunningServer, startServer } from '../shared/server.ts';
@@ -109,7 +110,17 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
   }, STATE_PURGE_INTERVAL_MS);
   purge.unref();
   const governor = options.admissions
-    ? new AdmissionsGovernor({ orm, sql, logger, ...options.admissions })
+    ? new AdmissionsGovernor({
+        orm,
+        sql,
+        logger,
+        ...options.admissions,
+        onReading: (backlog, pausedByBacklog, pausedByOperator) => {
+          analysisQueueDepth.set(backlog.queued);
+          analysisOldestJobAge.set(backlog.oldestAgeSeconds);
+          recordAdmissions(pausedByOperator, pausedByBacklog);
+        },
+      })
     : undefined;
   governor?.start();
   const serving = async () => !options.readiness?.draining && (await orm.isConnected());

@@ -10,13 +10,17 @@ import { InferenceAnalyzer } from '../scan/inference-analyzer.ts';
 import { loadCoreConfig } from '../shared/config.ts';
 import { loadOrExit } from '../shared/env-reader.ts';
 import { createLogger } from '../shared/logger.ts';
+import { startMetricsServer } from '../shared/metrics.ts';
 import { Readiness, shutDownGracefully, shutdownGraceMs } from '../shared/shutdown.ts';
+import { clientTelemetry } from '../shared/telemetry.ts';
+import { startTraceExport } from '../shared/trace-export.ts';
 import { startCore } from './core.ts';
 import { migrate, openDatabase } from './db/orm.ts';
 
 const config = loadOrExit('core', () => loadCoreConfig());
 const logger = createLogger('core', config.logLevel);
 for (const warning of config.warnings) logger.warn(warning);
+const traces = await startTraceExport('core', logger);
 if (!config.databaseUrl) {
   logger.fatal('DATABASE_URL is required (npm start provides one on an embedded PostgreSQL)');
   process.exit(1);
@@ -51,11 +55,21 @@ const core = await startCore({
   readiness,
   shutdownGraceMs: shutdownGraceMs(config),
   analyzer: new InferenceAnalyzer(
-    createConnectTransport({ baseUrl: config.inferenceUrl, httpVersion: '2', useBinaryFormat: true }),
+    createConnectTransport({
+      baseUrl: config.inferenceUrl,
+      httpVersion: '2',
+      useBinaryFormat: true,
+      interceptors: [clientTelemetry()],
+    }),
     config.inferenceTimeoutMs,
   ),
 });
 logger.info({ host: config.coreHost, port: core.port }, 'core listening (Connect, gRPC, gRPC-Web on h2c)');
+const metrics = await startMetricsServer({
+  port: config.metricsPorts.core,
+  host: config.metricsHost ?? config.coreHost,
+  logger,
+});
 
 // On SIGTERM: NOT_SERVING at once; after the drain delay no new job nor call is taken, the calls in flight
 // are answered and the analyses running finish, or are handed back to the queue for another core.
@@ -66,6 +80,8 @@ shutDownGracefully({
   timeoutMs: config.shutdownTimeoutMs,
   drain: async () => {
     await core.close();
+    await metrics?.close();
+    await traces?.shutdown();
     await orm.close();
   },
 });

@@ -10,7 +10,13 @@ import {
   type InferenceService,
   Stage,
 } from '../../gen/skinmatch/inference/v1/inference_pb.ts';
-import { FAILURE_MESSAGES, type FaceAnalysis, type StageName } from './face-analysis.ts';
+import { analysisDuration, analysisStageDuration, secondsSince } from '../shared/metrics.ts';
+import {
+  FAILURE_MESSAGES,
+  type FaceAnalysis,
+  type FaceAnalysisEvent,
+  type StageName,
+} from './face-analysis.ts';
 import type { Quality } from './quality.ts';
 
 const STAGE: Record<StageName, Stage> = {
@@ -30,7 +36,36 @@ export class InferenceServiceImpl implements ServiceImpl<typeof InferenceService
 
   async *analyzeFace(req: AnalyzeFaceRequest): AsyncGenerator<AnalyzeFaceResponse> {
     const options = { skipQualityGates: req.options?.skipQualityGates ?? false };
+    const started = performance.now();
+    let stage: { name: StageName; started: number } | undefined;
+    const stageEnds = () => {
+      if (stage) analysisStageDuration.observe({ stage: stage.name }, secondsSince(stage.started));
+      stage = undefined;
+    };
+    let outcome = 'error';
+    try {
+      yield* this.#stream(req, options, (event) => {
+        if (event.kind === 'progress') {
+          if (stage?.name === event.stage) return;
+          stageEnds();
+          stage = { name: event.stage, started: performance.now() };
+        } else {
+          stageEnds();
+          outcome = event.kind === 'result' ? 'complete' : 'failed';
+        }
+      });
+    } finally {
+      analysisDuration.observe({ outcome }, secondsSince(started));
+    }
+  }
+
+  async *#stream(
+    req: AnalyzeFaceRequest,
+    options: { skipQualityGates: boolean },
+    seen: (event: FaceAnalysisEvent) => void,
+  ): AsyncGenerator<AnalyzeFaceResponse> {
     for await (const event of this.#analysis.analyze(req.image, options)) {
+      seen(event);
       if (event.kind === 'progress') {
         yield create(AnalyzeFaceResponseSchema, {
           event: { case: 'progress', value: { stage: STAGE[event.stage], percent: event.percent } },

@@ -2,11 +2,14 @@
 import { loadConfig } from '../shared/config.ts';
 import { loadOrExit } from '../shared/env-reader.ts';
 import { createLogger } from '../shared/logger.ts';
+import { startMetricsServer } from '../shared/metrics.ts';
 import { Readiness, shutDownGracefully } from '../shared/shutdown.ts';
+import { startTraceExport } from '../shared/trace-export.ts';
 import { startInference } from './inference-server.ts';
 
 const config = loadOrExit('inference', () => loadConfig());
 const logger = createLogger('inference', config.logLevel);
+const traces = await startTraceExport('inference', logger);
 const readiness = new Readiness();
 const server = await startInference(
   config.inferencePort,
@@ -20,6 +23,11 @@ logger.info(
   { host: config.inferenceHost, port: server.port },
   'inference listening (Connect, gRPC, gRPC-Web on h2c)',
 );
+const metrics = await startMetricsServer({
+  port: config.metricsPorts.inference,
+  host: config.metricsHost ?? config.inferenceHost,
+  logger,
+});
 
 // On SIGTERM: NOT_SERVING at once; after the drain delay GOAWAY to every core, whose analysis streams in
 // flight are answered to the end (each core opens its next stream to another replica).
@@ -28,5 +36,9 @@ shutDownGracefully({
   readiness,
   drainDelayMs: config.shutdownDrainDelayMs,
   timeoutMs: config.shutdownTimeoutMs,
-  drain: () => server.close(),
+  drain: async () => {
+    await server.close();
+    await metrics?.close();
+    await traces?.shutdown();
+  },
 });

@@ -55,8 +55,8 @@ export interface GovernorOptions {
   readonly bounds: BacklogBounds;
   readonly intervalMs: number;
   readonly logger: Logger;
-  /** Told each reading (metrics). */
-  readonly onReading?: (backlog: Backlog, pausedByBacklog: boolean) => void;
+  /** Told each reading (metrics): the backlog, and whether the backlog and the operator pause admissions. */
+  readonly onReading?: (backlog: Backlog, pausedByBacklog: boolean, pausedByOperator: boolean) => void;
 }
 
 export class AdmissionsGovernor {
@@ -88,7 +88,8 @@ export class AdmissionsGovernor {
     try {
       const em = orm.em.fork();
       const backlog = await analysisBacklog(sql);
-      const pausedNow = (await admissions(em)).pausedByBacklog;
+      const state = await admissions(em);
+      const pausedNow = state.pausedByBacklog;
       const paused = backlogPauses(pausedNow, backlog, bounds);
       if (paused !== pausedNow) {
         await setBacklogPaused(em, paused);
@@ -97,7 +98,7 @@ export class AdmissionsGovernor {
           : 'analysis backlog cleared: new scans admitted again';
         logger.warn({ queued: backlog.queued, oldest_age_s: Math.round(backlog.oldestAgeSeconds) }, event);
       }
-      this.#options.onReading?.(backlog, paused);
+      this.#options.onReading?.(backlog, paused, state.pausedByOperator);
     } catch (err) {
       logger.warn({ err: (err as Error).message }, 'reading the analysis backlog failed');
     }

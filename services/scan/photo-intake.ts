@@ -9,6 +9,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/postgresql';
 import { NOT_FOUND_MESSAGE, serviceError } from '../shared/errors.ts';
+import { currentRequestId, currentTraceparent } from '../shared/telemetry.ts';
 
 export const ANALYZE_TASK = 'analyze_scan';
 /** Attempts before a scan fails with `analysis_unavailable` (graphile-worker backs off between them). */
@@ -41,10 +42,12 @@ export async function storePhoto(
          uploaded_at = excluded.uploaded_at`,
       [runId, Buffer.from(image), contentType],
     );
-    // job_key: a new photo replaces a job still waiting for the old one.
+    // job_key: a new photo replaces a job still waiting for the old one. The upload's trace and request
+    // id go with the job, so the analysis continues the upload's trace (telemetry.ts).
     await sql.execute(
-      `select graphile_worker.add_job(?, json_build_object('run_id', ?::text), job_key := ?, max_attempts := ?)`,
-      [ANALYZE_TASK, runId, runId, maxAttempts],
+      `select graphile_worker.add_job(?, json_strip_nulls(json_build_object('run_id', ?::text,
+         'traceparent', ?::text, 'request_id', ?::text)), job_key := ?, max_attempts := ?)`,
+      [ANALYZE_TASK, runId, currentTraceparent() ?? null, currentRequestId() ?? null, runId, maxAttempts],
     );
   });
 }

@@ -8,6 +8,7 @@
 import { EventEmitter } from 'node:events';
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/postgresql';
+import { context, SpanKind, trace } from '@opentelemetry/api';
 import {
   type JobHelpers,
   Logger as QueueLogger,
@@ -19,6 +20,8 @@ import {
 import pg from 'pg';
 import type { Orm } from '../core/db/orm.ts';
 import type { Logger } from '../shared/logger.ts';
+import { inferenceDuration, scanStageDuration, secondsSince } from '../shared/metrics.ts';
+import { contextFromTraceparent, endSpan, tracer, withRequestId } from '../shared/telemetry.ts';
 import type { Analyzer } from './analyzer.ts';
 import { ANALYZE_TASK } from './photo-intake.ts';
 import { PURGE_TASK, type PurgeSettings, purgeCron, purgeScans } from './scan-purge.ts';
@@ -28,6 +31,13 @@ import { WorkerLiveness } from './worker-liveness.ts';
 const LIVENESS_CHECK_MS = 5000;
 
 export const ANALYSIS_UNAVAILABLE = 'analysis_unavailable';
+
+/** An analysis job's payload (photo-intake.ts writes it). */
+interface AnalysisJob {
+  readonly run_id: string;
+  readonly traceparent?: string;
+  readonly request_id?: string;
+}
 
 export interface ScanWorkerOptions {
   readonly orm: Orm;
@@ -70,8 +80,24 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
   };
   if (analyzer) {
     taskList[ANALYZE_TASK] = async (payload, helpers) => {
-      const runId = (payload as { run_id: string }).run_id;
-      await analyzeScan(orm.em.fork(), analyzer, runId, helpers, logger);
+      const job = payload as AnalysisJob;
+      // The analysis continues the trace of the upload that queued it, under that request's id.
+      let parent = contextFromTraceparent(job.traceparent);
+      if (job.request_id) parent = withRequestId(parent, job.request_id);
+      const span = tracer.startSpan(
+        'scan.analyze',
+        { kind: SpanKind.CONSUMER, attributes: { 'skinmatch.attempt': helpers.job.attempts } },
+        parent,
+      );
+      try {
+        await context.with(trace.setSpan(parent, span), () =>
+          analyzeScan(orm.em.fork(), analyzer, job.run_id, helpers, logger),
+        );
+        endSpan(span);
+      } catch (err) {
+        endSpan(span, err);
+        throw err;
+      }
     };
   }
   // The worker's own pool, ended only after the runner has stopped: graphile-worker ends a pool it made
@@ -145,13 +171,38 @@ async function analyzeScan(
   const photo = photos[0];
   if (!photo) return; // deleted, or already analysed by an earlier attempt
   const { image } = photo;
-  const finish = (outcome: Outcome) => finishAnalysis(sql, runId, photo.uploaded_at, outcome);
+  scanStageDuration.observe(
+    { stage: 'queued' },
+    Math.max(0, Date.now() - new Date(photo.uploaded_at).getTime()) / 1000,
+  );
+  // Each stage lasts from its first progress event to the next stage's (the last: to the outcome).
+  let stage = { name: '', started: performance.now() };
+  const nextStage = (name: string) => {
+    if (name === stage.name) return;
+    if (stage.name) scanStageDuration.observe({ stage: stage.name }, secondsSince(stage.started));
+    stage = { name, started: performance.now() };
+  };
+  const analysing = performance.now();
+  let measured = false;
+  // The inference call ends once: with an outcome (complete, failed) or without one (error).
+  const analysed = (outcome: string) => {
+    if (measured) return;
+    measured = true;
+    nextStage('recording');
+    inferenceDuration.observe({ outcome }, secondsSince(analysing));
+  };
+  const finish = async (outcome: Outcome) => {
+    analysed(outcome.status);
+    await finishAnalysis(sql, runId, photo.uploaded_at, outcome);
+    nextStage('');
+  };
   const lastAttempt = helpers.job.attempts >= helpers.job.max_attempts;
   try {
     await setProgress(sql, runId, 'decoding', 0);
     let lastPercent = -1;
     for await (const event of analyzer.analyze(image, helpers.abortSignal ?? new AbortController().signal)) {
       if (event.kind === 'progress') {
+        nextStage(event.stage);
         if (event.percent === lastPercent) continue;
         lastPercent = event.percent;
         await setProgress(sql, runId, event.stage, event.percent);
@@ -170,6 +221,7 @@ async function analyzeScan(
     }
     throw new Error('the analysis stream ended without an outcome');
   } catch (err) {
+    analysed('error');
     if (helpers.abortSignal?.aborted) {
       await handBack(sql, runId, helpers);
       logger.info({ run_id: runId }, 'analysis interrupted by shutdown: handed back to the queue');

@@ -77,6 +77,10 @@ export interface Config {
   /** On SIGTERM: the bound on the whole shutdown; work still running then is handed back, and the process exits. */
   readonly shutdownTimeoutMs: number;
   readonly logLevel: string;
+  /** Each process's metrics port (`/metrics`; 0: off), distinct so that one machine runs all three. */
+  readonly metricsPorts: { readonly facade: number; readonly core: number; readonly inference: number };
+  /** Interface of the metrics endpoints (METRICS_HOST); unset: core's and inference's own, loopback for the façade. */
+  readonly metricsHost: string | undefined;
   readonly warnings: readonly string[];
 }
 
@@ -195,6 +199,12 @@ function readConfig(env: EnvReader): Config {
     shutdownDrainDelayMs,
     shutdownTimeoutMs,
     logLevel: env.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    metricsPorts: {
+      facade: env.port('FACADE_METRICS_PORT', 9464),
+      core: env.port('CORE_METRICS_PORT', 9465),
+      inference: env.port('INFERENCE_METRICS_PORT', 9466),
+    },
+    metricsHost: env.value('METRICS_HOST'),
     warnings,
   };
 }

@@ -1,13 +1,16 @@
 /**
  * Serves Connect routes on one HTTP/2 cleartext server, so Connect, gRPC and gRPC-Web clients all work.
- * Every call is logged once with its procedure, outcome and duration; payloads are never logged. An error
- * that is not a ConnectError is logged and answered as "internal error", never with its own message.
+ * Every call is logged once with its procedure, outcome and duration, and counted in the RPC metrics;
+ * payloads are never logged. An error that is not a ConnectError is logged and answered as "internal
+ * error", never with its own message.
  */
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { Code, ConnectError, type ConnectRouter, type Interceptor } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import type { Logger } from './logger.ts';
+import { rpcCalls, rpcDuration, secondsSince } from './metrics.ts';
+import { serverTelemetry } from './telemetry.ts';
 
 /** Answers smaller than this go uncompressed even to a client that accepts gzip (Connect's default: 1 KiB). */
 export const COMPRESS_MIN_BYTES = 64 * 1024;
@@ -36,7 +39,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // Callers sit on the same host or cluster network, where gzip of a few-kB answer (five products)
     // cost more CPU than sending it (docs/data-path.md); only large answers are still compressed.
     compressMinBytes: COMPRESS_MIN_BYTES,
-    interceptors: [logCalls(options.logger), ...(options.interceptors ?? [])],
+    // Outermost: the caller's trace and request id, so the call's log line (and anything it logs) has them.
+    interceptors: [serverTelemetry(), logCalls(options.logger), ...(options.interceptors ?? [])],
   });
   const server = http2.createServer(handler);
   const sessions = new Set<http2.ServerHttp2Session>();
@@ -70,8 +74,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 function logCalls(logger: Logger): Interceptor {
   return (next) => async (req) => {
     const started = performance.now();
-    const log = (code: string) =>
-      logger.debug({ procedure: req.url, code, ms: Math.round(performance.now() - started) }, 'rpc');
+    const method = `${req.method.parent.typeName}/${req.method.name}`;
+    const log = (code: string) => {
+      const seconds = secondsSince(started);
+      const labels = { method, code: code === 'ok' ? 'OK' : code };
+      rpcCalls.inc(labels);
+      rpcDuration.observe(labels, seconds);
+      // Probes call grpc.health.v1 every few seconds: their lines only at debug.
+      const level = req.method.parent.typeName === 'grpc.health.v1.Health' ? 'debug' : 'info';
+      logger[level]({ procedure: req.url, code, ms: Math.round(seconds * 1000) }, 'rpc');
+    };
     // Unexpected failures are logged here and reach the client only as "internal error".
     const clientError = (err: unknown): ConnectError => {
       if (err instanceof ConnectError) {

@@ -126,6 +126,10 @@ describe('running it: npm start and the embedded PostgreSQL', function () {
       CORE_PORT: String(core),
       INFERENCE_PORT: String(inference),
       EMBEDDED_PG_PORT: String(postgres),
+      // Free metrics ports too: the defaults may be taken by another checkout's run on this machine.
+      FACADE_METRICS_PORT: String(await freePort()),
+      CORE_METRICS_PORT: String(await freePort()),
+      INFERENCE_METRICS_PORT: String(await freePort()),
       LOG_LEVEL: 'warn',
     };
     delete env.DATABASE_URL;

@@ -8,6 +8,8 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { Health, HealthCheckResponse_ServingStatus } from '../../gen/grpc/health/v1/health_pb.ts';
@@ -17,16 +19,22 @@ import { find, type Manifest, render } from '../support/helm.ts';
 
 type EnvEntry = { name: string; value?: string; valueFrom?: { secretKeyRef: { name: string; key: string } } };
 
+const LOG_DIR = resolve('.data/test-logs');
+
 describe('the chart’s processes, started with the environment it gives them', function () {
   this.timeout(120_000);
   const children: ChildProcess[] = [];
   let database: { url: string; drop: () => Promise<void> };
   let manifests: Manifest[];
   const ports = { facade: 0, core: 0, inference: 0 };
+  const metricsPorts = { facade: 0, core: 0, inference: 0 };
 
   before(async () => {
     database = await createTestDatabase();
-    for (const role of ['facade', 'core', 'inference'] as const) ports[role] = await freePort();
+    for (const role of ['facade', 'core', 'inference'] as const) {
+      ports[role] = await freePort();
+      metricsPorts[role] = await freePort();
+    }
     manifests = render({
       publicBaseUrl: 'https://skin.example.com',
       database: { url: database.url },
@@ -49,6 +57,7 @@ describe('the chart’s processes, started with the environment it gives them', 
       facade: { port: ports.facade },
       core: { port: ports.core, service: { port: ports.core } },
       inference: { port: ports.inference, service: { port: ports.inference } },
+      metrics: { ports: metricsPorts },
     });
   });
 
@@ -96,8 +105,11 @@ describe('the chart’s processes, started with the environment it gives them', 
     const args = pod.spec.template.spec.containers[0].args as string[];
     const child = spawn(process.execPath, ['scripts/role.ts', ...args], {
       env: environment(pod),
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
+    // Its log joins the run's check for secrets (test/hooks.ts): this process holds production ones.
+    mkdirSync(LOG_DIR, { recursive: true });
+    child.stdout!.pipe(createWriteStream(join(LOG_DIR, `chart-${role}.log`)));
     let stderr = '';
     child.stderr!.on('data', (chunk) => {
       stderr += chunk;
@@ -138,6 +150,13 @@ describe('the chart’s processes, started with the environment it gives them', 
     const response = await fetch(`http://127.0.0.1:${ports.facade}/health`);
     assert.equal(response.status, 200);
     assert.equal(((await response.json()) as { ok: boolean }).ok, true);
+    // Each serves its metrics on the port its pod declares (the scrape annotations name it).
+    for (const role of ['inference', 'core', 'facade'] as const) {
+      assert.ok(await waitForPort(metricsPorts[role], 10_000), `${role}'s metrics port`);
+      const metrics = await fetch(`http://127.0.0.1:${metricsPorts[role]}/metrics`);
+      assert.equal(metrics.status, 200, role);
+      assert.match(await metrics.text(), /^process_cpu_seconds_total /m, role);
+    }
   });
 
   it('on SIGTERM each process is not ready at once, then exits 0 within the chart’s bound, before the grace period ends', async () => {

@@ -10,6 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
 import { TriggerAuthentication } from '@kubernetes-models/keda/keda.sh/v1alpha1/TriggerAuthentication';
+import { PodMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { Job } from 'kubernetes-models/batch/v1';
@@ -32,6 +33,7 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
   'keda.sh/v1alpha1/ScaledObject': ScaledObject,
   'keda.sh/v1alpha1/TriggerAuthentication': TriggerAuthentication,
+  'monitoring.coreos.com/v1/PodMonitor': PodMonitor,
 };
 
 const SIGNING_KEY = generateKeyPairSync('ec', { namedCurve: 'P-256' })
@@ -88,7 +90,11 @@ describe('helm chart render', function () {
   });
 
   it('renders objects that the Kubernetes (and KEDA) API schemas accept', () => {
-    for (const values of [PRODUCTION, OWN_SECRETS]) {
+    for (const values of [
+      PRODUCTION,
+      OWN_SECRETS,
+      { ...OWN_SECRETS, metrics: { podMonitor: { enabled: true } } },
+    ]) {
       const manifests = render(values);
       for (const m of manifests) {
         const Model = MODELS[`${m.apiVersion}/${m.kind}`];
@@ -169,16 +175,22 @@ describe('helm chart render', function () {
       podSpec(find(manifests, 'Deployment', `rel-skinmatch-${w}`)).containers[0];
     const facade = container('facade');
     assert.deepEqual(facade.args, ['facade']);
-    assert.deepEqual(facade.ports, [{ name: 'http', containerPort: 8080, protocol: 'TCP' }]);
+    assert.deepEqual(facade.ports, [
+      { name: 'http', containerPort: 8080, protocol: 'TCP' },
+      { name: 'metrics', containerPort: 9464, protocol: 'TCP' },
+    ]);
     assert.deepEqual(facade.readinessProbe.httpGet, { path: '/health', port: 'http' });
     assert.deepEqual(facade.livenessProbe.tcpSocket, { port: 'http' });
-    for (const [w, port] of [
-      ['core', 8081],
-      ['inference', 8082],
+    for (const [w, port, metrics] of [
+      ['core', 8081, 9465],
+      ['inference', 8082, 9466],
     ] as const) {
       const c = container(w);
       assert.deepEqual(c.args, [w]);
-      assert.deepEqual(c.ports, [{ name: 'grpc', containerPort: port, protocol: 'TCP' }]);
+      assert.deepEqual(c.ports, [
+        { name: 'grpc', containerPort: port, protocol: 'TCP' },
+        { name: 'metrics', containerPort: metrics, protocol: 'TCP' },
+      ]);
       assert.deepEqual(c.readinessProbe.grpc, { port }, `${w}: grpc.health.v1 on its serving port`);
       assert.deepEqual(c.startupProbe.grpc, { port });
     }
@@ -312,7 +324,12 @@ describe('helm chart render', function () {
       'app.kubernetes.io/instance': 'rel',
       'app.kubernetes.io/component': w,
     });
-    assert.deepEqual(policy('facade').ingress, [{ ports: [{ port: 'http', protocol: 'TCP' }] }]);
+    // Every metrics port: from the monitoring namespace only (metrics.scrapeFrom's default).
+    const scraping = {
+      ports: [{ port: 'metrics', protocol: 'TCP' }],
+      from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
+    };
+    assert.deepEqual(policy('facade').ingress, [{ ports: [{ port: 'http', protocol: 'TCP' }] }, scraping]);
     assert.deepEqual(policy('core').ingress, [
       {
         ports: [{ port: 'grpc', protocol: 'TCP' }],
@@ -321,18 +338,86 @@ describe('helm chart render', function () {
           { namespaceSelector: { matchLabels: { 'skinmatch.io/core-client': 'true' } } },
         ],
       },
+      scraping,
     ]);
     assert.deepEqual(policy('inference').ingress, [
       {
         ports: [{ port: 'grpc', protocol: 'TCP' }],
         from: [{ podSelector: { matchLabels: component('core') } }],
       },
+      scraping,
     ]);
     for (const w of WORKLOADS) assert.deepEqual(policy(w).podSelector.matchLabels, component(w));
     // The production example lets only the ingress controller's namespace reach the façade.
     assert.deepEqual(find(render(PRODUCTION), 'NetworkPolicy', 'rel-skinmatch-facade').spec.ingress[0].from, [
       { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } },
     ]);
+  });
+
+  it('exposes each process’s metrics port to the configured scrapers only: port, annotations, PodMonitor', () => {
+    const manifests = render(OWN_SECRETS);
+    const data = find(manifests, 'ConfigMap', 'rel-skinmatch').data!;
+    const ports = { facade: 9464, core: 9465, inference: 9466 };
+    assert.equal(data.METRICS_HOST, '0.0.0.0');
+    for (const w of WORKLOADS) {
+      const pod = find(manifests, 'Deployment', `rel-skinmatch-${w}`).spec.template;
+      const port = pod.spec.containers[0].ports.find((p: { name: string }) => p.name === 'metrics');
+      assert.deepEqual(port, { name: 'metrics', containerPort: ports[w], protocol: 'TCP' }, w);
+      assert.equal(data[`${w.toUpperCase()}_METRICS_PORT`], String(ports[w]));
+      assert.equal(pod.metadata.annotations['prometheus.io/scrape'], 'true');
+      assert.equal(pod.metadata.annotations['prometheus.io/port'], String(ports[w]));
+      assert.equal(pod.metadata.annotations['prometheus.io/path'], '/metrics');
+      // Never on a Service: the façade's is public.
+      const service = find(manifests, 'Service', `rel-skinmatch-${w}`);
+      assert.ok(service.spec.ports.every((p: { targetPort: string }) => p.targetPort !== 'metrics'));
+    }
+    assert.ok(!manifests.some((m) => m.kind === 'PodMonitor'), 'no PodMonitor unless asked for');
+
+    const monitored = render(OWN_SECRETS, {
+      metrics: {
+        podAnnotations: false,
+        podMonitor: { enabled: true, interval: '15s', labels: { release: 'prom' } },
+        // null removes the default namespace labels (Helm merges maps key by key).
+        scrapeFrom: { namespaceLabels: null, podLabels: { 'app.kubernetes.io/name': 'prometheus' } },
+      },
+    });
+    const monitor = find(monitored, 'PodMonitor', 'rel-skinmatch');
+    assert.equal(monitor.metadata.labels!.release, 'prom');
+    assert.deepEqual(monitor.spec.podMetricsEndpoints, [
+      { port: 'metrics', path: '/metrics', interval: '15s' },
+    ]);
+    assert.deepEqual(monitor.spec.selector.matchExpressions, [
+      { key: 'app.kubernetes.io/component', operator: 'In', values: ['facade', 'core', 'inference'] },
+    ]);
+    const pod = find(monitored, 'Deployment', 'rel-skinmatch-core').spec.template;
+    assert.equal(pod.metadata.annotations['prometheus.io/scrape'], undefined);
+    // Scrapers named by pod labels alone: those pods of the release's own namespace.
+    assert.deepEqual(find(monitored, 'NetworkPolicy', 'rel-skinmatch-core').spec.ingress.at(-1).from, [
+      { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } },
+    ]);
+    // Both given: those pods in those namespaces (one peer, both selectors).
+    const both = render(OWN_SECRETS, {
+      metrics: { scrapeFrom: { podLabels: { 'app.kubernetes.io/name': 'prometheus' } } },
+    });
+    assert.deepEqual(find(both, 'NetworkPolicy', 'rel-skinmatch-inference').spec.ingress.at(-1).from, [
+      {
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
+        podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } },
+      },
+    ]);
+
+    // Off: no port, no annotation, no rule, and each process told port 0 (no endpoint).
+    const off = render(OWN_SECRETS, { metrics: { enabled: false, podMonitor: { enabled: true } } });
+    const offData = find(off, 'ConfigMap', 'rel-skinmatch').data!;
+    for (const w of WORKLOADS) {
+      const pod = find(off, 'Deployment', `rel-skinmatch-${w}`).spec.template;
+      assert.ok(pod.spec.containers[0].ports.every((p: { name: string }) => p.name !== 'metrics'));
+      assert.equal(pod.metadata.annotations['prometheus.io/scrape'], undefined);
+      assert.equal(offData[`${w.toUpperCase()}_METRICS_PORT`], '0');
+      const rules = find(off, 'NetworkPolicy', `rel-skinmatch-${w}`).spec.ingress;
+      assert.ok(rules.every((r: { ports: { port: string }[] }) => r.ports[0]!.port !== 'metrics'));
+    }
+    assert.ok(!off.some((m) => m.kind === 'PodMonitor'));
   });
 
   it('migrates in a pre-install/pre-upgrade hook whose database Secret exists before the Job', () => {
@@ -435,6 +520,16 @@ describe('helm chart render', function () {
       'root (schema)',
       { pod: { securityContext: { runAsNonRoot: false } } },
       "at '/pod/securityContext/runAsNonRoot'",
+    ],
+    [
+      'a metrics port equal to the process’s own',
+      { metrics: { ports: { core: 8081 } } },
+      'metrics.ports.core must differ from core.port',
+    ],
+    [
+      'a scrape interval that is not a duration (schema)',
+      { metrics: { podMonitor: { interval: 'often' } } },
+      "at '/metrics/podMonitor/interval'",
     ],
     [
       'an unknown value (schema)',

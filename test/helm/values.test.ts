@@ -86,9 +86,13 @@ describe('helm chart values', () => {
         // Defaults inside free-form objects (security contexts, resources) are documented by their parent.
         if (
           isMap(pair.value) &&
-          !['securityContext', 'containerSecurityContext', 'resources', 'coreClientNamespaceLabels'].includes(
-            String(pair.key.value),
-          )
+          ![
+            'securityContext',
+            'containerSecurityContext',
+            'resources',
+            'coreClientNamespaceLabels',
+            'namespaceLabels',
+          ].includes(String(pair.key.value))
         )
           walk(pair.value, path);
       }

@@ -9,7 +9,6 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import pg from 'pg';
-import { pino } from 'pino';
 import { createFacade, type FacadeOptions } from '../../facade/app.ts';
 import { RequestMultiplexer } from '../../facade/mcp/multiplexer.ts';
 import type { GuestLimitsConfig } from '../../facade/rate-limits.ts';
@@ -18,7 +17,9 @@ import type { RawProduct } from '../../services/catalog/derive.ts';
 import { type CoreOptions, startCore } from '../../services/core/core.ts';
 import { migrate, type Orm, openDatabase } from '../../services/core/db/orm.ts';
 import type { Analyzer } from '../../services/scan/analyzer.ts';
+import { createLogger } from '../../services/shared/logger.ts';
 import type { UpstreamProvider } from '../../services/shared/oauth-config.ts';
+import { clientTelemetry } from '../../services/shared/telemetry.ts';
 import { createTestDatabase } from './database.ts';
 import { testIntake } from './intake.ts';
 import { testOAuthConfig } from './oauth.ts';
@@ -79,7 +80,8 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
   mkdirSync(logDir, { recursive: true });
   const logFile = join(logDir, `${name}.log`);
   const stream = createWriteStream(logFile);
-  const logger = pino({ level: 'debug', redact: ['access_token', '*.access_token'] }, stream);
+  // The services' own logger (its redaction and scrubbing), so the run's check of the logs tests them.
+  const logger = createLogger('stack', 'debug', stream);
   const clock = { offsetMs: 0 };
   // The façade's port is needed first: core builds upload links from the public base URL.
   const server = createServer();
@@ -107,6 +109,7 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
     httpVersion: '2',
     useBinaryFormat: true,
     defaultTimeoutMs: options.coreTimeoutMs,
+    interceptors: [clientTelemetry()],
   });
   const mux = new RequestMultiplexer(options.requestTimeoutMs);
   const limitStore = new pg.Pool({ connectionString: db.url, max: 4 });

@@ -131,3 +131,51 @@ topologySpreadConstraints:
 checksum/config: {{ include (print .Template.BasePath "/configmap.yaml") . | sha256sum }}
 checksum/secret: {{ include (print .Template.BasePath "/secret.yaml") . | sha256sum }}
 {{- end }}
+
+{{/*
+The metrics port of one component's container (a ports entry), when metrics are on.
+Called with (dict "ctx" $ "component" "core").
+*/}}
+{{- define "skinmatch.metricsPort" -}}
+{{- if .ctx.Values.metrics.enabled }}
+- name: metrics
+  containerPort: {{ index .ctx.Values.metrics.ports .component }}
+  protocol: TCP
+{{- end }}
+{{- end }}
+
+{{/*
+Prometheus's scrape annotations of one component's pods, when metrics and their annotations are on.
+Called with (dict "ctx" $ "component" "core").
+*/}}
+{{- define "skinmatch.metricsAnnotations" -}}
+{{- if and .ctx.Values.metrics.enabled .ctx.Values.metrics.podAnnotations }}
+prometheus.io/scrape: "true"
+prometheus.io/port: {{ index .ctx.Values.metrics.ports .component | quote }}
+prometheus.io/path: /metrics
+{{- end }}
+{{- end }}
+
+{{/*
+The NetworkPolicy ingress rule that lets the configured scrapers reach one component's metrics port.
+Called with (dict "ctx" $ "component" "core").
+*/}}
+{{- define "skinmatch.metricsIngress" -}}
+{{- $m := .ctx.Values.metrics }}
+{{- if and $m.enabled (or $m.scrapeFrom.namespaceLabels $m.scrapeFrom.podLabels) }}
+- ports:
+    - port: metrics
+      protocol: TCP
+  from:
+    - {{- with $m.scrapeFrom.namespaceLabels }}
+      namespaceSelector:
+        matchLabels:
+          {{- toYaml . | nindent 10 }}
+      {{- end }}
+      {{- with $m.scrapeFrom.podLabels }}
+      podSelector:
+        matchLabels:
+          {{- toYaml . | nindent 10 }}
+      {{- end }}
+{{- end }}
+{{- end }}

@@ -32,6 +32,13 @@
 {{- if regexMatch "^https://(localhost|[^/]*\\.localhost|127\\.[0-9.]+|\\[::1\\]|0\\.0\\.0\\.0)(:[0-9]+)?$" .Values.publicBaseUrl }}
 {{- fail "publicBaseUrl must be the façade's public address, not localhost (production refuses it)" }}
 {{- end }}
+{{- if .Values.metrics.enabled }}
+{{- range $component := list "facade" "core" "inference" }}
+{{- if eq (int (index $.Values.metrics.ports $component)) (int (index $.Values $component).port) }}
+{{- fail (printf "metrics.ports.%s must differ from %s.port" $component $component) }}
+{{- end }}
+{{- end }}
+{{- end }}
 {{- if gt (int .Values.keda.minReplicaCount) (int .Values.keda.maxReplicaCount) }}
 {{- fail "keda.minReplicaCount must not exceed keda.maxReplicaCount" }}
 {{- end }}
