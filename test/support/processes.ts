@@ -3,12 +3,16 @@
  * each with its own environment and port, its output kept for the test to read, stopped by signals.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { Health, type HealthCheckResponse_ServingStatus } from '../../gen/grpc/health/v1/health_pb.ts';
 import { freePort, waitForPort } from '../../scripts/port.ts';
 
 export type Role = 'facade' | 'core' | 'inference' | 'migrate';
+
+const LOG_DIR = resolve('.data/test-logs');
 
 export interface RunningProcess {
   readonly role: Role;
@@ -48,13 +52,17 @@ export async function startProcess(
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // Also into the test logs, which the root hook searches for secrets after the run (test/hooks.ts).
+  mkdirSync(LOG_DIR, { recursive: true });
+  const file = createWriteStream(join(LOG_DIR, `process-${role}-${port}-${child.pid}.log`));
   let text = '';
-  child.stdout!.on('data', (chunk) => {
-    text += chunk;
-  });
-  child.stderr!.on('data', (chunk) => {
-    text += chunk;
-  });
+  for (const stream of [child.stdout!, child.stderr!]) {
+    stream.on('data', (chunk) => {
+      text += chunk;
+      file.write(chunk);
+    });
+  }
+  child.once('close', () => file.end());
   const exited = new Promise<number | NodeJS.Signals>((done) =>
     child.once('exit', (code, signal) => done(code ?? signal!)),
   );
