@@ -42,7 +42,8 @@ describe('graceful shutdown on SIGTERM, through real processes', function () {
       DATA_DIR: dir,
       DATABASE_URL: database.url,
       ...keys,
-      SHUTDOWN_DRAIN_DELAY_MS: '1000',
+      // Long enough for a loaded machine to see the not-ready state before the port closes.
+      SHUTDOWN_DRAIN_DELAY_MS: '3000',
       SHUTDOWN_TIMEOUT_MS: '20000',
       ...env,
     });
@@ -114,7 +115,7 @@ describe('graceful shutdown on SIGTERM, through real processes', function () {
         photo_intake: 'direct_or_link',
         shutting_down: true,
       });
-      await until('new connections refused', async () => !(await isListening(draining.port)), 5000);
+      await until('new connections refused', async () => !(await isListening(draining.port)), 10_000);
       assert.equal(draining.child.exitCode, null, 'still running: the call is in flight');
       core.signal('SIGCONT');
       const answered = await pending;
