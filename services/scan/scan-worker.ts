@@ -19,6 +19,7 @@ import {
 } from 'graphile-worker';
 import pg from 'pg';
 import type { Orm } from '../core/db/orm.ts';
+import { ANALYSIS_UNAVAILABLE } from '../shared/failure-messages.ts';
 import type { Logger } from '../shared/logger.ts';
 import { inferenceDuration, scanStageDuration, secondsSince } from '../shared/metrics.ts';
 import { contextFromTraceparent, endSpan, tracer, withRequestId } from '../shared/telemetry.ts';
@@ -29,8 +30,6 @@ import { WorkerLiveness } from './worker-liveness.ts';
 
 /** How often each core looks for jobs left locked by a core that died (worker-liveness.ts). */
 const LIVENESS_CHECK_MS = 5000;
-
-export const ANALYSIS_UNAVAILABLE = 'analysis_unavailable';
 
 /** An analysis job's payload (photo-intake.ts writes it). */
 interface AnalysisJob {

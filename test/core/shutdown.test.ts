@@ -112,7 +112,7 @@ describe('graceful shutdown on SIGTERM, through real processes', function () {
         ok: false,
         admissions_enabled: false,
         catalog_tools_enabled: false,
-        photo_intake: 'direct_or_link',
+        photo_intake: 'unavailable',
         shutting_down: true,
       });
       await until('new connections refused', async () => !(await isListening(draining.port)), 10_000);
