@@ -58,7 +58,9 @@ export function redactSecrets<T>(value: T, depth = 0): T {
     let copy: unknown[] | undefined;
     value.forEach((item, i) => {
       const redacted = redactSecrets(item, depth + 1);
-      if (redacted !== item) (copy ??= [...value])[i] = redacted;
+      if (redacted === item) return;
+      copy ??= [...value];
+      copy[i] = redacted;
     });
     return (copy ?? value) as T;
   }
@@ -66,7 +68,9 @@ export function redactSecrets<T>(value: T, depth = 0): T {
   for (const key of Object.keys(value)) {
     const item = (value as Record<string, unknown>)[key];
     const redacted = SECRET_KEYS.has(key.toLowerCase()) ? REDACTED : redactSecrets(item, depth + 1);
-    if (redacted !== item) (copy ??= { ...(value as Record<string, unknown>) })[key] = redacted;
+    if (redacted === item) continue;
+    copy ??= { ...(value as Record<string, unknown>) };
+    copy[key] = redacted;
   }
   return (copy ?? value) as T;
 }
