@@ -6,6 +6,7 @@ import { createClient, type Transport } from '@connectrpc/connect';
 import { context } from '@opentelemetry/api';
 import Koa from 'koa';
 import type pg from 'pg';
+import { IntakeService } from '../gen/skinmatch/v1/intake_pb.ts';
 import { MatchService } from '../gen/skinmatch/v1/match_pb.ts';
 import { ScanService } from '../gen/skinmatch/v1/scan_pb.ts';
 import { StatusService } from '../gen/skinmatch/v1/status_pb.ts';
@@ -25,6 +26,7 @@ import { matchTools } from './mcp/match-tools.ts';
 import { buildServer } from './mcp/mcp-server.ts';
 import { RequestMultiplexer } from './mcp/multiplexer.ts';
 import { scanTools } from './mcp/scan-tools.ts';
+import { scanPages } from './pages/scan-page.ts';
 import { GuestLimits, type GuestLimitsConfig } from './rate-limits.ts';
 
 export interface FacadeOptions {
@@ -55,6 +57,10 @@ export interface FacadeOptions {
   readonly requestTimeoutMs?: number;
   /** The request multiplexer to use (tests look into it); one is made otherwise. */
   readonly multiplexer?: RequestMultiplexer;
+  /** The upload page's photo size bound (PHOTO_MAX_BYTES; default 10 MB), enforced while the body streams in. */
+  readonly photoMaxBytes?: number;
+  /** How often the upload page's quiet progress stream gets a keep-alive comment (default 15 s). */
+  readonly pageKeepAliveMs?: number;
 }
 
 export async function createFacade(options: FacadeOptions): Promise<Koa> {
@@ -150,6 +156,17 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
     }
     await route(ctx, next);
   });
+  // The person's upload page.
+  app.use(
+    scanPages({
+      intake: createClient(IntakeService, options.core),
+      limits,
+      publicBaseUrl: options.publicBaseUrl,
+      logger,
+      maxBytes: options.photoMaxBytes,
+      keepAliveMs: options.pageKeepAliveMs,
+    }),
+  );
   // The authorization server and the person's sign-in pages.
   app.use(account.pages);
   return app;

@@ -3,7 +3,9 @@
  * core or its database does not answer (and the status is then 503); why is logged when it starts, with the
  * reason, and again when it ends — not on every probe. While new scans are refused, `admissions_paused_by`
  * says why: `operator`, `backlog` or both. While core's catalog is not loaded, `catalog` says so (`loading`,
- * `unavailable` while core retries a failed load, `unknown` when core does not answer).
+ * `unavailable` while core retries a failed load, `unknown` when core does not answer). `photo_intake` says
+ * whether a person can hand a photo to a scan now: `direct_or_link` while the upload page behind every
+ * `upload_url` takes photos (core and its database answer), `unavailable` while it cannot.
  */
 import type { Client } from '@connectrpc/connect';
 import type { Context } from 'koa';
@@ -50,7 +52,7 @@ export function healthEndpoint(status: Client<typeof StatusService>, logger: Log
       ...(core?.catalog === CatalogState.LOADED
         ? {}
         : { catalog: CATALOG[core?.catalog ?? CatalogState.UNSPECIFIED] ?? 'unknown' }),
-      photo_intake: 'direct_or_link',
+      photo_intake: ok ? 'direct_or_link' : 'unavailable',
     };
   };
 }

@@ -47,6 +47,7 @@ const app = await createFacade({
   requestTimeoutMs: config.mcpRequestTimeoutMs,
   publicBaseUrl: config.publicBaseUrl,
   oauth: config.oauth,
+  photoMaxBytes: config.photoMaxBytes,
 });
 for (const warning of config.warnings) logger.warn(warning);
 const metrics = await startMetricsServer({

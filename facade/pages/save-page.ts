@@ -16,6 +16,7 @@ import { errorReason } from '../../services/shared/errors.ts';
 import type { Logger } from '../../services/shared/logger.ts';
 import { escapeHtml, page, sendPage } from '../oauth/pages.ts';
 import { clearSignedCookie, readSignedCookie, type SignIn, setSignedCookie } from '../oauth/sign-in.ts';
+import { browserSecret, fromThisOrigin } from './page-security.ts';
 import {
   FOREIGN_POST_PAGE,
   NO_SUCH_PROVIDER_PAGE,
@@ -27,8 +28,6 @@ import {
 } from './save-html.ts';
 
 const SAVE_COOKIE = 'skinmatch_save';
-/** The upload page's consent cookie (issue 7): its value is the consenting browser's secret. */
-const BROWSER_COOKIE = '__Host-skinmatch-browser';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Who signed in on this scan's save page; a signed cookie on the page's own path. */
@@ -163,21 +162,6 @@ export function savePages(options: SavePageOptions) {
   };
 }
 
-/** The consent cookie's value, or '' when the browser has none; core checks it. */
-function browserSecret(ctx: Context): string {
-  return ctx.cookies.get(BROWSER_COOKIE) ?? '';
-}
-
 function savePath(runId: string): string {
   return `/save/${runId}`;
-}
-
-/**
- * Whether a POST comes from a page of this origin. A form's navigating POST from a page whose referrer
- * policy is no-referrer carries `Origin: null`; then the browser's own `Sec-Fetch-Site`, which no page can
- * set, says whether it was sent from this origin. No Origin at all is not a browser's form: refused.
- */
-function fromThisOrigin(ctx: Context, publicOrigin: string): boolean {
-  const origin = ctx.get('origin');
-  return origin === publicOrigin || (origin === 'null' && ctx.get('sec-fetch-site') === 'same-origin');
 }

@@ -3,6 +3,7 @@
  * measure the regions, score. Progress is reported as each stage starts; the stream ends with exactly one
  * result or one failure the person can act on.
  */
+import type { FailureReason } from '../shared/failure-messages.ts';
 import type { Measure } from '../shared/measures.ts';
 import { normaliseColour } from './colour-constancy.ts';
 import { decodeImage, ImageError } from './decode.ts';
@@ -23,21 +24,6 @@ const PERCENT: Record<StageName, number> = {
   measuring: 65,
   scoring: 90,
 };
-
-export const FAILURE_MESSAGES = {
-  not_an_image: 'The file is not a photo the service can read. Upload a JPEG or PNG photo.',
-  image_too_large: 'The photo has more pixels than the service accepts. Upload a smaller photo.',
-  no_face: 'No face was found. Take a photo of your face, looking at the camera.',
-  several_faces: 'More than one face is in the photo. Take a photo of your face alone.',
-  face_cut_off:
-    'Part of the face is outside the photo. Move back or centre your face so that all of it, from forehead to chin, is in the picture.',
-  face_too_small: 'The face is too small in the photo. Come closer to the camera.',
-  face_turned: 'The face is turned away. Look straight at the camera and keep your head level.',
-  too_dark: 'The photo is too dark. Face a window or a lamp.',
-  overexposed: 'The photo is too bright. Avoid direct sunlight or flash on your face.',
-  too_blurry: 'The photo is blurred. Hold the camera still and let it focus.',
-} as const;
-export type FailureReason = keyof typeof FAILURE_MESSAGES;
 
 export type FaceAnalysisEvent =
   | { readonly kind: 'progress'; readonly stage: StageName; readonly percent: number }

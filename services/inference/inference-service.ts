@@ -10,13 +10,9 @@ import {
   type InferenceService,
   Stage,
 } from '../../gen/skinmatch/inference/v1/inference_pb.ts';
+import { FAILURE_MESSAGES } from '../shared/failure-messages.ts';
 import { analysisDuration, analysisStageDuration, secondsSince } from '../shared/metrics.ts';
-import {
-  FAILURE_MESSAGES,
-  type FaceAnalysis,
-  type FaceAnalysisEvent,
-  type StageName,
-} from './face-analysis.ts';
+import type { FaceAnalysis, FaceAnalysisEvent, StageName } from './face-analysis.ts';
 import type { Quality } from './quality.ts';
 
 const STAGE: Record<StageName, Stage> = {

@@ -11,14 +11,13 @@ import { context, SpanKind, trace } from '@opentelemetry/api';
 import { type JobHelpers, Logger as QueueLogger, run, runMigrations, type TaskList } from 'graphile-worker';
 import pg from 'pg';
 import type { Orm } from '../core/db/orm.ts';
+import { ANALYSIS_UNAVAILABLE } from '../shared/failure-messages.ts';
 import type { Logger } from '../shared/logger.ts';
 import { inferenceDuration, scanStageDuration, secondsSince } from '../shared/metrics.ts';
 import { contextFromTraceparent, endSpan, tracer, withRequestId } from '../shared/telemetry.ts';
 import type { Analyzer } from './analyzer.ts';
 import { ANALYZE_TASK } from './photo-intake.ts';
 import { PURGE_TASK, type PurgeSettings, purgeCron, purgeScans } from './scan-purge.ts';
-
-export const ANALYSIS_UNAVAILABLE = 'analysis_unavailable';
 
 /** An analysis job's payload (photo-intake.ts writes it). */
 interface AnalysisJob {

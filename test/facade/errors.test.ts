@@ -286,7 +286,7 @@ describe('tool errors and HTTP behaviour of /mcp', () => {
           admissions_enabled: false,
           catalog_tools_enabled: false,
           catalog: 'unknown',
-          photo_intake: 'direct_or_link',
+          photo_intake: 'unavailable',
         });
         // Why it answers 503 is logged once, with the reason, not on every probe.
         assert.equal((await fetch(`http://127.0.0.1:${port}/health`)).status, 503);

@@ -66,8 +66,10 @@ export interface StackOptions {
   readonly intake?: CoreOptions['intake'];
   /** Automatic admissions: the analysis backlog's bounds and how often core looks (off by default). */
   readonly admissions?: CoreOptions['admissions'];
-  /** Other façade options (e.g. trustProxy). */
-  readonly facade?: Partial<Pick<FacadeOptions, 'trustProxy' | 'trustedProxyHops'>>;
+  /** Other façade options (e.g. trustProxy, the upload page's photo bound). */
+  readonly facade?: Partial<
+    Pick<FacadeOptions, 'trustProxy' | 'trustedProxyHops' | 'photoMaxBytes' | 'pageKeepAliveMs'>
+  >;
 }
 
 export async function startStack(name: string, options: StackOptions = {}): Promise<Stack> {

@@ -1,0 +1,71 @@
+/**
+ * GET /scan/:id/events: core's WatchIntake stream relayed to the page as server-sent events. Every state is
+ * `event: state` with the PageState as data; the stream ends when the scan is complete or failed, and with
+ * `event: gone` when it is deleted or expires. It has no deadline (the façade's per-call deadline would
+ * cut a slow analysis short) and ends with the browser: the call to core is cancelled when the page goes.
+ * A comment every so often keeps proxies from closing a quiet stream.
+ */
+import type { Client } from '@connectrpc/connect';
+import type { Context } from 'koa';
+import type { IntakeService, WatchIntakeResponse } from '../../gen/skinmatch/v1/intake_pb.ts';
+import { errorReason } from '../../services/shared/errors.ts';
+import type { Logger } from '../../services/shared/logger.ts';
+import { setPageHeaders } from './page-security.ts';
+import { toPageState } from './page-state.ts';
+
+export const KEEP_ALIVE_MS = 15_000;
+
+export interface EventsRelay {
+  readonly intake: Client<typeof IntakeService>;
+  readonly logger: Logger;
+  readonly keepAliveMs: number;
+  /** Answers a refusal of the watch before the stream has started. */
+  readonly refuse: (ctx: Context, err: unknown) => void;
+}
+
+export async function relayEvents(relay: EventsRelay, ctx: Context, runId: string, browserSecret: string) {
+  const cancel = new AbortController();
+  const watch = relay.intake
+    .watchIntake({ runId, browserSecret }, { signal: cancel.signal, timeoutMs: 0 })
+    [Symbol.asyncIterator]();
+  // The first state decides the answer: a refusal is a JSON answer with its status, not an event.
+  let first: IteratorResult<WatchIntakeResponse>;
+  try {
+    first = await watch.next();
+  } catch (err) {
+    cancel.abort();
+    return relay.refuse(ctx, err);
+  }
+  setPageHeaders(ctx);
+  ctx.status = 200;
+  ctx.type = 'text/event-stream';
+  ctx.set('X-Accel-Buffering', 'no'); // a buffering proxy in front would hold every event back
+  // Written here rather than by Koa: a stream the browser closes is the normal end, not an error to log.
+  ctx.respond = false;
+  const { res } = ctx;
+  res.socket?.setNoDelay(true);
+  res.flushHeaders();
+  res.once('close', () => cancel.abort()); // the page went away (or the stream ended)
+  const write = (text: string) => {
+    if (!res.destroyed && !res.writableEnded) res.write(text);
+  };
+  const keepAlive = setInterval(() => write(': keep-alive\n\n'), relay.keepAliveMs);
+  const send = (event: string, data: unknown) => write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+
+  void (async () => {
+    try {
+      for (let next = first; !next.done; next = await watch.next()) {
+        send('state', toPageState(next.value.state));
+      }
+    } catch (err) {
+      if (!cancel.signal.aborted) {
+        if (errorReason(err) === 'not_found') send('gone', {});
+        else relay.logger.warn({ err: (err as Error).message }, 'scan page: progress stream from core ended');
+      }
+    } finally {
+      clearInterval(keepAlive);
+      cancel.abort();
+      if (!res.destroyed) res.end();
+    }
+  })();
+}

@@ -1,0 +1,55 @@
+/**
+ * What the upload page's answers carry for the browser's protection: the page's strict CSP with a nonce
+ * fresh for each response, no framing, no sniffing, no referrer (the URL holds the scan id), no caching;
+ * the check that a POST comes from a page of this service's own origin; and the consent cookie the upload
+ * page sets and the save page reads.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Context } from 'koa';
+
+/** The consent cookie: its value is the consenting browser's secret, of which core stores a keyed hash. */
+export const BROWSER_COOKIE = '__Host-skinmatch-browser';
+
+/** The consent cookie's value, or '' when the browser has none; core checks it. */
+export function browserSecret(ctx: Context): string {
+  return ctx.cookies.get(BROWSER_COOKIE) ?? '';
+}
+
+/** A CSP nonce for one response. */
+export function newNonce(): string {
+  return randomBytes(16).toString('base64');
+}
+
+/** The page's policy: its own files, its worker, and the nonce for anything inline it cannot avoid. */
+export function pageCsp(nonce: string): string {
+  return [
+    "default-src 'none'",
+    `script-src 'self' 'nonce-${nonce}'`,
+    `style-src 'self' 'nonce-${nonce}'`,
+    "img-src 'self' blob: data:",
+    "connect-src 'self'",
+    "worker-src 'self'",
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** The headers of every page and every JSON answer of the upload page. */
+export function setPageHeaders(ctx: Context, nonce: string = newNonce()): void {
+  ctx.set('Content-Security-Policy', pageCsp(nonce));
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('X-Frame-Options', 'DENY');
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('Cache-Control', 'no-store');
+}
+
+/**
+ * Whether a POST comes from a page of this origin. A POST from a page whose referrer policy is no-referrer
+ * may carry `Origin: null`; then the browser's own `Sec-Fetch-Site`, which no page can set, says whether it
+ * was sent from this origin. No Origin at all is not a browser's request from our page: refused.
+ */
+export function fromThisOrigin(ctx: Context, publicOrigin: string): boolean {
+  const origin = ctx.get('origin');
+  return origin === publicOrigin || (origin === 'null' && ctx.get('sec-fetch-site') === 'same-origin');
+}

@@ -1,0 +1,30 @@
+/** Core's IntakeState as the JSON the upload page reads (`PageState`, rendered by scan-html.ts). */
+import type { IntakeState } from '../../gen/skinmatch/v1/intake_pb.ts';
+import { ScanStatus } from '../../gen/skinmatch/v1/scan_types_pb.ts';
+import type { PageState } from './scan-html.ts';
+import { failureWords } from './scan-words.ts';
+
+const STATUS: Partial<Record<ScanStatus, PageState['status']>> = {
+  [ScanStatus.AWAITING_UPLOAD]: 'awaiting_upload',
+  [ScanStatus.QUEUED]: 'queued',
+  [ScanStatus.ANALYZING]: 'analyzing',
+  [ScanStatus.COMPLETE]: 'complete',
+  [ScanStatus.FAILED]: 'failed',
+};
+
+/** A status this façade has no name for (core newer than the façade) is a fault, never a guess. */
+export function toPageState(state: IntakeState | undefined): PageState {
+  const status = state && STATUS[state.status];
+  if (!state || !status)
+    throw new Error(`core sent an intake state this façade cannot show: ${state?.status}`);
+  const failed = status === 'failed';
+  return {
+    status,
+    stage: state.stage,
+    progress: state.progress,
+    failure_reason: failed ? state.failureReason || null : null,
+    failure_message: failed ? failureWords(state.failureReason) : null,
+    consented: state.consented,
+    is_consenting_browser: state.isConsentingBrowser,
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * The upload page's bounds on a real façade and core: the photo size bound enforced while the body streams
+ * in (the answer comes before the body has been sent, and the connection is kept or closed cleanly), and
+ * the upload budgets per network (the façade's) and per scan (core's), with Retry-After.
+ */
+import assert from 'node:assert/strict';
+import { refusalWords } from '../../facade/pages/scan-words.ts';
+import { testIntake } from '../support/intake.ts';
+import { type Stack, startStack } from '../support/stack.ts';
+import { RawConnection } from './raw-http.ts';
+import { assertRefusal, BROWSER_COOKIE, type PageScan, pageScan, postPhoto } from './scan-page-support.ts';
+
+const MB = 1024 * 1024;
+const MAX_BYTES = 10 * MB;
+
+describe('the upload page: the photo size bound while the body streams in', function () {
+  this.timeout(60_000);
+  let stack: Stack;
+  let scan: PageScan;
+
+  before(async () => {
+    stack = await startStack('scan-page-size');
+    scan = await pageScan(stack.baseUrl);
+  });
+  after(() => stack?.close());
+
+  const photoHead = (framing: string) =>
+    `POST /scan/${scan.run_id}/photo HTTP/1.1\r\nHost: ${new URL(stack.baseUrl).host}\r\n` +
+    `Origin: ${stack.baseUrl}\r\nCookie: ${BROWSER_COOKIE}=${scan.secret}\r\n` +
+    `Content-Type: image/jpeg\r\n${framing}\r\n\r\n`;
+  const tooLarge = (body: string) => {
+    assert.deepEqual(JSON.parse(body), {
+      error: 'photo_too_large',
+      message: refusalWords('photo_too_large', { maxBytes: MAX_BYTES }),
+    });
+    assert.equal(refusalWords('photo_too_large', { maxBytes: MAX_BYTES }).includes('10 MB'), true);
+  };
+  const nextRequestWorks = async (connection: RawConnection) => {
+    connection.write(`GET /health HTTP/1.1\r\nHost: ${new URL(stack.baseUrl).host}\r\n\r\n`);
+    assert.equal((await connection.response()).status, 200);
+  };
+
+  it('a body just over the bound is refused, and the same keep-alive connection serves the next request', async () => {
+    const connection = new RawConnection(stack.baseUrl);
+    const size = MAX_BYTES + 1;
+    connection.write(photoHead(`Content-Length: ${size}`));
+    await connection.sendBody(size, false, true); // a client that sends what it declared
+    const refused = await connection.response();
+    assert.equal(refused.status, 413);
+    assert.notEqual(refused.headers.connection, 'close');
+    tooLarge(refused.body);
+    await nextRequestWorks(connection);
+    connection.socket.end();
+    await connection.closed;
+    assert.equal(connection.error, undefined);
+  });
+
+  for (const framing of ['Content-Length: 52428800', 'Transfer-Encoding: chunked']) {
+    it(`a 50 MB body (${framing.split(':')[0]}) is answered 413 before it is sent, and the connection closed cleanly`, async () => {
+      const connection = new RawConnection(stack.baseUrl);
+      const started = performance.now();
+      connection.write(photoHead(framing));
+      const sent = await connection.sendBody(50 * MB, framing.startsWith('Transfer'));
+      const refused = await connection.response();
+      const ms = performance.now() - started;
+      assert.equal(refused.status, 413);
+      assert.equal(refused.headers.connection, 'close');
+      tooLarge(refused.body);
+      // The answer came while the client was still sending: the server did not wait for the 50 MB.
+      assert.ok(sent < 25 * MB, `${(sent / MB).toFixed(1)} MB sent before the answer`);
+      if (framing.startsWith('Content')) assert.ok(sent < MAX_BYTES, 'refused by its declared length');
+      // Closed by the server after the answer, without a reset: the client read all of it.
+      connection.socket.end();
+      await connection.closed;
+      assert.equal(connection.ended, true);
+      assert.equal(connection.error, undefined);
+      console.log(
+        `      (${(sent / MB).toFixed(1)} MB sent before the 413, answered in ${ms.toFixed(0)} ms)`,
+      );
+      // The façade serves on.
+      const next = new RawConnection(stack.baseUrl);
+      await nextRequestWorks(next);
+      next.socket.end();
+    });
+  }
+
+  it('a refusal before reading (another browser) does not read a large body either', async () => {
+    const connection = new RawConnection(stack.baseUrl);
+    connection.write(photoHead('Content-Length: 52428800').replace(scan.secret, 'cd'.repeat(32)));
+    const sent = await connection.sendBody(50 * MB, false);
+    const refused = await connection.response();
+    assert.equal(refused.status, 403);
+    assert.equal(JSON.parse(refused.body).error, 'not_consenting_browser');
+    assert.ok(sent < MAX_BYTES, `${(sent / MB).toFixed(1)} MB sent before the answer`);
+    connection.socket.end();
+    await connection.closed;
+    assert.equal(connection.error, undefined);
+  });
+});
+
+describe('the upload page: upload budgets per network and per scan', function () {
+  this.timeout(60_000);
+  let stack: Stack;
+
+  before(async () => {
+    stack = await startStack('scan-page-budgets', {
+      limits: { callsPerMinute: 1_000_000, scansPerHour: 1_000_000, uploadsPerHour: 3 },
+      intake: testIntake({ uploadsPerHour: 2 }),
+    });
+  });
+  after(() => stack?.close());
+
+  const notAnImage = Buffer.from('not an image');
+  const rateLimited = async (res: Response) => {
+    const retry = Number(res.headers.get('retry-after'));
+    assert.ok(retry > 3500 && retry <= 3600, String(retry));
+    await assertRefusal(
+      res,
+      429,
+      'rate_limited',
+      'Too many photos were sent. Wait 60 minutes, then try again.',
+    );
+  };
+
+  it('refuses the scan’s third photo in an hour (core), then the network’s fourth (façade)', async () => {
+    const first = await pageScan(stack.baseUrl);
+    const send = (scan: PageScan) =>
+      postPhoto(stack.baseUrl, scan.run_id, notAnImage, { secret: scan.secret });
+    assert.equal((await send(first)).status, 415);
+    assert.equal((await send(first)).status, 415);
+    await rateLimited(await send(first)); // the scan's budget: 2 an hour
+    const second = await pageScan(stack.baseUrl);
+    await rateLimited(await send(second)); // the network's budget: 3 an hour, this is its 4th
+  });
+});
