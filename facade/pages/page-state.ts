@@ -12,11 +12,27 @@ const STATUS: Partial<Record<ScanStatus, PageState['status']>> = {
   [ScanStatus.FAILED]: 'failed',
 };
 
-/** A status this façade has no name for (core newer than the façade) is a fault, never a guess. */
+/** What a browser other than the consenting one is told: that the scan is in another browser's hands. */
+const ANOTHER_BROWSERS: PageState = {
+  status: 'awaiting_upload',
+  stage: '',
+  progress: 0,
+  failure_reason: null,
+  failure_message: null,
+  consented: true,
+  is_consenting_browser: false,
+};
+
+/**
+ * The page's state for this browser. A party holding only the link sees no progress: once another browser
+ * has consented, it learns that and nothing more. A status this façade has no name for (core newer than
+ * the façade) is a fault, never a guess.
+ */
 export function toPageState(state: IntakeState | undefined): PageState {
   const status = state && STATUS[state.status];
   if (!state || !status)
     throw new Error(`core sent an intake state this façade cannot show: ${state?.status}`);
+  if (state.consented && !state.isConsentingBrowser) return ANOTHER_BROWSERS;
   const failed = status === 'failed';
   return {
     status,

@@ -33,8 +33,8 @@ export const RAW_MEASURES: Readonly<Record<Measure, (read: Read) => number>> = {
   uneven_tone: (read) => read(CHEEKS, 'l_std'),
   /** Horizontal-line energy of the forehead and the crow's-feet. */
   wrinkles: (read) => read(['forehead', ...CROWS_FEET], 'line_energy'),
-  /** Mean |Laplacian| of the cheeks' L* (capped): pits and bumps a few pixels wide. */
-  pores: (read) => read(CHEEKS, 'fine_energy'),
+  /** Mean depth of the cheeks' small dark pits (L* below its 3×3 closing, capped), spots left out. */
+  pores: (read) => read(CHEEKS, 'pit_depth'),
   /** Mean |Laplacian| of L* at half resolution on the cheeks: coarser unevenness of the surface. */
   texture: (read) => read(CHEEKS, 'coarse_energy'),
   /** How much darker under the eyes is than the baseline skin, in L*. */

@@ -337,6 +337,27 @@ describe('recommend_products when things go wrong', () => {
     }
   });
 
+  it('product ids with quotes and backslashes are recorded exactly in the allowance row', async () => {
+    const odd = TEST_CATALOG.map((product) => ({ ...product, product_id: `${product.product_id}'\\"` }));
+    const stack = await startStack('recommend-quotes', { products: odd });
+    try {
+      const scan = await newScan(stack);
+      const result = await callTool(stack.baseUrl, 'recommend_products', scan);
+      const ids = result.structuredContent.products.map((p: { product_id: string }) => p.product_id);
+      assert.equal(ids.length, 5);
+      assert.ok(
+        ids.every((id: string) => id.endsWith(`'\\"`)),
+        String(ids),
+      );
+      const [row] = await stack.orm.em
+        .getConnection()
+        .execute('select product_ids from scan_matches where run_id = ?', [scan.run_id]);
+      assert.deepEqual(row?.product_ids, ids);
+    } finally {
+      await stack.close();
+    }
+  });
+
   it('a failure after consuming, before answering, does not use the allowance up', async () => {
     let failures = 1;
     const stack = await startStack('recommend-crash', {

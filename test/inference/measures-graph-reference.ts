@@ -132,6 +132,17 @@ function weightedStd(p: Plane, w: Plane): number {
   );
 }
 
+/** The largest (or smallest) value of each pixel's 3×3 neighbourhood inside the image: flat dilation (erosion). */
+function extreme3(p: Plane, pick: (a: number, b: number) => number): Plane {
+  return plane(p.width, p.height, (x, y) => {
+    let best = pixel(p, x, y);
+    for (let v = Math.max(0, y - 1); v <= Math.min(p.height - 1, y + 1); v++)
+      for (let u = Math.max(0, x - 1); u <= Math.min(p.width - 1, x + 1); u++)
+        best = pick(best, pixel(p, u, v));
+    return best;
+  });
+}
+
 const BOX_3 = Array<number>(9).fill(1 / 9);
 const LAPLACIAN = [0, 1, 0, 1, -4, 1, 0, 1, 0];
 const SOBEL_DY = [-1, -2, -1, 0, 0, 0, 1, 2, 1];
@@ -162,11 +173,7 @@ export function referenceFeatures(patch: Patch): Record<string, number> {
       for (let u = 0; u < 4; u++) any = Math.max(any, pixel(spots, 4 * x + u, 4 * y + v));
     return any;
   });
-  const capped = (p: Plane, w: Plane) =>
-    weightedMean(
-      plane(p.width, p.height, (x, y) => Math.min(Math.abs(pixel(p, x, y)), 4)),
-      w,
-    );
+  const closed = extreme3(extreme3(L, Math.max), Math.min);
 
   return {
     l_mean: mean(L),
@@ -176,7 +183,10 @@ export function referenceFeatures(patch: Patch): Record<string, number> {
     chroma_mean: mean(chroma),
     red_spot_frac: share(A, (a, i) => a - localA.data[i]! > 6),
     dark_spot_frac: share(L, (l, i) => localL.data[i]! - l > 6 && !(A.data[i]! - localA.data[i]! > 3)),
-    fine_energy: capped(filterValid(L, LAPLACIAN), keepAwayFrom(spots, 11, 4)),
+    pit_depth: weightedMean(
+      plane(SIZE, SIZE, (x, y) => Math.min(pixel(closed, x, y) - pixel(L, x, y), 4)),
+      keepAwayFrom(spots, 9, 4),
+    ),
     coarse_energy: weightedMean(
       plane(14, 14, (x, y) => Math.max(0, Math.min(Math.abs(pixel(coarse, x, y)), 4) - 0.3)),
       keepAwayFrom(quarterSpots, 5, 1),

@@ -127,7 +127,7 @@ describe('skin-measures model', () => {
       assert.ok(Math.abs(row.a_mean - 13.5343) < 0.1, `a_mean ${row.a_mean}`);
       assert.ok(Math.abs(row.b_mean - 19.8784) < 0.1, `b_mean ${row.b_mean}`);
       assert.ok(Math.abs(row.chroma_mean - 24.0484) < 0.1, `chroma_mean ${row.chroma_mean}`);
-      for (const name of ['l_std', 'fine_energy', 'coarse_energy', 'line_energy'] as const) {
+      for (const name of ['l_std', 'pit_depth', 'coarse_energy', 'line_energy'] as const) {
         assert.ok(row[name] < 1e-3, `${name} ${row[name]}`);
       }
       for (const name of ['red_spot_frac', 'dark_spot_frac', 'specular_frac', 'red_frac'] as const) {
@@ -154,7 +154,7 @@ describe('skin-measures model', () => {
       assert.ok(horizontal.line_energy > 1, `line_energy ${horizontal.line_energy}`);
       assert.equal(vertical.line_energy, 0);
       // Turning the patch changes only the direction, not the amount of texture.
-      assert.ok(Math.abs(horizontal.fine_energy - vertical.fine_energy) < 1e-3);
+      assert.ok(Math.abs(horizontal.pit_depth - vertical.pit_depth) < 1e-3);
       assert.ok(Math.abs(horizontal.l_std - vertical.l_std) < 1e-3);
     });
 
@@ -165,7 +165,7 @@ describe('skin-measures model', () => {
 
     it('noise: every feature, textures included, matches the reference', () => {
       assertMatchesReference(rows.noise, PATCHES.noise);
-      for (const name of ['l_std', 'fine_energy', 'coarse_energy'] as const) {
+      for (const name of ['l_std', 'pit_depth', 'coarse_energy'] as const) {
         assert.ok(rows.noise[name] > 0.1, `${name} ${rows.noise[name]}`);
       }
     });

@@ -216,6 +216,16 @@ describe('the upload page /scan/:id over HTTP: page, cookie and refusals', funct
     // The page itself opens for anyone with the link, and tells them the scan is another browser's.
     const page = await pageFetch(base, `/scan/${scan.run_id}`, { secret: other });
     assert.equal(page.status, 200);
+    const shown = /data-state="([^"]*)"/.exec(await page.text())?.[1]?.replaceAll('&quot;', '"');
+    assert.deepEqual(JSON.parse(shown!), {
+      status: 'awaiting_upload',
+      stage: '',
+      progress: 0,
+      failure_reason: null,
+      failure_message: null,
+      consented: true,
+      is_consenting_browser: false,
+    });
   });
 
   it('refuses a photo before consent, and from a page of another origin', async () => {

@@ -4,7 +4,7 @@
  */
 
 /** Bump when a feature's definition or the column order changes: consumers key their calibration on it. */
-export const MEASURES_MODEL_VERSION = 'skin-measures-2.0.0';
+export const MEASURES_MODEL_VERSION = 'skin-measures-3.0.0';
 
 /** Side of the square face-region patch, in pixels. */
 export const PATCH_SIZE = 64;
@@ -27,7 +27,7 @@ export const FEATURES = [
   'chroma_mean',
   'red_spot_frac',
   'dark_spot_frac',
-  'fine_energy',
+  'pit_depth',
   'coarse_energy',
   'line_energy',
   'specular_frac',
@@ -54,7 +54,7 @@ export const THRESHOLDS = {
   redMinA: 15,
   /** A dark spot is not one that is also redder than its surroundings by more than this (a red spot). */
   darkSpotMaxRedness: 3,
-  /** |Laplacian| counts up to this in the texture energies, so a few high-contrast spots weigh little. */
+  /** Pit depth and |Laplacian| count up to this in the texture features, so a few high-contrast spots weigh little. */
   textureCap: 4,
   /** |Laplacian| at quarter resolution counts only above this (JPEG block artefacts stay below it). */
   coarseFloor: 0.3,

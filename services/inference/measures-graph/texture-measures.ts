@@ -1,7 +1,8 @@
 /**
- * Texture features: how L* varies across the patch, from slow tone changes to pore-sized detail and
+ * Texture features: how L* varies across the patch, from slow tone changes to pore-sized pits and
  * horizontal lines. Filters are unpadded ("valid"): zero padding would read as a steep edge of L* = 0
- * around every patch, so each filter's output is smaller than its input and only real pixels count.
+ * around every patch, so each filter's output is smaller than its input and only real pixels count; the
+ * one padded filter, the 3×3 closing of pit_depth, is a MaxPool, whose padding never wins.
  * Every feature is [n, 1, 1, 1].
  */
 import { THRESHOLDS, TONE_WINDOW } from './features.ts';
@@ -9,13 +10,13 @@ import { FLOAT, type GraphBuilder } from './graph-builder.ts';
 
 export type TextureFeatures = {
   l_std: string;
-  fine_energy: string;
+  pit_depth: string;
   coarse_energy: string;
   line_energy: string;
   l_contrast: string;
 };
 
-/** Discrete Laplacian: responds to pits and bumps a few pixels wide (pores, fine texture). */
+/** Discrete Laplacian: responds to pits and bumps a few pixels wide (at quarter resolution: coarse texture). */
 const LAPLACIAN = [0, 1, 0, 1, -4, 1, 0, 1, 0];
 
 /** Sobel d/dy (rows: up to down) then d/dx (columns: left to right), unnormalised. */
@@ -31,6 +32,7 @@ export function addTextureFeatures(g: GraphBuilder, l: string, spots: string): T
   // The 3×3 blur removes pixel noise and pores, leaving tone changes and lines: [n, 1, h−2, w−2].
   const blurred = g.node('AveragePool', [l], ['l_blurred'], { kernel_shape: [3, 3] });
   const laplacian = g.constant('laplacian_kernel', [1, 1, 3, 3], LAPLACIAN);
+  const cap = g.scalar('texture_cap', THRESHOLDS.textureCap);
   const spotMask = g.node('Cast', [spots], ['texture_spot_mask'], { to: FLOAT });
   const quarterMask = g.node('MaxPool', [spotMask], ['spot_mask_quarter'], {
     kernel_shape: [4, 4],
@@ -53,12 +55,12 @@ export function addTextureFeatures(g: GraphBuilder, l: string, spots: string): T
 
   return {
     l_std: addStandardDeviation(g, smoothed, keep(spotMask, TONE_WINDOW + 2, 1, 'tone_weights')),
-    fine_energy: addLaplacianEnergy(g, l, laplacian, 'fine', keep(spotMask, 11, 4, 'fine_weights')),
-    coarse_energy: addLaplacianEnergy(
+    pit_depth: addPitDepth(g, l, cap, keep(spotMask, 9, 4, 'pit_weights')),
+    coarse_energy: addCoarseEnergy(
       g,
       g.node('AveragePool', [l], ['l_quarter'], { kernel_shape: [4, 4], strides: [4, 4] }),
       laplacian,
-      'coarse',
+      cap,
       keep(quarterMask, 5, 1, 'coarse_weights'),
     ),
     line_energy: addLineEnergy(g, blurred),
@@ -97,30 +99,44 @@ function addStandardDeviation(g: GraphBuilder, input: string, weights: string): 
 }
 
 /**
- * Mean |Laplacian| of `input`, each pixel counted up to THRESHOLDS.textureCap, so that the edges of a
- * few high-contrast spots weigh little against texture spread over the patch; `scale` names the tensors.
+ * Pores are small dark pits: the black top-hat with a 3×3 square — the closing of L* (the largest value
+ * of each 3×3 neighbourhood, then the smallest of those) minus L* — is how far each pixel lies below the
+ * pit-free surface, and is zero on bumps, slopes and anything wider than a pit (tone patches, coarse
+ * relief). Each pixel counts up to THRESHOLDS.textureCap, spots and their surroundings left out.
  */
-function addLaplacianEnergy(
+function addPitDepth(g: GraphBuilder, l: string, cap: string, weights: string): string {
+  const square = { kernel_shape: [3, 3], pads: [1, 1, 1, 1] };
+  const dilated = g.node('MaxPool', [l], ['l_dilated'], square);
+  const negated = g.node('Neg', [dilated], ['l_dilated_negated']);
+  const closed = g.node('Neg', [g.node('MaxPool', [negated], ['l_closed_negated'], square)], ['l_closed']);
+  const depth = g.node('Sub', [closed, l], ['pit_depth_map']);
+  const capped = g.node('Min', [depth, cap], ['pit_depth_capped']);
+  return weightedMean(g, capped, weights, 'pit_depth');
+}
+
+/**
+ * Coarse texture: mean |Laplacian| of L* at quarter resolution, each pixel counted up to
+ * THRESHOLDS.textureCap (so the edges of a few high-contrast spots weigh little against texture spread
+ * over the patch) and only above THRESHOLDS.coarseFloor (JPEG's 8×8 blocks fall in this band at a low
+ * amplitude).
+ */
+function addCoarseEnergy(
   g: GraphBuilder,
-  input: string,
+  quarter: string,
   kernel: string,
-  scale: string,
+  cap: string,
   weights: string,
 ): string {
-  const response = g.node('Conv', [input, kernel], [`${scale}_laplacian`]);
-  const magnitude = g.node('Abs', [response], [`${scale}_laplacian_abs`]);
-  const cap = scale === 'fine' ? g.scalar('texture_cap', THRESHOLDS.textureCap) : 'texture_cap';
-  let capped = g.node('Min', [magnitude, cap], [`${scale}_laplacian_capped`]);
-  if (scale === 'coarse') {
-    // JPEG's 8×8 blocks fall in this band at a low amplitude: responses under the floor do not count.
-    const floor = g.scalar('coarse_floor', THRESHOLDS.coarseFloor);
-    capped = g.node(
-      'Relu',
-      [g.node('Sub', [capped, floor], ['coarse_above_floor'])],
-      ['coarse_laplacian_kept'],
-    );
-  }
-  return weightedMean(g, capped, weights, `${scale}_energy`);
+  const response = g.node('Conv', [quarter, kernel], ['coarse_laplacian']);
+  const magnitude = g.node('Abs', [response], ['coarse_laplacian_abs']);
+  const capped = g.node('Min', [magnitude, cap], ['coarse_laplacian_capped']);
+  const floor = g.scalar('coarse_floor', THRESHOLDS.coarseFloor);
+  const kept = g.node(
+    'Relu',
+    [g.node('Sub', [capped, floor], ['coarse_above_floor'])],
+    ['coarse_laplacian_kept'],
+  );
+  return weightedMean(g, kept, weights, 'coarse_energy');
 }
 
 /**
