@@ -74,15 +74,13 @@ export const PAGE_WORDS = {
   network: 'The connection failed. Check that you are online, then try again.',
   sent: 'Photo sent.',
   awaitingPhoto: 'You agreed. Now take or choose a photo of your face.',
-  elsewhere: 'This scan is in the hands of the browser where someone agreed to it.',
 };
 
 export function statusWords(state: PageState): string {
   switch (stepOf(state)) {
     case 'consent':
-      return '';
     case 'elsewhere':
-      return PAGE_WORDS.elsewhere;
+      return ''; // the step's own section says it all
     case 'photo':
       return PAGE_WORDS.awaitingPhoto;
     case 'progress':
@@ -107,21 +105,32 @@ const WIDGET_CONFIGURATION = JSON.stringify({ humanInteractionSignature: false }
 
 /** One page for an unknown, expired, deleted or malformed scan id: the same bytes whatever the reason. */
 export const SCAN_NOT_FOUND_HTML = `<!doctype html><html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1"><title>This link does not work</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>This link does not work</title><link rel="icon" href="data:,">
 <link rel="stylesheet" href="${ASSET}/scan-page.css"></head><body><main>
 <h1>This link does not work</h1>
 <p>The link is wrong, has expired, or the scan was deleted. Ask your assistant for a new link.</p>
 </main></body></html>`;
 
+/** What a browser that did not consent learns: that someone did, nothing of the scan's progress or outcome. */
+const FOREIGN_STATE: PageState = {
+  status: 'awaiting_upload',
+  stage: '',
+  progress: 0,
+  failure_reason: null,
+  failure_message: null,
+  consented: true,
+  is_consenting_browser: false,
+};
+
 export function renderScanPage(view: ScanPageView): string {
-  const { state } = view;
-  const step = stepOf(state);
+  const step = stepOf(view.state);
+  const state = step === 'elsewhere' ? FOREIGN_STATE : view.state;
   const base = `/scan/${encodeURIComponent(view.runId)}`;
   const shown = (...steps: Step[]) => (steps.includes(step) ? '' : ' hidden');
   const mb = Math.floor(view.maxBytes / (1024 * 1024));
   const percent = step === 'progress' ? clampPercent(state.progress) : 0;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1"><title>Your skin scan — skinmatch</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>Your skin scan — skinmatch</title><link rel="icon" href="data:,">
 <link rel="stylesheet" href="${ASSET}/altcha.css"><link rel="stylesheet" href="${ASSET}/scan-page.css">
 <script type="module" src="${ASSET}/altcha.js"></script>
 <script type="module" src="${ASSET}/scan-page.js"></script></head><body>
@@ -138,7 +147,7 @@ export function renderScanPage(view: ScanPageView): string {
 <noscript><p class="alert">This page needs JavaScript to check that you are a person and to send your photo.</p></noscript>
 <section id="consent-step" aria-labelledby="consent-title"${shown('consent')}>
 <h2 tabindex="-1" id="consent-title">Agree first</h2>
-<form id="consent-form" action="${escapeHtml(base)}/consent" method="post">
+<form id="consent-form" action="${escapeHtml(base)}/consent" method="post" novalidate>
 <p id="consent-text">${escapeHtml(view.consentText)}</p>
 <p class="note">Consent text version <span id="consent-version">${escapeHtml(view.consentVersion)}</span></p>
 <div class="check"><input type="checkbox" id="consent-check" name="agree" value="yes" aria-describedby="consent-text">
@@ -153,8 +162,7 @@ export function renderScanPage(view: ScanPageView): string {
 the analysis. If that was you, open the link there.</p></section>
 <section id="failed-step" aria-labelledby="failed-title"${shown('failed')}>
 <h2 tabindex="-1" id="failed-title">The photo could not be used</h2>
-<p id="failure-message">${escapeHtml(state.failure_message ?? PAGE_WORDS.failedFallback)}</p>
-<p>Take another photo below; it is analysed the same way.</p></section>
+<p>What went wrong is said above. Take another photo below; it is analysed the same way.</p></section>
 <section id="photo-step" aria-labelledby="photo-title"${shown('photo', 'failed')}>
 <h2 tabindex="-1" id="photo-title">${step === 'failed' ? 'Try again' : 'Your photo'}</h2>
 <p>Face a window or a lamp, look straight at the camera, and make sure only your face is in the picture.

@@ -130,7 +130,7 @@ describe('upload page HTML', () => {
     const html = renderScanPage(
       view({ ...MINE, status: 'failed', failure_reason: 'several_faces', failure_message: message }),
     );
-    assert.ok(html.includes(`<p id="failure-message">${message}</p>`));
+    assert.ok(html.includes(`<p id="status" role="status" aria-live="polite">${message}</p>`));
     assert.match(html, /<h2 tabindex="-1" id="photo-title">Try again<\/h2>/);
   });
 
@@ -139,6 +139,9 @@ describe('upload page HTML', () => {
     assert.deepEqual(shownSections(html), ['elsewhere-step']);
     assert.match(html, /Someone already agreed to this scan in another browser/);
     assert.doesNotMatch(html, /%<\/p>/, 'no progress for another browser');
+    // The state the script starts from says no more than that someone consented.
+    const state = JSON.parse(html.match(/data-state="([^"]*)"/)![1]!.replaceAll('&quot;', '"')) as PageState;
+    assert.deepEqual(state, { ...FRESH, consented: true });
   });
 
   it('escapes everything it is given', () => {

@@ -36,8 +36,6 @@ const percentOf = (value) => Math.max(0, Math.min(100, Math.round(Number(value) 
 
 function statusWords(s) {
   switch (stepOf(s)) {
-    case 'elsewhere':
-      return words.elsewhere;
     case 'photo':
       return words.awaitingPhoto;
     case 'progress':
@@ -83,7 +81,6 @@ function render(next) {
   setStatus(statusWords(state));
   $('analysis-progress').value = state.status === 'analyzing' ? percentOf(state.progress) : 0;
   $('analysis-progress').textContent = `${percentOf(state.progress)}%`;
-  $('failure-message').textContent = state.failure_message ?? words.failedFallback;
   $('photo-title').textContent = step === 'failed' ? 'Try again' : 'Your photo';
   if (step !== before) $(`${step}-title`)?.focus();
   if (step === 'progress') watch();
