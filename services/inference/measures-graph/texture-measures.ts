@@ -141,13 +141,7 @@ function addSpotsFilledIn(g: GraphBuilder, l: string, clear: string): string {
  * over the patch) and only above THRESHOLDS.coarseFloor (JPEG's 8×8 blocks fall in this band at a low
  * amplitude).
  */
-function addCoarseEnergy(
-  g: GraphBuilder,
-  quarter: string,
-  kernel: string,
-  cap: string,
-  weights: string,
-): string {
+function addCoarseEnergy(g: GraphBuilder, quarter: string, kernel: string, cap: string): string {
   const response = g.node('Conv', [quarter, kernel], ['coarse_laplacian']);
   const magnitude = g.node('Abs', [response], ['coarse_laplacian_abs']);
   const capped = g.node('Min', [magnitude, cap], ['coarse_laplacian_capped']);
