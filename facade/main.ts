@@ -8,12 +8,15 @@ import { loadOrExit } from '../services/shared/env-reader.ts';
 import { createLogger } from '../services/shared/logger.ts';
 import { startMetricsServer } from '../services/shared/metrics.ts';
 import { clientTelemetry } from '../services/shared/telemetry.ts';
-import { startTraceExport } from '../services/shared/trace-export.ts';
+import { startTraceExport, traceExportSettings } from '../services/shared/trace-export.ts';
 import { createFacade } from './app.ts';
 
 const config = loadOrExit('facade', () => loadFacadeConfig());
 const logger = createLogger('facade', config.logLevel);
-const traces = await startTraceExport('facade', logger);
+const traces = await startTraceExport(
+  loadOrExit('facade', () => traceExportSettings('facade', process.env)),
+  logger,
+);
 const core = createConnectTransport({
   baseUrl: config.coreUrl,
   httpVersion: '2',

@@ -12,14 +12,17 @@ import { loadOrExit } from '../shared/env-reader.ts';
 import { createLogger } from '../shared/logger.ts';
 import { startMetricsServer } from '../shared/metrics.ts';
 import { clientTelemetry } from '../shared/telemetry.ts';
-import { startTraceExport } from '../shared/trace-export.ts';
+import { startTraceExport, traceExportSettings } from '../shared/trace-export.ts';
 import { startCore } from './core.ts';
 import { migrate, openDatabase } from './db/orm.ts';
 
 const config = loadOrExit('core', () => loadCoreConfig());
 const logger = createLogger('core', config.logLevel);
 for (const warning of config.warnings) logger.warn(warning);
-const traces = await startTraceExport('core', logger);
+const traces = await startTraceExport(
+  loadOrExit('core', () => traceExportSettings('core', process.env)),
+  logger,
+);
 if (!config.databaseUrl) {
   logger.fatal('DATABASE_URL is required (npm start provides one on an embedded PostgreSQL)');
   process.exit(1);

@@ -3,12 +3,15 @@ import { loadConfig } from '../shared/config.ts';
 import { loadOrExit } from '../shared/env-reader.ts';
 import { createLogger } from '../shared/logger.ts';
 import { startMetricsServer } from '../shared/metrics.ts';
-import { startTraceExport } from '../shared/trace-export.ts';
+import { startTraceExport, traceExportSettings } from '../shared/trace-export.ts';
 import { startInference } from './inference-server.ts';
 
 const config = loadOrExit('inference', () => loadConfig());
 const logger = createLogger('inference', config.logLevel);
-const traces = await startTraceExport('inference', logger);
+const traces = await startTraceExport(
+  loadOrExit('inference', () => traceExportSettings('inference', process.env)),
+  logger,
+);
 const server = await startInference(config.inferencePort, logger, config.inferenceHost, {
   stageDelayMs: config.inferenceStageDelayMs,
 });
