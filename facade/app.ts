@@ -13,6 +13,7 @@ import { StatusService } from '../gen/skinmatch/v1/status_pb.ts';
 import type { Logger } from '../services/shared/logger.ts';
 import { rateLimitRefusals } from '../services/shared/metrics.ts';
 import type { OAuthConfig } from '../services/shared/oauth-config.ts';
+import type { Readiness } from '../services/shared/shutdown.ts';
 import {
   extractTraceContext,
   REQUEST_ID_HEADER,
@@ -57,6 +58,8 @@ export interface FacadeOptions {
   readonly requestTimeoutMs?: number;
   /** The request multiplexer to use (tests look into it); one is made otherwise. */
   readonly multiplexer?: RequestMultiplexer;
+  /** Whether this façade takes new work: /health answers 503 once it is shutting down. */
+  readonly readiness?: Readiness;
   /** The upload page's photo size bound (PHOTO_MAX_BYTES; default 10 MB), enforced while the body streams in. */
   readonly photoMaxBytes?: number;
   /** How often the upload page's quiet progress stream gets a keep-alive comment (default 15 s). */
@@ -88,13 +91,19 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
   const routes = new Map<string, Koa.Middleware>([
     ['/mcp', (ctx) => guestEndpoint(ctx)],
     ['/mcp/account', account.endpoint],
-    ['/health', healthEndpoint(createClient(StatusService, options.core), logger)],
+    ['/health', healthEndpoint(createClient(StatusService, options.core), logger, options.readiness)],
   ]);
 
   const app = new Koa();
   app.proxy = options.trustProxy === true;
   app.keys = [...options.oauth.cookieKeys];
   app.maxIpsCount = options.trustedProxyHops ?? 1;
+  // While shutting down, every answer closes its connection, so no client keeps one to a façade that is
+  // about to stop listening: its next request opens a connection to another replica.
+  app.use(async (ctx, next) => {
+    if (options.readiness?.draining) ctx.set('Connection', 'close');
+    await next();
+  });
   // Every request runs in a context with its request id (a sane incoming X-Request-Id, else a new one;
   // echoed on the response) and the trace its `traceparent` names: every log line written for it, and
   // every call to core, carries both (services/shared/telemetry.ts).

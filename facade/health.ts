@@ -6,13 +6,23 @@
  * `unavailable` while core retries a failed load, `unknown` when core does not answer). `photo_intake` says
  * whether a person can hand a photo to a scan now: `direct_or_link` while the upload page behind every
  * `upload_url` takes photos (core and its database answer), `unavailable` while it cannot.
+ * Once this façade is shutting down it answers 503 with `shutting_down: true` (and `photo_intake`
+ * `unavailable`), so probes and load balancers stop sending it work.
  */
 import type { Client } from '@connectrpc/connect';
 import type { Context } from 'koa';
 import { CatalogState, type StatusService } from '../gen/skinmatch/v1/status_pb.ts';
 import type { Logger } from '../services/shared/logger.ts';
+import type { Readiness } from '../services/shared/shutdown.ts';
 
 const CORE_TIMEOUT_MS = 2000;
+
+const NOT_READY = {
+  ok: false,
+  admissions_enabled: false,
+  catalog_tools_enabled: false,
+  photo_intake: 'unavailable',
+};
 
 const CATALOG: Record<CatalogState, string> = {
   [CatalogState.UNSPECIFIED]: 'unknown',
@@ -21,9 +31,16 @@ const CATALOG: Record<CatalogState, string> = {
   [CatalogState.UNAVAILABLE]: 'unavailable',
 };
 
-export function healthEndpoint(status: Client<typeof StatusService>, logger: Logger) {
+export function healthEndpoint(status: Client<typeof StatusService>, logger: Logger, readiness?: Readiness) {
   let lastFault: string | undefined;
   return async (ctx: Context): Promise<void> => {
+    ctx.set('Cache-Control', 'no-store');
+    if (readiness?.draining) {
+      // Shutting down: not ready, whatever core says (and without asking it).
+      ctx.status = 503;
+      ctx.body = { ...NOT_READY, shutting_down: true };
+      return;
+    }
     let fault: string | undefined;
     const core = await status.getStatus({}, { timeoutMs: CORE_TIMEOUT_MS }).catch((err: Error) => {
       fault = `core did not answer: ${err.message}`;
@@ -37,7 +54,6 @@ export function healthEndpoint(status: Client<typeof StatusService>, logger: Log
     }
     const ok = fault === undefined && core !== undefined;
     ctx.status = ok ? 200 : 503;
-    ctx.set('Cache-Control', 'no-store');
     const pausedBy = [
       ...(core?.pausedByOperator ? ['operator'] : []),
       ...(core?.pausedByBacklog ? ['backlog'] : []),

@@ -7,13 +7,17 @@ import { loadFacadeConfig } from '../services/shared/config.ts';
 import { loadOrExit } from '../services/shared/env-reader.ts';
 import { createLogger } from '../services/shared/logger.ts';
 import { startMetricsServer } from '../services/shared/metrics.ts';
+import { Readiness, shutDownGracefully } from '../services/shared/shutdown.ts';
 import { clientTelemetry } from '../services/shared/telemetry.ts';
-import { startTraceExport } from '../services/shared/trace-export.ts';
+import { startTraceExport, traceExportSettings } from '../services/shared/trace-export.ts';
 import { createFacade } from './app.ts';
 
 const config = loadOrExit('facade', () => loadFacadeConfig());
 const logger = createLogger('facade', config.logLevel);
-const traces = await startTraceExport('facade', logger);
+const traces = await startTraceExport(
+  loadOrExit('facade', () => traceExportSettings('facade', process.env)),
+  logger,
+);
 const core = createConnectTransport({
   baseUrl: config.coreUrl,
   httpVersion: '2',
@@ -28,8 +32,10 @@ const limitStore = config.databaseUrl
 limitStore?.on('error', (err) => logger.warn({ err: err.message }, 'rate-limit database connection lost'));
 // Production requires DATABASE_URL (config.ts): replicas share their rate limits in PostgreSQL.
 if (!limitStore) logger.warn('DATABASE_URL is not set: rate limits count in this process only');
+const readiness = new Readiness();
 const app = await createFacade({
   core,
+  readiness,
   allowedHosts: config.allowedHosts,
   logger,
   limits: {
@@ -56,15 +62,17 @@ const server = app.listen(config.facadePort, () => {
   logger.info({ port: config.facadePort, base_url: config.publicBaseUrl }, 'facade listening');
 });
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    logger.info({ signal }, 'facade stopping');
-    server.close(async () => {
-      await metrics?.close();
-      await traces?.shutdown();
-      await limitStore?.end();
-      process.exit(0);
-    });
-    server.closeAllConnections();
-  });
-}
+// On SIGTERM: /health 503 at once; after the drain delay the port is closed (idle connections with it),
+// the requests in flight are answered — each closing its connection — and the process exits.
+shutDownGracefully({
+  logger,
+  readiness,
+  drainDelayMs: config.shutdownDrainDelayMs,
+  timeoutMs: config.shutdownTimeoutMs,
+  drain: async () => {
+    await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+    await metrics?.close();
+    await traces?.shutdown();
+    await limitStore?.end();
+  },
+});

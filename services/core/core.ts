@@ -30,6 +30,7 @@ import { analysisOldestJobAge, analysisQueueDepth, recordAdmissions } from '../s
 import { Notifications } from '../shared/notifications.ts';
 import { ReflectionService } from '../shared/reflection.ts';
 import { type RunningServer, startServer } from '../shared/server.ts';
+import type { Readiness } from '../shared/shutdown.ts';
 import type { Orm } from './db/orm.ts';
 import { plainSql } from './db/plain-sql.ts';
 import { StatusServiceImpl } from './status-service.ts';
@@ -57,6 +58,13 @@ export interface CoreOptions {
   readonly intake: { readonly challenge: BotChallenge; readonly limits: IntakeLimits };
   /** Automatic admissions: pause new scans while the analysis backlog is over these bounds. */
   readonly admissions?: { readonly bounds: BacklogBounds; readonly intervalMs: number };
+  /** Whether this core takes new work: grpc.health.v1 answers NOT_SERVING once it is shutting down. */
+  readonly readiness?: Readiness;
+  /**
+   * On close: analyses still running this long after the worker stops taking jobs are handed back to the
+   * queue, and calls (streams) still open this long after the server stops are cut.
+   */
+  readonly shutdownGraceMs?: number;
 }
 
 /** Default abandonment bound: the guest token's lifetime, so an upload link works the seven days promised. */
@@ -76,6 +84,7 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
       now: options.now ?? (() => new Date()),
       abandonedAfterMs: options.abandonedAfterMs ?? DEFAULT_ABANDONED_AFTER_MS,
     },
+    handBackAfterMs: options.shutdownGraceMs,
   });
   const catalog = new LiveCatalog(orm, logger);
   await catalog.start(notifications);
@@ -114,7 +123,7 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
       })
     : undefined;
   governor?.start();
-  const databaseUp = () => orm.isConnected();
+  const serving = async () => !options.readiness?.draining && (await orm.isConnected());
   const server = await startServer({
     port: options.port,
     host: options.host,
@@ -131,7 +140,7 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
         Health,
         new HealthService(
           services.map((s) => s.typeName),
-          databaseUp,
+          serving,
         ),
       );
       router.service(ServerReflection, new ReflectionService([...services, Health, ServerReflection]));
@@ -139,11 +148,11 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
   });
   return {
     port: server.port,
+    // The server keeps answering the calls in flight while the worker finishes (or hands back) its jobs.
     close: async () => {
       clearInterval(purge);
       await governor?.stop();
-      await server.close();
-      await worker.stop();
+      await Promise.all([server.close(options.shutdownGraceMs), worker.stop()]);
       catalog.stop();
       await notifications.close();
     },

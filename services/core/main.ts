@@ -11,19 +11,24 @@ import { loadCoreConfig } from '../shared/config.ts';
 import { loadOrExit } from '../shared/env-reader.ts';
 import { createLogger } from '../shared/logger.ts';
 import { startMetricsServer } from '../shared/metrics.ts';
+import { Readiness, shutDownGracefully, shutdownGraceMs } from '../shared/shutdown.ts';
 import { clientTelemetry } from '../shared/telemetry.ts';
-import { startTraceExport } from '../shared/trace-export.ts';
+import { startTraceExport, traceExportSettings } from '../shared/trace-export.ts';
 import { startCore } from './core.ts';
 import { migrate, openDatabase } from './db/orm.ts';
 
 const config = loadOrExit('core', () => loadCoreConfig());
 const logger = createLogger('core', config.logLevel);
 for (const warning of config.warnings) logger.warn(warning);
-const traces = await startTraceExport('core', logger);
+const traces = await startTraceExport(
+  loadOrExit('core', () => traceExportSettings('core', process.env)),
+  logger,
+);
 if (!config.databaseUrl) {
   logger.fatal('DATABASE_URL is required (npm start provides one on an embedded PostgreSQL)');
   process.exit(1);
 }
+const readiness = new Readiness();
 const orm = await openDatabase(config.databaseUrl);
 await migrate(orm);
 if (config.loadSampleCatalog) {
@@ -50,6 +55,8 @@ const core = await startCore({
     },
   },
   admissions: { bounds: config.admissionBounds, intervalMs: config.admissionsCheckMs },
+  readiness,
+  shutdownGraceMs: shutdownGraceMs(config),
   analyzer: new InferenceAnalyzer(
     createConnectTransport({
       baseUrl: config.inferenceUrl,
@@ -67,13 +74,17 @@ const metrics = await startMetricsServer({
   logger,
 });
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, async () => {
-    logger.info({ signal }, 'core stopping');
+// On SIGTERM: NOT_SERVING at once; after the drain delay no new job nor call is taken, the calls in flight
+// are answered and the analyses running finish, or are handed back to the queue for another core.
+shutDownGracefully({
+  logger,
+  readiness,
+  drainDelayMs: config.shutdownDrainDelayMs,
+  timeoutMs: config.shutdownTimeoutMs,
+  drain: async () => {
     await core.close();
     await metrics?.close();
     await traces?.shutdown();
     await orm.close();
-    process.exit(0);
-  });
-}
+  },
+});

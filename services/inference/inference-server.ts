@@ -4,6 +4,7 @@ import { InferenceService } from '../../gen/skinmatch/inference/v1/inference_pb.
 import { HealthService } from '../shared/health.ts';
 import type { Logger } from '../shared/logger.ts';
 import { type RunningServer, startServer } from '../shared/server.ts';
+import type { Readiness } from '../shared/shutdown.ts';
 import { type AnalysisSettings, FaceAnalysis } from './face-analysis.ts';
 import { InferenceServiceImpl } from './inference-service.ts';
 
@@ -13,6 +14,7 @@ export async function startInference(
   host?: string,
   settings: AnalysisSettings = {},
   loaded?: FaceAnalysis,
+  readiness?: Readiness,
 ): Promise<RunningServer> {
   const analysis = loaded ?? (await FaceAnalysis.load(settings));
   return startServer({
@@ -21,8 +23,10 @@ export async function startInference(
     logger,
     routes: (router) => {
       router.service(InferenceService, new InferenceServiceImpl(analysis));
-      // SERVING only while the models answer a self-check; a released or broken model is NOT_SERVING.
-      router.service(Health, new HealthService([InferenceService.typeName], () => analysis.selfCheck()));
+      // SERVING only while the models answer a self-check (a released or broken model is NOT_SERVING), and
+      // not once the process is shutting down.
+      const serving = async () => !readiness?.draining && (await analysis.selfCheck());
+      router.service(Health, new HealthService([InferenceService.typeName], serving));
     },
   });
 }

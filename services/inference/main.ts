@@ -3,15 +3,25 @@ import { loadConfig } from '../shared/config.ts';
 import { loadOrExit } from '../shared/env-reader.ts';
 import { createLogger } from '../shared/logger.ts';
 import { startMetricsServer } from '../shared/metrics.ts';
-import { startTraceExport } from '../shared/trace-export.ts';
+import { Readiness, shutDownGracefully } from '../shared/shutdown.ts';
+import { startTraceExport, traceExportSettings } from '../shared/trace-export.ts';
 import { startInference } from './inference-server.ts';
 
 const config = loadOrExit('inference', () => loadConfig());
 const logger = createLogger('inference', config.logLevel);
-const traces = await startTraceExport('inference', logger);
-const server = await startInference(config.inferencePort, logger, config.inferenceHost, {
-  stageDelayMs: config.inferenceStageDelayMs,
-});
+const traces = await startTraceExport(
+  loadOrExit('inference', () => traceExportSettings('inference', process.env)),
+  logger,
+);
+const readiness = new Readiness();
+const server = await startInference(
+  config.inferencePort,
+  logger,
+  config.inferenceHost,
+  { stageDelayMs: config.inferenceStageDelayMs },
+  undefined,
+  readiness,
+);
 logger.info(
   { host: config.inferenceHost, port: server.port },
   'inference listening (Connect, gRPC, gRPC-Web on h2c)',
@@ -22,12 +32,16 @@ const metrics = await startMetricsServer({
   logger,
 });
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, async () => {
-    logger.info({ signal }, 'inference stopping');
+// On SIGTERM: NOT_SERVING at once; after the drain delay GOAWAY to every core, whose analysis streams in
+// flight are answered to the end (each core opens its next stream to another replica).
+shutDownGracefully({
+  logger,
+  readiness,
+  drainDelayMs: config.shutdownDrainDelayMs,
+  timeoutMs: config.shutdownTimeoutMs,
+  drain: async () => {
     await server.close();
     await metrics?.close();
     await traces?.shutdown();
-    process.exit(0);
-  });
-}
+  },
+});

@@ -5,10 +5,18 @@
  * run, the job throws and graphile-worker retries it with exponential backoff; after the last attempt the
  * scan fails with `analysis_unavailable` — a scan is never left in `analyzing`.
  */
+import { EventEmitter } from 'node:events';
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/postgresql';
 import { context, SpanKind, trace } from '@opentelemetry/api';
-import { type JobHelpers, Logger as QueueLogger, run, runMigrations, type TaskList } from 'graphile-worker';
+import {
+  type JobHelpers,
+  Logger as QueueLogger,
+  run,
+  runMigrations,
+  type TaskList,
+  type WorkerEvents,
+} from 'graphile-worker';
 import pg from 'pg';
 import type { Orm } from '../core/db/orm.ts';
 import { ANALYSIS_UNAVAILABLE } from '../shared/failure-messages.ts';
@@ -18,6 +26,10 @@ import { contextFromTraceparent, endSpan, tracer, withRequestId } from '../share
 import type { Analyzer } from './analyzer.ts';
 import { ANALYZE_TASK } from './photo-intake.ts';
 import { PURGE_TASK, type PurgeSettings, purgeCron, purgeScans } from './scan-purge.ts';
+import { WorkerLiveness } from './worker-liveness.ts';
+
+/** How often each core looks for jobs left locked by a core that died (worker-liveness.ts). */
+const LIVENESS_CHECK_MS = 5000;
 
 /** An analysis job's payload (photo-intake.ts writes it). */
 interface AnalysisJob {
@@ -35,6 +47,11 @@ export interface ScanWorkerOptions {
   readonly concurrency?: number;
   /** The scheduled purge of expired and abandoned scans. */
   readonly purge: PurgeSettings;
+  /**
+   * On stop, how long running jobs may go on before they are aborted and handed back to the queue, for
+   * another replica to take (graphile-worker's default: 5 s).
+   */
+  readonly handBackAfterMs?: number;
 }
 
 /** Creates graphile-worker's own tables, so photos can be enqueued before any worker runs. */
@@ -89,24 +106,51 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
   const lost = (err: Error) => logger.warn({ err: err.message }, 'scan worker: database connection lost');
   pool.on('error', lost); // an idle connection
   pool.on('connect', (client) => client.on('error', lost)); // a connection in use
+  // This pool's advisory lock tells every core it is alive; its jobs are freed as soon as it is not.
+  const liveness = new WorkerLiveness({
+    databaseUrl: options.databaseUrl,
+    logger,
+    intervalMs: LIVENESS_CHECK_MS,
+  });
+  const events: WorkerEvents = new EventEmitter();
+  const held: Promise<void>[] = [];
+  events.on('pool:create', ({ workerPool }) => {
+    held.push(
+      liveness
+        .hold(workerPool.id)
+        .catch((err: Error) => logger.warn({ err: err.message }, 'liveness: taking the lock failed')),
+    );
+  });
   const runner = await run({
     pgPool: pool,
     concurrency: options.concurrency ?? 2,
     noHandleSignals: true,
     logger: queueLogger(logger),
     parsedCronItems: purgeCron(),
-    preset: { worker: { pollInterval: 500 } },
+    preset: {
+      worker: {
+        pollInterval: 500,
+        ...(options.handBackAfterMs ? { gracefulShutdownAbortTimeout: options.handBackAfterMs } : {}),
+      },
+    },
+    events,
     taskList,
   });
+  await Promise.all(held);
+  liveness.start();
   return {
     stop: async () => {
       await runner.stop();
+      await liveness.stop();
       await pool.end();
     },
   };
 }
 
-/** The running worker: stop() lets running jobs finish, then closes its connections. */
+/**
+ * The running worker: stop() takes no new job, lets running jobs finish — those still running after
+ * `handBackAfterMs` are aborted and handed back to the queue — then closes its connections.
+ */
 export interface ScanWorker {
   stop(): Promise<void>;
 }
@@ -177,6 +221,11 @@ async function analyzeScan(
     throw new Error('the analysis stream ended without an outcome');
   } catch (err) {
     analysed('error');
+    if (helpers.abortSignal?.aborted) {
+      await handBack(sql, runId, helpers);
+      logger.info({ run_id: runId }, 'analysis interrupted by shutdown: handed back to the queue');
+      return;
+    }
     logger.warn(
       { run_id: runId, attempt: helpers.job.attempts, err: (err as Error).message },
       'analysis failed',
@@ -184,6 +233,26 @@ async function analyzeScan(
     if (!lastAttempt) throw err; // graphile-worker retries with backoff
     await finish({ status: 'failed', failureReason: ANALYSIS_UNAVAILABLE });
   }
+}
+
+/**
+ * The worker is shutting down and aborted this analysis: a fresh job for the same photo (its job key makes
+ * graphile-worker retire the running one), due at once and with every attempt left, since nothing failed;
+ * the scan shows `queued` again. This job then ends normally.
+ */
+async function handBack(sql: SqlEntityManager, runId: string, helpers: JobHelpers) {
+  await sql.transactional(async (tx) => {
+    const t = tx as SqlEntityManager;
+    await t.execute(
+      `select graphile_worker.add_job(?, json_build_object('run_id', ?::text), job_key := ?, max_attempts := ?)`,
+      [ANALYZE_TASK, runId, runId, helpers.job.max_attempts],
+    );
+    await t.execute(
+      `update scans set status = 'queued', stage = '', progress = 0, updated_at = now()
+       where id = ? and status = 'analyzing'`,
+      [runId],
+    );
+  });
 }
 
 function setProgress(sql: SqlEntityManager, runId: string, stage: string, percent: number) {

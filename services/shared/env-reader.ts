@@ -69,6 +69,19 @@ export class EnvReader {
     return fallback;
   }
 
+  /** An interface to listen on: a host name or an IP address, no scheme or port. */
+  host(name: string, fallback: string): string {
+    const value = this.value(name);
+    if (value === undefined) return fallback;
+    if (/^([A-Za-z0-9.-]+|\[?[0-9A-Fa-f:.]+\]?)$/.test(value)) return value;
+    this.problem(
+      name,
+      quote(value),
+      'a host name or an IP address to listen on (e.g. 0.0.0.0), no scheme or port',
+    );
+    return fallback;
+  }
+
   oneOf<T extends string>(name: string, choices: readonly T[], fallback: T): T {
     const value = this.value(name);
     if (value === undefined) return fallback;

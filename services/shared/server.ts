@@ -17,7 +17,12 @@ export const COMPRESS_MIN_BYTES = 64 * 1024;
 
 export interface RunningServer {
   readonly port: number;
-  close(): Promise<void>;
+  /**
+   * Stops taking connections and tells every client to open no new stream (HTTP/2 GOAWAY); the calls in
+   * flight finish. After `forceAfterMs` (default: never) the sessions still open are destroyed — a
+   * WatchScan or health Watch stream would otherwise hold the shutdown forever.
+   */
+  close(forceAfterMs?: number): Promise<void>;
 }
 
 export interface ServerOptions {
@@ -49,9 +54,18 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
   return {
     port: (server.address() as AddressInfo).port,
-    close: () =>
+    close: (forceAfterMs?: number) =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        const force =
+          forceAfterMs === undefined
+            ? undefined
+            : setTimeout(() => {
+                for (const session of sessions) session.destroy();
+              }, forceAfterMs);
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
         for (const session of sessions) session.close();
       }),
   };

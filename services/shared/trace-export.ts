@@ -3,13 +3,14 @@
  * `otlp`, or when it is unset and an OTLP endpoint is (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` or
  * `OTEL_EXPORTER_OTLP_ENDPOINT`); `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none` keep it off. The
  * exporter reads its other standard variables itself (`OTEL_EXPORTER_OTLP_*`: headers, timeout); this
- * module reads the batching delay (`OTEL_BSP_SCHEDULE_DELAY`, ms, default 5000) and the sampler
+ * module reads, and checks at start with the rest of the configuration, the batching delay (`OTEL_BSP_SCHEDULE_DELAY`, ms, default 5000) and the sampler
  * (`OTEL_TRACES_SAMPLER` with `OTEL_TRACES_SAMPLER_ARG`: always_on, always_off, traceidratio and their
  * parentbased_ forms; default parentbased_always_on). The service name is `OTEL_SERVICE_NAME`, else
  * `skinmatch-ROLE`.
  * Without export the processes still carry trace context onward (telemetry.ts).
  */
 import { trace } from '@opentelemetry/api';
+import { ConfigError } from './env-reader.ts';
 import type { Logger } from './logger.ts';
 
 export interface TraceExport {
@@ -17,76 +18,94 @@ export interface TraceExport {
   shutdown(): Promise<void>;
 }
 
-/** Whether the environment asks for span export. */
-export function traceExportWanted(env: NodeJS.ProcessEnv): boolean {
-  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
-  const exporter = env.OTEL_TRACES_EXPORTER?.trim().toLowerCase() ?? '';
-  if (exporter === 'none') return false;
-  if (exporter === 'otlp') return true;
-  if (exporter !== '') throw new Error(`OTEL_TRACES_EXPORTER must be otlp or none, got "${exporter}"`);
-  return Boolean(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT);
+/** What the OTEL_* variables ask for; `undefined` from traceExportSettings means no export. */
+export interface TraceExportSettings {
+  readonly serviceName: string;
+  readonly scheduleDelayMs: number;
+  /** always_on, always_off or traceidratio, under the parent's decision when parentBased. */
+  readonly sampler: 'always_on' | 'always_off' | 'traceidratio';
+  readonly parentBased: boolean;
+  readonly ratio: number;
 }
 
-/** Registers a tracer provider that exports spans, when the environment asks for it. */
+const SAMPLERS = ['always_on', 'always_off', 'traceidratio'] as const;
+
+/**
+ * The export settings the environment asks for, or undefined for none; every bad value is reported at
+ * once (ConfigError, as for the rest of the configuration).
+ */
+export function traceExportSettings(role: string, env: NodeJS.ProcessEnv): TraceExportSettings | undefined {
+  const problems: string[] = [];
+  const value = (name: string) => env[name]?.trim() || undefined;
+  const exporter = value('OTEL_TRACES_EXPORTER')?.toLowerCase();
+  if (exporter !== undefined && exporter !== 'otlp' && exporter !== 'none')
+    problems.push(`OTEL_TRACES_EXPORTER: got "${exporter}", expected otlp or none`);
+  const wanted =
+    value('OTEL_SDK_DISABLED')?.toLowerCase() !== 'true' &&
+    exporter !== 'none' &&
+    (exporter === 'otlp' ||
+      Boolean(value('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? value('OTEL_EXPORTER_OTLP_ENDPOINT')));
+  const delay = Number(value('OTEL_BSP_SCHEDULE_DELAY') ?? 5000);
+  if (!Number.isInteger(delay) || delay < 1)
+    problems.push(
+      `OTEL_BSP_SCHEDULE_DELAY: got "${value('OTEL_BSP_SCHEDULE_DELAY')}", expected a positive number of milliseconds`,
+    );
+  const samplerName = value('OTEL_TRACES_SAMPLER')?.toLowerCase() ?? 'parentbased_always_on';
+  const base = samplerName.replace(/^parentbased_/, '');
+  if (!(SAMPLERS as readonly string[]).includes(base))
+    problems.push(
+      `OTEL_TRACES_SAMPLER: got "${samplerName}", expected always_on, always_off, traceidratio or parentbased_ and one of them`,
+    );
+  const ratio = Number(value('OTEL_TRACES_SAMPLER_ARG') ?? 1);
+  if (!(ratio >= 0 && ratio <= 1))
+    problems.push(
+      `OTEL_TRACES_SAMPLER_ARG: got "${value('OTEL_TRACES_SAMPLER_ARG')}", expected a ratio from 0 to 1`,
+    );
+  if (problems.length > 0) throw new ConfigError(problems);
+  if (!wanted) return undefined;
+  return {
+    serviceName: value('OTEL_SERVICE_NAME') ?? `skinmatch-${role}`,
+    scheduleDelayMs: delay,
+    sampler: base as TraceExportSettings['sampler'],
+    parentBased: samplerName.startsWith('parentbased_'),
+    ratio,
+  };
+}
+
+/** Registers a tracer provider that exports spans over OTLP/HTTP, when the settings ask for it. */
 export async function startTraceExport(
-  role: string,
+  settings: TraceExportSettings | undefined,
   logger: Logger,
-  env: NodeJS.ProcessEnv = process.env,
 ): Promise<TraceExport | undefined> {
-  if (!traceExportWanted(env)) return undefined;
+  if (!settings) return undefined;
   // Loaded only when wanted: a process without export never pays for the SDK.
   const [sdk, { OTLPTraceExporter }, { resourceFromAttributes }] = await Promise.all([
     import('@opentelemetry/sdk-trace'),
     import('@opentelemetry/exporter-trace-otlp-http'),
     import('@opentelemetry/resources'),
   ]);
-  const serviceName = env.OTEL_SERVICE_NAME?.trim() || `skinmatch-${role}`;
-  const delay = Number(env.OTEL_BSP_SCHEDULE_DELAY || 5000);
-  if (!Number.isInteger(delay) || delay < 1) {
-    throw new Error(`OTEL_BSP_SCHEDULE_DELAY must be a positive number of milliseconds, got "${delay}"`);
-  }
+  const root =
+    settings.sampler === 'always_on'
+      ? new sdk.AlwaysOnSampler()
+      : settings.sampler === 'always_off'
+        ? new sdk.AlwaysOffSampler()
+        : new sdk.TraceIdRatioBasedSampler(settings.ratio);
   const provider = new sdk.TracerProvider({
-    resource: resourceFromAttributes({ 'service.name': serviceName }),
-    sampler: sampler(sdk, env),
+    resource: resourceFromAttributes({ 'service.name': settings.serviceName }),
+    sampler: settings.parentBased ? new sdk.ParentBasedSampler({ root }) : root,
     spanProcessors: [
-      new sdk.BatchSpanProcessor({ exporter: new OTLPTraceExporter(), scheduledDelayMillis: delay }),
+      new sdk.BatchSpanProcessor({
+        exporter: new OTLPTraceExporter(),
+        scheduledDelayMillis: settings.scheduleDelayMs,
+      }),
     ],
   });
   trace.setGlobalTracerProvider(provider);
-  logger.info({ service: serviceName }, 'exporting traces over OTLP/HTTP');
+  logger.info({ service: settings.serviceName }, 'exporting traces over OTLP/HTTP');
   return {
     shutdown: () =>
       provider.shutdown().catch((err: Error) => {
         logger.warn({ err: err.message }, 'flushing the last spans failed');
       }),
   };
-}
-
-type Sdk = typeof import('@opentelemetry/sdk-trace');
-
-/** OTEL_TRACES_SAMPLER and its argument, as the specification defines them. */
-function sampler(sdk: Sdk, env: NodeJS.ProcessEnv) {
-  const name = env.OTEL_TRACES_SAMPLER?.trim().toLowerCase() || 'parentbased_always_on';
-  const ratio = () => {
-    const arg = Number(env.OTEL_TRACES_SAMPLER_ARG ?? 1);
-    if (!(arg >= 0 && arg <= 1)) {
-      throw new Error(
-        `OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1, got "${env.OTEL_TRACES_SAMPLER_ARG}"`,
-      );
-    }
-    return new sdk.TraceIdRatioBasedSampler(arg);
-  };
-  const roots = {
-    always_on: () => new sdk.AlwaysOnSampler(),
-    always_off: () => new sdk.AlwaysOffSampler(),
-    traceidratio: ratio,
-  };
-  const base = name.replace(/^parentbased_/, '') as keyof typeof roots;
-  if (!(base in roots)) {
-    throw new Error(
-      `OTEL_TRACES_SAMPLER must be always_on, always_off, traceidratio or a parentbased_ form, got "${name}"`,
-    );
-  }
-  const root = roots[base]();
-  return name.startsWith('parentbased_') ? new sdk.ParentBasedSampler({ root }) : root;
 }

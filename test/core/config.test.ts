@@ -108,8 +108,12 @@ describe('configuration', () => {
   it('core and inference listen on loopback unless told otherwise', () => {
     const defaults = loadConfig({ DATA_DIR: dir });
     assert.deepEqual([defaults.coreHost, defaults.inferenceHost], ['127.0.0.1', '127.0.0.1']);
-    const container = loadConfig({ DATA_DIR: dir, CORE_HOST: '0.0.0.0', INFERENCE_HOST: '0.0.0.0' });
-    assert.deepEqual([container.coreHost, container.inferenceHost], ['0.0.0.0', '0.0.0.0']);
+    const container = loadConfig({ DATA_DIR: dir, CORE_HOST: '0.0.0.0', INFERENCE_HOST: '::' });
+    assert.deepEqual([container.coreHost, container.inferenceHost], ['0.0.0.0', '::']);
+    assert.throws(
+      () => loadConfig({ DATA_DIR: dir, CORE_HOST: 'http://core:8081' }),
+      /CORE_HOST: got "http:\/\/core:8081", expected a host name or an IP address to listen on/,
+    );
   });
 
   it('rejects malformed ports and limits', () => {

@@ -118,8 +118,10 @@ describe('the chart’s processes, started with the environment it gives them', 
       if (code) console.error(`${role} exited ${code}: ${stderr}`);
     });
     children.push(child);
+    started.set(role, child);
     return child;
   }
+  const started = new Map<string, ChildProcess>();
 
   it('migrates with the Job’s environment', () => {
     const job = find(manifests, 'Job', 'rel-skinmatch-migration');
@@ -155,5 +157,46 @@ describe('the chart’s processes, started with the environment it gives them', 
       assert.equal(metrics.status, 200, role);
       assert.match(await metrics.text(), /^process_cpu_seconds_total /m, role);
     }
+  });
+
+  it('on SIGTERM each process is not ready at once, then exits 0 within the chart’s bound, before the grace period ends', async () => {
+    const config = find(manifests, 'ConfigMap', 'rel-skinmatch').data!;
+    const boundMs = Number(config.SHUTDOWN_TIMEOUT_MS);
+    const drainMs = Number(config.SHUTDOWN_DRAIN_DELAY_MS);
+    assert.deepEqual([drainMs, boundMs], [5000, 25_000]);
+    const signalled = Date.now();
+    const exits = ['facade', 'core', 'inference'].map((role) => {
+      const child = started.get(role)!;
+      const grace = find(manifests, 'Deployment', `rel-skinmatch-${role}`).spec.template.spec
+        .terminationGracePeriodSeconds;
+      assert.ok(grace * 1000 > boundMs, `${role}: the grace period outlasts the shutdown`);
+      const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+      child.kill('SIGTERM');
+      return exited;
+    });
+    // During the drain delay: still listening, not ready (as soon as each has handled the signal).
+    const soon = async (what: string, check: () => Promise<boolean>) => {
+      for (const deadline = Date.now() + drainMs; !(await check()); ) {
+        assert.ok(Date.now() < deadline, `${what} within the drain delay`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    await soon('the façade not ready', async () => {
+      const res = await fetch(`http://127.0.0.1:${ports.facade}/health`);
+      return res.status === 503 && ((await res.json()) as { shutting_down?: boolean }).shutting_down === true;
+    });
+    for (const role of ['inference', 'core'] as const) {
+      const client = createClient(
+        Health,
+        createConnectTransport({ baseUrl: `http://127.0.0.1:${ports[role]}`, httpVersion: '2' }),
+      );
+      await soon(`${role} NOT_SERVING`, async () => {
+        const { status } = await client.check({});
+        return status === HealthCheckResponse_ServingStatus.NOT_SERVING;
+      });
+    }
+    assert.deepEqual(await Promise.all(exits), [0, 0, 0]);
+    const took = Date.now() - signalled;
+    assert.ok(took >= drainMs && took < boundMs, `stopped in ${took} ms`);
   });
 });

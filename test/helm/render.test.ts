@@ -281,7 +281,7 @@ describe('helm chart render', function () {
       for (const m of text.matchAll(/env\.([A-Z_0-9]+)/g)) read.add(m[1]!);
       // Read through the EnvReader (`env.positive('NAME', …)`) or as a secret's name.
       for (const m of text.matchAll(
-        /(?:\.(?:value|port|positive|count|oneOf|url)|hexSecret)\(\s*'([A-Z_0-9]+)'/g,
+        /(?:\.(?:value|port|positive|count|oneOf|url|host)|hexSecret)\(\s*'([A-Z_0-9]+)'/g,
       ))
         read.add(m[1]!);
       for (const m of text.matchAll(/name: '([A-Z_0-9]+)'/g)) read.add(m[1]!);
@@ -475,6 +475,21 @@ describe('helm chart render', function () {
 
   const refusals: [string, object, string][] = [
     ['no public address', { publicBaseUrl: '' }, 'publicBaseUrl is required'],
+    [
+      'a public address on localhost',
+      { publicBaseUrl: 'https://localhost:8443' },
+      "publicBaseUrl must be the façade's public address, not localhost",
+    ],
+    [
+      'a shutdown longer than the grace period',
+      { config: { shutdown: { timeoutSeconds: 30 } } },
+      'config.shutdown.timeoutSeconds must be below pod.terminationGracePeriodSeconds',
+    ],
+    [
+      'a drain delay as long as the shutdown',
+      { config: { shutdown: { drainDelaySeconds: 25 } } },
+      'config.shutdown.drainDelaySeconds must be below config.shutdown.timeoutSeconds',
+    ],
     ['no database', { database: { url: '' } }, 'database.url or database.existingSecret is required'],
     [
       'no pepper',

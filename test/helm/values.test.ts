@@ -148,9 +148,15 @@ describe('helm chart values', () => {
     [
       'publicBaseUrl',
       'https://skin.example.com/mcp',
-      '/publicBaseUrl must match pattern "^(https?://[^/\\s?#]+)?$"',
+      '/publicBaseUrl must match pattern "^(https://[^/\\s?#]+)?$"',
     ],
-    ['publicBaseUrl', 'skin.example.com', '/publicBaseUrl must match pattern "^(https?://[^/\\s?#]+)?$"'],
+    ['publicBaseUrl', 'skin.example.com', '/publicBaseUrl must match pattern "^(https://[^/\\s?#]+)?$"'],
+    [
+      'publicBaseUrl',
+      'http://skin.example.com',
+      '/publicBaseUrl must match pattern "^(https://[^/\\s?#]+)?$"',
+    ],
+    ['config.shutdown.timeoutSeconds', 0, '/config/shutdown/timeoutSeconds must be >= 1'],
     ['secrets.tokenPepper', 'abcd', '/secrets/tokenPepper must match pattern "^([a-fA-F0-9]{64,})?$"'],
     [
       'secrets.oauthCookieKeys',

@@ -162,17 +162,21 @@ export function referenceFeatures(patch: Patch): Record<string, number> {
   const localA = localMean(A, 9);
   const blurred = filterValid(L, BOX_3);
   const smoothed = boxValid(L, 7);
-  const coarse = filterValid(quarter(L), LAPLACIAN);
   const spots = plane(SIZE, SIZE, (x, y) => {
     const i = y * SIZE + x;
     return localL.data[i]! - L.data[i]! > 6 || A.data[i]! - localA.data[i]! > 6 ? 1 : 0;
   });
-  const quarterSpots = plane(SIZE / 4, SIZE / 4, (x, y) => {
-    let any = 0;
-    for (let v = 0; v < 4; v++)
-      for (let u = 0; u < 4; u++) any = Math.max(any, pixel(spots, 4 * x + u, 4 * y + v));
-    return any;
-  });
+  const clear = keepAwayFrom(spots, 9, 4);
+  // Spots and their surroundings filled in with the mean of the clear skin within 15×15 (L* where there is none).
+  const clearL = plane(SIZE, SIZE, (x, y) => pixel(L, x, y) * pixel(clear, x, y));
+  const clearSum = localMean(clearL, 15);
+  const clearShare = localMean(clear, 15);
+  const filled = plane(SIZE, SIZE, (x, y) =>
+    pixel(clear, x, y) > 0.5 || pixel(clearShare, x, y) <= 1e-3
+      ? pixel(L, x, y)
+      : pixel(clearSum, x, y) / pixel(clearShare, x, y),
+  );
+  const coarse = filterValid(quarter(filled), LAPLACIAN);
   const closed = extreme3(extreme3(L, Math.max), Math.min);
 
   return {
@@ -185,11 +189,10 @@ export function referenceFeatures(patch: Patch): Record<string, number> {
     dark_spot_frac: share(L, (l, i) => localL.data[i]! - l > 6 && !(A.data[i]! - localA.data[i]! > 3)),
     pit_depth: weightedMean(
       plane(SIZE, SIZE, (x, y) => Math.min(pixel(closed, x, y) - pixel(L, x, y), 4)),
-      keepAwayFrom(spots, 9, 4),
+      clear,
     ),
-    coarse_energy: weightedMean(
+    coarse_energy: mean(
       plane(14, 14, (x, y) => Math.max(0, Math.min(Math.abs(pixel(coarse, x, y)), 4) - 0.3)),
-      keepAwayFrom(quarterSpots, 5, 1),
     ),
     line_energy: Math.max(
       0,

@@ -4,9 +4,13 @@
 // inference process scores the photo. A second browser with only the link gets nothing; axe-core finds no
 // violation on any state of the page.
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import sharp from 'sharp';
 import { SCAN_NOT_FOUND_HTML } from '../../facade/pages/scan-html.ts';
+import { singleFace } from '../inference/support/photos.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { connectSdkClient } from '../support/mcp.ts';
 import { assertPageHeaders } from '../support/page-headers.ts';
@@ -172,6 +176,69 @@ describe('the upload page in a real browser, with the agent and the inference pr
     await page.setInputFiles('#file', face);
     await shown(page, 'done');
     assert.equal((await followScan(agent, scan)).status, 'complete');
+  });
+
+  it('a 12 MP photo stored sideways (EXIF orientation 6) leaves the browser upright, at most 2048 px, without metadata', async () => {
+    // The camera's pixels lie on their side; EXIF says to turn them 90° clockwise. Upright, the face stands in
+    // a 3000×4000 portrait, so an upright 2048 px version is 1536×2048 and the analysis finds the face.
+    const upright = await sharp({ create: { width: 3000, height: 4000, channels: 3, background: '#8a8178' } })
+      .composite([
+        {
+          input: await sharp(await singleFace('a'))
+            .resize(2400, 2400)
+            .toBuffer(),
+          left: 300,
+          top: 800,
+        },
+      ])
+      .jpeg()
+      .toBuffer();
+    const sideways = await sharp(upright)
+      .rotate(270)
+      .withMetadata({ orientation: 6, exif: { IFD0: { Make: 'skinmatch-test', Model: 'GPS carrier' } } })
+      .jpeg({ quality: 90 })
+      .toBuffer();
+    const file = join(resolve('.data/test-photos'), 'sideways-12mp.jpg');
+    writeFileSync(file, sideways);
+    assert.deepEqual(
+      await sharp(file)
+        .metadata()
+        .then((m) => [m.width, m.height, m.orientation]),
+      [4000, 3000, 6],
+    );
+
+    const scan = await startScan(agent);
+    const page = await newPage();
+    // What the page hands to XMLHttpRequest.send, kept for the test to read back.
+    await page.addInitScript({
+      content: `
+        const send = XMLHttpRequest.prototype.send;
+        XMLHttpRequest.prototype.send = function (body) {
+          if (body instanceof Blob) globalThis.sentPhoto = body;
+          return send.call(this, body);
+        };`,
+    });
+    await page.goto(scan.upload_url);
+    await consentOnPage(page);
+    await page.setInputFiles('#file', file);
+    await shown(page, 'done');
+    assert.equal((await followScan(agent, scan)).status, 'complete');
+
+    const sent = Buffer.from(
+      await page.evaluate(async () => {
+        const bytes = new Uint8Array(await (globalThis as any).sentPhoto.arrayBuffer());
+        let text = '';
+        for (const byte of bytes) text += String.fromCharCode(byte);
+        return btoa(text);
+      }),
+      'base64',
+    );
+    const meta = await sharp(sent).metadata();
+    assert.equal(meta.format, 'jpeg');
+    assert.deepEqual([meta.width, meta.height], [1536, 2048]);
+    assert.equal(meta.orientation, undefined);
+    assert.equal(meta.exif, undefined);
+    assert.ok(sent.length < sideways.length, `${sent.length} bytes sent for ${sideways.length}`);
   });
 
   it('a second browser with only the link cannot consent, upload, replace the photo or watch', async () => {

@@ -22,6 +22,16 @@
 {{- if ge (int $admissions.resumeAgeSeconds) (int $admissions.pauseAgeSeconds) }}
 {{- fail "config.admissions.resumeAgeSeconds must be below pauseAgeSeconds" }}
 {{- end }}
+{{- $shutdown := .Values.config.shutdown }}
+{{- if ge (int $shutdown.drainDelaySeconds) (int $shutdown.timeoutSeconds) }}
+{{- fail "config.shutdown.drainDelaySeconds must be below config.shutdown.timeoutSeconds" }}
+{{- end }}
+{{- if ge (int $shutdown.timeoutSeconds) (int .Values.pod.terminationGracePeriodSeconds) }}
+{{- fail "config.shutdown.timeoutSeconds must be below pod.terminationGracePeriodSeconds (Kubernetes kills the pod then)" }}
+{{- end }}
+{{- if regexMatch "^https://(localhost|[^/]*\\.localhost|127\\.[0-9.]+|\\[::1\\]|0\\.0\\.0\\.0)(:[0-9]+)?$" .Values.publicBaseUrl }}
+{{- fail "publicBaseUrl must be the façade's public address, not localhost (production refuses it)" }}
+{{- end }}
 {{- if .Values.metrics.enabled }}
 {{- range $component := list "facade" "core" "inference" }}
 {{- if eq (int (index $.Values.metrics.ports $component)) (int (index $.Values $component).port) }}

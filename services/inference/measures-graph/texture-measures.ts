@@ -24,9 +24,10 @@ const SOBEL_DY = [-1, -2, -1, 0, 0, 0, 1, 2, 1];
 const SOBEL_DX = [-1, 0, 1, -2, 0, 2, -1, 0, 1];
 
 /**
- * `spots` ([n, 1, h, w] bool) marks spot pixels: tone and texture are measured on the skin around them
- * (each output pixel whose filter window comes near a spot is left out), so that spots count as spots,
- * not as uneven tone or rough texture.
+ * `spots` ([n, 1, h, w] bool) marks spot pixels: tone and pores are measured on the skin around them
+ * (each output pixel whose filter window comes near a spot is left out), coarse texture on L* with the
+ * spots filled in from the skin around them, so that spots count as spots, not as uneven tone, pores or
+ * rough texture.
  */
 export function addTextureFeatures(g: GraphBuilder, l: string, spots: string): TextureFeatures {
   // The 3×3 blur removes pixel noise and pores, leaving tone changes and lines: [n, 1, h−2, w−2].
@@ -34,11 +35,7 @@ export function addTextureFeatures(g: GraphBuilder, l: string, spots: string): T
   const laplacian = g.constant('laplacian_kernel', [1, 1, 3, 3], LAPLACIAN);
   const cap = g.scalar('texture_cap', THRESHOLDS.textureCap);
   const spotMask = g.node('Cast', [spots], ['texture_spot_mask'], { to: FLOAT });
-  const quarterMask = g.node('MaxPool', [spotMask], ['spot_mask_quarter'], {
-    kernel_shape: [4, 4],
-    strides: [4, 4],
-  });
-  // Kept weights, aligned with each filter's valid output and widened around every spot (by four pixels at full resolution).
+  // Kept weights, aligned with each filter's valid output and widened around every spot.
   const keep = (mask: string, window: number, pad: number, name: string) =>
     g.node(
       'Sub',
@@ -52,16 +49,19 @@ export function addTextureFeatures(g: GraphBuilder, l: string, spots: string): T
       [name],
     );
   const smoothed = g.node('AveragePool', [l], ['l_smoothed'], { kernel_shape: [TONE_WINDOW, TONE_WINDOW] });
+  const clear = keep(spotMask, 9, 4, 'clear_of_spots');
 
   return {
     l_std: addStandardDeviation(g, smoothed, keep(spotMask, TONE_WINDOW + 2, 1, 'tone_weights')),
-    pit_depth: addPitDepth(g, l, cap, keep(spotMask, 9, 4, 'pit_weights')),
+    pit_depth: addPitDepth(g, l, cap, clear),
     coarse_energy: addCoarseEnergy(
       g,
-      g.node('AveragePool', [l], ['l_quarter'], { kernel_shape: [4, 4], strides: [4, 4] }),
+      g.node('AveragePool', [addSpotsFilledIn(g, l, clear)], ['l_quarter'], {
+        kernel_shape: [4, 4],
+        strides: [4, 4],
+      }),
       laplacian,
       cap,
-      keep(quarterMask, 5, 1, 'coarse_weights'),
     ),
     line_energy: addLineEnergy(g, blurred),
     l_contrast: addContrast(g, blurred),
@@ -115,18 +115,33 @@ function addPitDepth(g: GraphBuilder, l: string, cap: string, weights: string): 
 }
 
 /**
+ * L* with each spot and its surroundings (`clear` is 0 there) replaced by the mean of the clear skin
+ * within 15×15 around it — L* itself where none is that close — so that coarse texture sees the skin
+ * rather than the spots and their soft halos, which a mask at quarter resolution only partly covered.
+ */
+function addSpotsFilledIn(g: GraphBuilder, l: string, clear: string): string {
+  const window = { kernel_shape: [15, 15], pads: [7, 7, 7, 7], count_include_pad: 0 };
+  const sum = g.node('AveragePool', [g.node('Mul', [l, clear], ['l_clear'])], ['l_clear_around'], window);
+  const share = g.node('AveragePool', [clear], ['clear_share_around'], window);
+  const least = g.scalar('fill_least_share', 1e-3);
+  const around = g.node(
+    'Div',
+    [sum, g.node('Max', [share, least], ['clear_share_kept'])],
+    ['l_around_spots'],
+  );
+  const fillable = g.node('Greater', [share, least], ['clear_skin_around']);
+  const fill = g.node('Where', [fillable, around, l], ['l_fill']);
+  const nearSpot = g.node('Less', [clear, g.scalar('clear_half', 0.5)], ['near_a_spot']);
+  return g.node('Where', [nearSpot, fill, l], ['l_spots_filled']);
+}
+
+/**
  * Coarse texture: mean |Laplacian| of L* at quarter resolution, each pixel counted up to
  * THRESHOLDS.textureCap (so the edges of a few high-contrast spots weigh little against texture spread
  * over the patch) and only above THRESHOLDS.coarseFloor (JPEG's 8×8 blocks fall in this band at a low
  * amplitude).
  */
-function addCoarseEnergy(
-  g: GraphBuilder,
-  quarter: string,
-  kernel: string,
-  cap: string,
-  weights: string,
-): string {
+function addCoarseEnergy(g: GraphBuilder, quarter: string, kernel: string, cap: string): string {
   const response = g.node('Conv', [quarter, kernel], ['coarse_laplacian']);
   const magnitude = g.node('Abs', [response], ['coarse_laplacian_abs']);
   const capped = g.node('Min', [magnitude, cap], ['coarse_laplacian_capped']);
@@ -136,7 +151,7 @@ function addCoarseEnergy(
     [g.node('Sub', [capped, floor], ['coarse_above_floor'])],
     ['coarse_laplacian_kept'],
   );
-  return weightedMean(g, kept, weights, 'coarse_energy');
+  return g.mean(kept, 'coarse_energy');
 }
 
 /**

@@ -1,0 +1,129 @@
+/**
+ * A core killed outright (SIGKILL, out of memory, its node lost) leaves the jobs it was running locked, and
+ * graphile-worker frees such jobs only after four hours: the scans would sit in `analyzing` that long.
+ * So each core's worker pool holds a session-level advisory lock named after its pool id, on a connection
+ * of its own, for as long as it lives; PostgreSQL releases the lock the moment that connection ends. Every
+ * core looks at an interval for analysis jobs locked by a pool whose lock nobody holds and unlocks them
+ * (graphile-worker's `force_unlock_workers`), so another replica takes them at once. A pool only briefly
+ * cut off from the database loses nothing either: whichever replica finishes a scan first records it, and
+ * the other finds its photo gone and writes nothing (scan-worker.ts).
+ */
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import type { Logger } from '../shared/logger.ts';
+import { ANALYZE_TASK } from './photo-intake.ts';
+
+/** The advisory-lock namespace of worker pools (the first of the two int4 keys). */
+const LOCK_CLASS = 0x5c1a;
+/** A job locked more recently than this is left alone: its pool may still be taking its own lock. */
+const GRACE_SECONDS = 5;
+
+/** The second int4 key of a pool's lock: its id, hashed. */
+export function poolLockKey(poolId: string): number {
+  return createHash('sha256').update(poolId).digest().readUInt32BE(0) & 0x7fffffff;
+}
+
+export interface LivenessOptions {
+  readonly databaseUrl: string;
+  readonly logger: Logger;
+  /** How often this core looks for jobs of dead pools. */
+  readonly intervalMs: number;
+}
+
+export class WorkerLiveness {
+  readonly #options: LivenessOptions;
+  readonly #queries: pg.Pool;
+  #holder: pg.Client | undefined;
+  #poolId: string | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #sweeping: Promise<unknown> | undefined;
+  #stopped = false;
+
+  constructor(options: LivenessOptions) {
+    this.#options = options;
+    this.#queries = new pg.Pool({ connectionString: options.databaseUrl, max: 1 });
+    this.#queries.on('error', (err) =>
+      options.logger.warn({ err: err.message }, 'liveness: connection lost'),
+    );
+  }
+
+  /** Takes this pool's lock, held until stop() or until the process dies. */
+  async hold(poolId: string): Promise<void> {
+    this.#poolId = poolId;
+    const client = new pg.Client({ connectionString: this.#options.databaseUrl });
+    client.on('error', (err) => {
+      this.#options.logger.warn({ err: err.message }, 'liveness: the lock’s connection was lost');
+      if (this.#holder === client) this.#holder = undefined; // taken again at the next sweep
+    });
+    await client.connect();
+    await client.query('select pg_advisory_lock($1, $2)', [LOCK_CLASS, poolLockKey(poolId)]);
+    this.#holder = client;
+  }
+
+  start(): void {
+    this.#timer = setInterval(() => {
+      this.#sweeping ??= this.sweep().finally(() => {
+        this.#sweeping = undefined;
+      });
+    }, this.#options.intervalMs);
+    this.#timer.unref();
+  }
+
+  /** Unlocks the jobs of pools whose lock nobody holds; answers their ids. */
+  async sweep(): Promise<string[]> {
+    const { logger } = this.#options;
+    try {
+      if (!this.#holder && this.#poolId) await this.hold(this.#poolId);
+      const { rows } = await this.#queries.query<{ locked_by: string }>(
+        `select distinct locked_by from graphile_worker.jobs
+         where locked_by is not null and locked_at < now() - make_interval(secs => $1)`,
+        [GRACE_SECONDS],
+      );
+      const dead: string[] = [];
+      for (const { locked_by } of rows) {
+        const held = await this.#queries.query<{ held: boolean }>(
+          `select exists (select 1 from pg_locks where locktype = 'advisory' and granted
+             and classid = $1 and objid = $2 and objsubid = 2) as held`,
+          [LOCK_CLASS, poolLockKey(locked_by)],
+        );
+        if (!held.rows[0]!.held) dead.push(locked_by);
+      }
+      if (dead.length > 0) {
+        // An analysis on its last attempt would never run again once unlocked: its job is added anew,
+        // with every attempt back (a killed process is not a failed analysis), under the same key.
+        const lastTries = await this.#queries.query<{ id: string }>(
+          `select id from graphile_worker.jobs where locked_by = any($1::text[])
+             and task_identifier = $2 and key is not null and attempts >= max_attempts`,
+          [dead, ANALYZE_TASK],
+        );
+        await this.#queries.query('select graphile_worker.force_unlock_workers($1::text[])', [dead]);
+        if (lastTries.rows.length > 0) {
+          await this.#queries.query(
+            `select graphile_worker.add_job(task_identifier, json_build_object('run_id', key),
+               job_key := key, max_attempts := max_attempts)
+             from graphile_worker.jobs where id = any($1::bigint[])`,
+            [lastTries.rows.map((r) => r.id)],
+          );
+        }
+        logger.warn({ pools: dead }, 'jobs of worker pools that died were handed back to the queue');
+      }
+      return dead;
+    } catch (err) {
+      logger.warn({ err: (err as Error).message }, 'liveness: looking for dead worker pools failed');
+      return [];
+    }
+  }
+
+  /** Stops looking and releases this pool's lock (after its jobs have finished or been handed back). */
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    clearInterval(this.#timer);
+    await this.#sweeping;
+    const holder = this.#holder;
+    this.#holder = undefined;
+    this.#poolId = undefined;
+    await holder?.end().catch(() => undefined);
+    await this.#queries.end();
+  }
+}

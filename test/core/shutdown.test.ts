@@ -1,0 +1,189 @@
+/**
+ * Graceful shutdown through real processes: SIGTERM makes each process not ready at once (the façade's
+ * /health 503, grpc.health.v1 NOT_SERVING), then it stops taking work, finishes what is in flight — a
+ * tool call, an analysis job, an analysis stream — or hands it back to the queue, and exits 0 within its
+ * bound. Nothing is lost: the call is answered and every scan completes.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HealthCheckResponse_ServingStatus as Serving } from '../../gen/grpc/health/v1/health_pb.ts';
+import { isListening } from '../../scripts/port.ts';
+import { type Orm, openDatabase } from '../../services/core/db/orm.ts';
+import { singleFace } from '../inference/support/photos.ts';
+import { createTestDatabase } from '../support/database.ts';
+import { uploadPhoto } from '../support/fixtures.ts';
+import { callTool } from '../support/mcp.ts';
+import {
+  grpcHealth,
+  type Role,
+  type RunningProcess,
+  startProcess,
+  stopAll,
+  until,
+} from '../support/processes.ts';
+import { type RoundRobin, roundRobin } from '../support/round-robin.ts';
+
+describe('graceful shutdown on SIGTERM, through real processes', function () {
+  this.timeout(180_000);
+  const running = new Set<RunningProcess>();
+  let database: { url: string; drop: () => Promise<void> };
+  let orm: Orm;
+  let dir: string;
+  let cores: RoundRobin;
+  let facade: RunningProcess;
+  let inference: RunningProcess;
+  let keys: NodeJS.ProcessEnv;
+
+  const start = async (role: Role, env: NodeJS.ProcessEnv = {}) => {
+    const process = await startProcess(role, {
+      DATA_DIR: dir,
+      DATABASE_URL: database.url,
+      ...keys,
+      // Long enough for a loaded machine to see the not-ready state before the port closes.
+      SHUTDOWN_DRAIN_DELAY_MS: '3000',
+      SHUTDOWN_TIMEOUT_MS: '20000',
+      ...env,
+    });
+    running.add(process);
+    return process;
+  };
+  const startCore = (inferenceUrl: string, env: NodeJS.ProcessEnv = {}) =>
+    start('core', { INFERENCE_URL: inferenceUrl, ...env });
+  const scanState = async (runId: string) => {
+    const [row] = await orm.em
+      .getConnection()
+      .execute('select status, progress, failure_reason from scans where id = ?', [runId]);
+    return row as { status: string; progress: number; failure_reason: string | null };
+  };
+  const newScan = async (photo: Parameters<typeof singleFace>[0]) => {
+    const started = await callTool(facade.url, 'start_skin_scan', { source: 'shutdown' });
+    const runId = started.structuredContent.run_id as string;
+    await uploadPhoto(orm, runId, await singleFace(photo));
+    return runId;
+  };
+  const analysing = (runId: string) =>
+    until(`${runId} under analysis`, async () => {
+      const scan = await scanState(runId);
+      return scan.status === 'analyzing' && scan.progress > 0;
+    });
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'skinmatch-shutdown-'));
+    database = await createTestDatabase();
+    // Every core replica must share the pepper (tokens) and the ALTCHA key.
+    keys = {
+      TOKEN_PEPPER: randomBytes(32).toString('hex'),
+      ALTCHA_HMAC_KEY: randomBytes(32).toString('hex'),
+    };
+    await start('migrate');
+    orm = await openDatabase(database.url);
+    // Five stages of 400 ms each: an analysis is under way long enough to be interrupted.
+    inference = await start('inference', { INFERENCE_STAGE_DELAY_MS: '400' });
+    const core = await startCore(inference.url);
+    cores = await roundRobin([core.port]);
+    facade = await start('facade', { CORE_URL: cores.url });
+  });
+  after(async () => {
+    await stopAll(running);
+    await cores?.close();
+    await orm?.close();
+    await database?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the façade: not ready at once, then refuses connections, answers the tool call in flight and exits 0', async () => {
+    const draining = await start('facade', { CORE_URL: cores.url });
+    const core = [...running].find((p) => p.role === 'core')!;
+    core.signal('SIGSTOP'); // core is slow: the call waits for it
+    try {
+      const pending = callTool(draining.url, 'start_skin_scan', { source: 'in-flight' });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      draining.signal('SIGTERM');
+      const health = await until('the façade not ready', async () => {
+        const res = await fetch(`${draining.url}/health`);
+        const body = (await res.json()) as Record<string, unknown>;
+        // Until the signal is handled, /health asks core, which is paused: 503 too, without shutting_down.
+        return res.status === 503 && body.shutting_down ? body : undefined;
+      });
+      assert.deepEqual(health, {
+        ok: false,
+        admissions_enabled: false,
+        catalog_tools_enabled: false,
+        photo_intake: 'unavailable',
+        shutting_down: true,
+      });
+      await until('new connections refused', async () => !(await isListening(draining.port)), 10_000);
+      assert.equal(draining.child.exitCode, null, 'still running: the call is in flight');
+      core.signal('SIGCONT');
+      const answered = await pending;
+      assert.equal(answered.isError, undefined);
+      assert.match(answered.structuredContent.run_id, /^[\w-]+$/);
+      assert.equal(await draining.exited, 0);
+      assert.equal((await scanState(answered.structuredContent.run_id)).status, 'awaiting_upload');
+    } finally {
+      core.signal('SIGCONT');
+    }
+  });
+
+  it('core: not serving at once, and the analysis under way finishes in the same process before it exits', async () => {
+    const core = [...running].find((p) => p.role === 'core')!;
+    const runId = await newScan('b');
+    await analysing(runId);
+    const signalled = Date.now();
+    core.signal('SIGTERM');
+    assert.equal(
+      await until('core NOT_SERVING', () => grpcHealth(core.url).then((s) => s === Serving.NOT_SERVING && s)),
+      Serving.NOT_SERVING,
+    );
+    assert.equal(await core.exited, 0);
+    assert.ok(Date.now() - signalled < 20_000);
+    assert.equal((await scanState(runId)).status, 'complete', 'completed before the process ended');
+    assert.equal(core.logged(/handed back/).length, 0);
+  });
+
+  it('core: past its bound an analysis is handed back to the queue, and another core completes it', async () => {
+    // Stages of 1.5 s: the analysis cannot finish within this core's 4 s bound.
+    const slow = await start('inference', { INFERENCE_STAGE_DELAY_MS: '1500' });
+    const core = await startCore(slow.url, { SHUTDOWN_DRAIN_DELAY_MS: '0', SHUTDOWN_TIMEOUT_MS: '4000' });
+    cores.backends.splice(0, cores.backends.length, core.port);
+    const runId = await newScan('c');
+    await analysing(runId);
+    const signalled = Date.now();
+    core.signal('SIGTERM');
+    assert.equal(await core.exited, 0);
+    assert.ok(Date.now() - signalled < 4000, 'within the bound');
+    assert.deepEqual(await scanState(runId), { status: 'queued', progress: 0, failure_reason: null });
+    const [job] = await orm.em
+      .getConnection()
+      .execute(`select attempts, locked_by from graphile_worker.jobs where key = ?`, [runId]);
+    assert.deepEqual(job, { attempts: 0, locked_by: null }, 'a fresh job, not a failed attempt');
+    assert.equal(core.logged(/handed back/).length, 1);
+
+    const next = await startCore(inference.url);
+    cores.backends.splice(0, cores.backends.length, next.port);
+    await until(
+      'the scan completed by the other core',
+      async () => (await scanState(runId)).status === 'complete',
+    );
+  });
+
+  it('inference: not serving at once, and the analysis stream in flight is answered before it exits', async () => {
+    const runId = await newScan('d');
+    await analysing(runId);
+    inference.signal('SIGTERM');
+    await until('inference NOT_SERVING', () =>
+      grpcHealth(inference.url).then((s) => s === Serving.NOT_SERVING),
+    );
+    assert.equal(await inference.exited, 0);
+    await until('the scan complete', async () => (await scanState(runId)).status === 'complete', 10_000);
+    const core = [...running].filter((p) => p.role === 'core').at(-1)!;
+    assert.deepEqual(
+      core.logged(/analysis failed/).filter((entry) => entry.run_id === runId),
+      [],
+      'completed by the stream in flight, not by a retry',
+    );
+  });
+});
