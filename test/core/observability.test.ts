@@ -195,6 +195,18 @@ describe('metrics and traces of the real processes under a small load', function
       .map((line) => JSON.parse(line));
   }
 
+  /** The first line a process logs that matches, waiting up to 5 s: a process writes its log behind the answer. */
+  async function logged(
+    role: Role,
+    match: (line: Record<string, unknown>) => boolean,
+  ): Promise<Record<string, unknown> | undefined> {
+    for (let waited = 0; ; waited += 50) {
+      const found = lines(role).find(match);
+      if (found || waited >= 5000) return found;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
   const upstreamTrace = '0af7651916cd43dd8448eb211c80319c';
   const uploadTrace = '5b8efff798038103d269b633813fc60c';
   let scan: { run_id: string; access_token: string };
@@ -218,7 +230,7 @@ describe('metrics and traces of the real processes under a small load', function
     assert.equal(response.headers.get('x-request-id'), 'observability-1');
     const result = ((await response.json()) as { result: { structuredContent: typeof scan } }).result;
     scan = { run_id: result.structuredContent.run_id, access_token: result.structuredContent.access_token };
-    const rpc = lines('core').find((line) => line.msg === 'rpc' && line.request_id === 'observability-1');
+    const rpc = await logged('core', (line) => line.msg === 'rpc' && line.request_id === 'observability-1');
     assert.ok(rpc, 'core logged the StartScan call under the request id');
     assert.equal(rpc.trace_id, upstreamTrace);
   });
@@ -253,7 +265,8 @@ describe('metrics and traces of the real processes under a small load', function
     const done = await untilScan(base, scan, (s) => s.status === 'complete' || s.status === 'failed', 60_000);
     await watching;
     assert.equal(done.status, 'complete');
-    const analysed = lines('inference').find(
+    const analysed = await logged(
+      'inference',
       (line) => line.msg === 'rpc' && String(line.procedure).endsWith('/AnalyzeFace'),
     );
     assert.ok(analysed, 'inference logged the AnalyzeFace call');
