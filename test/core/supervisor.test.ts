@@ -70,12 +70,14 @@ describe('running it: npm start and the embedded PostgreSQL', function () {
     }
   });
 
-  describe('run as root from a directory the postgres user cannot enter', () => {
+  // Only root hands the embedded PostgreSQL to the "postgres" user, so only a root run can meet this refusal:
+  // as any other user these tests are skipped, and the skip says so.
+  describe('run as root from a directory the postgres user cannot enter (skipped unless run as root: only root hands PostgreSQL to another user)', () => {
     const SENTENCE =
       /^The embedded PostgreSQL runs as the "postgres" user, who cannot enter (\S+): set DATABASE_URL to a PostgreSQL server, or put the clone \(or DATA_DIR\) where that user can reach it, not inside a private directory such as a home directory or one made by mktemp -d\.$/;
     let hidden: string;
     before(function () {
-      if (process.getuid?.() !== 0) this.skip(); // only root hands PostgreSQL to another user
+      if (process.getuid?.() !== 0) this.skip();
       hidden = mkdtempSync(join(tmpdir(), 'skinmatch-private-')); // 0700, like a home directory
       dirs.push(hidden);
     });

@@ -2,10 +2,10 @@
  * The chart rendered by the real Helm binary (helm template, helm lint), each object validated against the
  * Kubernetes API schemas of kubernetes-models (KEDA's for the ScaledObject), then checked for what the
  * chart promises: secure pods, probes on the processes' real health endpoints, each process given only its
- * own secrets, the migration hook, autoscaling, disruption budgets and network policies.
+ * own secrets, the migration hook, autoscaling and disruption budgets (the network side is in
+ * render-network.test.ts, refused values in render-refusals.test.ts).
  */
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
@@ -17,8 +17,8 @@ import { Job } from 'kubernetes-models/batch/v1';
 import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
-import { parse } from 'yaml';
-import { CHART, find, helm, type Manifest, render } from '../support/helm.ts';
+import { find, helm, type Manifest, render } from '../support/helm.ts';
+import { envOf, OWN_SECRETS, PRODUCTION, podSpec, SIGNING_KEY, WORKLOADS } from './render-support.ts';
 
 const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   'v1/ConfigMap': ConfigMap,
@@ -35,49 +35,6 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   'keda.sh/v1alpha1/TriggerAuthentication': TriggerAuthentication,
   'monitoring.coreos.com/v1/PodMonitor': PodMonitor,
 };
-
-const SIGNING_KEY = generateKeyPairSync('ec', { namedCurve: 'P-256' })
-  .privateKey.export({ type: 'pkcs8', format: 'pem' })
-  .toString();
-
-/** Every secret given as a value: the chart creates its own Secret. */
-const OWN_SECRETS = {
-  publicBaseUrl: 'https://skin.example.com',
-  database: { url: 'postgresql://skin:pw@db.example.internal:5432/skin' },
-  secrets: {
-    tokenPepper: 'ab'.repeat(32),
-    altchaHmacKey: 'cd'.repeat(32),
-    oauthSigningKey: SIGNING_KEY,
-    oauthCookieKeys: 'k'.repeat(32),
-    identityProviderClientSecrets: ['upstream-secret-1', 'upstream-secret-2'],
-  },
-  oauth: {
-    identityProviders: [
-      { issuer: 'https://idp-one.example.com', clientId: 'one', name: 'One' },
-      { issuer: 'https://idp-two.example.com', clientId: 'two' },
-    ],
-  },
-};
-const PRODUCTION = parse(readFileSync(join(CHART, 'examples/production-values.yaml'), 'utf8')) as object;
-const WORKLOADS = ['facade', 'core', 'inference'] as const;
-
-function podSpec(m: Manifest) {
-  return m.spec.template.spec;
-}
-
-/** The environment a container gets: literal values, and secret references as `secret:name/key`. */
-function envOf(container: {
-  env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
-}) {
-  return Object.fromEntries(
-    (container.env ?? []).map((e) => [
-      e.name,
-      e.valueFrom?.secretKeyRef
-        ? `secret:${e.valueFrom.secretKeyRef.name}/${e.valueFrom.secretKeyRef.key}`
-        : e.value,
-    ]),
-  );
-}
 
 describe('helm chart render', function () {
   this.timeout(60_000);
@@ -301,125 +258,6 @@ describe('helm chart render', function () {
     );
   });
 
-  it('routes Services to their pods by named ports', () => {
-    const manifests = render(OWN_SECRETS);
-    for (const w of WORKLOADS) {
-      const service = find(manifests, 'Service', `rel-skinmatch-${w}`);
-      const pod = find(manifests, 'Deployment', `rel-skinmatch-${w}`).spec.template;
-      for (const [k, v] of Object.entries(service.spec.selector)) assert.equal(pod.metadata.labels[k], v);
-      const portNames = pod.spec.containers[0].ports.map((p: { name: string }) => p.name);
-      assert.ok(portNames.includes(service.spec.ports[0].targetPort));
-    }
-    assert.equal(
-      find(manifests, 'Service', 'rel-skinmatch-core').spec.ports[0].appProtocol,
-      'kubernetes.io/h2c',
-    );
-  });
-
-  it('lets only the façade be public, core be reached from the façade and labelled namespaces, inference from core', () => {
-    const manifests = render(OWN_SECRETS);
-    const policy = (w: string) => find(manifests, 'NetworkPolicy', `rel-skinmatch-${w}`).spec;
-    const component = (w: string) => ({
-      'app.kubernetes.io/name': 'skinmatch',
-      'app.kubernetes.io/instance': 'rel',
-      'app.kubernetes.io/component': w,
-    });
-    // Every metrics port: from the monitoring namespace only (metrics.scrapeFrom's default).
-    const scraping = {
-      ports: [{ port: 'metrics', protocol: 'TCP' }],
-      from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
-    };
-    assert.deepEqual(policy('facade').ingress, [{ ports: [{ port: 'http', protocol: 'TCP' }] }, scraping]);
-    assert.deepEqual(policy('core').ingress, [
-      {
-        ports: [{ port: 'grpc', protocol: 'TCP' }],
-        from: [
-          { podSelector: { matchLabels: component('facade') } },
-          { namespaceSelector: { matchLabels: { 'skinmatch.io/core-client': 'true' } } },
-        ],
-      },
-      scraping,
-    ]);
-    assert.deepEqual(policy('inference').ingress, [
-      {
-        ports: [{ port: 'grpc', protocol: 'TCP' }],
-        from: [{ podSelector: { matchLabels: component('core') } }],
-      },
-      scraping,
-    ]);
-    for (const w of WORKLOADS) assert.deepEqual(policy(w).podSelector.matchLabels, component(w));
-    // The production example lets only the ingress controller's namespace reach the façade.
-    assert.deepEqual(find(render(PRODUCTION), 'NetworkPolicy', 'rel-skinmatch-facade').spec.ingress[0].from, [
-      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } },
-    ]);
-  });
-
-  it('exposes each process’s metrics port to the configured scrapers only: port, annotations, PodMonitor', () => {
-    const manifests = render(OWN_SECRETS);
-    const data = find(manifests, 'ConfigMap', 'rel-skinmatch').data!;
-    const ports = { facade: 9464, core: 9465, inference: 9466 };
-    assert.equal(data.METRICS_HOST, '0.0.0.0');
-    for (const w of WORKLOADS) {
-      const pod = find(manifests, 'Deployment', `rel-skinmatch-${w}`).spec.template;
-      const port = pod.spec.containers[0].ports.find((p: { name: string }) => p.name === 'metrics');
-      assert.deepEqual(port, { name: 'metrics', containerPort: ports[w], protocol: 'TCP' }, w);
-      assert.equal(data[`${w.toUpperCase()}_METRICS_PORT`], String(ports[w]));
-      assert.equal(pod.metadata.annotations['prometheus.io/scrape'], 'true');
-      assert.equal(pod.metadata.annotations['prometheus.io/port'], String(ports[w]));
-      assert.equal(pod.metadata.annotations['prometheus.io/path'], '/metrics');
-      // Never on a Service: the façade's is public.
-      const service = find(manifests, 'Service', `rel-skinmatch-${w}`);
-      assert.ok(service.spec.ports.every((p: { targetPort: string }) => p.targetPort !== 'metrics'));
-    }
-    assert.ok(!manifests.some((m) => m.kind === 'PodMonitor'), 'no PodMonitor unless asked for');
-
-    const monitored = render(OWN_SECRETS, {
-      metrics: {
-        podAnnotations: false,
-        podMonitor: { enabled: true, interval: '15s', labels: { release: 'prom' } },
-        // null removes the default namespace labels (Helm merges maps key by key).
-        scrapeFrom: { namespaceLabels: null, podLabels: { 'app.kubernetes.io/name': 'prometheus' } },
-      },
-    });
-    const monitor = find(monitored, 'PodMonitor', 'rel-skinmatch');
-    assert.equal(monitor.metadata.labels!.release, 'prom');
-    assert.deepEqual(monitor.spec.podMetricsEndpoints, [
-      { port: 'metrics', path: '/metrics', interval: '15s' },
-    ]);
-    assert.deepEqual(monitor.spec.selector.matchExpressions, [
-      { key: 'app.kubernetes.io/component', operator: 'In', values: ['facade', 'core', 'inference'] },
-    ]);
-    const pod = find(monitored, 'Deployment', 'rel-skinmatch-core').spec.template;
-    assert.equal(pod.metadata.annotations['prometheus.io/scrape'], undefined);
-    // Scrapers named by pod labels alone: those pods of the release's own namespace.
-    assert.deepEqual(find(monitored, 'NetworkPolicy', 'rel-skinmatch-core').spec.ingress.at(-1).from, [
-      { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } },
-    ]);
-    // Both given: those pods in those namespaces (one peer, both selectors).
-    const both = render(OWN_SECRETS, {
-      metrics: { scrapeFrom: { podLabels: { 'app.kubernetes.io/name': 'prometheus' } } },
-    });
-    assert.deepEqual(find(both, 'NetworkPolicy', 'rel-skinmatch-inference').spec.ingress.at(-1).from, [
-      {
-        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
-        podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } },
-      },
-    ]);
-
-    // Off: no port, no annotation, no rule, and each process told port 0 (no endpoint).
-    const off = render(OWN_SECRETS, { metrics: { enabled: false, podMonitor: { enabled: true } } });
-    const offData = find(off, 'ConfigMap', 'rel-skinmatch').data!;
-    for (const w of WORKLOADS) {
-      const pod = find(off, 'Deployment', `rel-skinmatch-${w}`).spec.template;
-      assert.ok(pod.spec.containers[0].ports.every((p: { name: string }) => p.name !== 'metrics'));
-      assert.equal(pod.metadata.annotations['prometheus.io/scrape'], undefined);
-      assert.equal(offData[`${w.toUpperCase()}_METRICS_PORT`], '0');
-      const rules = find(off, 'NetworkPolicy', `rel-skinmatch-${w}`).spec.ingress;
-      assert.ok(rules.every((r: { ports: { port: string }[] }) => r.ports[0]!.port !== 'metrics'));
-    }
-    assert.ok(!off.some((m) => m.kind === 'PodMonitor'));
-  });
-
   it('migrates in a pre-install/pre-upgrade hook whose database Secret exists before the Job', () => {
     const manifests = render(OWN_SECRETS);
     const job = find(manifests, 'Job', 'rel-skinmatch-migration').metadata.annotations!;
@@ -462,86 +300,4 @@ describe('helm chart render', function () {
     const fixed = render(OWN_SECRETS, { inference: { autoscaling: { enabled: false }, replicaCount: 3 } });
     assert.equal(find(fixed, 'Deployment', 'rel-skinmatch-inference').spec.replicas, 3);
   });
-
-  it('exposes the façade through an Ingress with TLS on the public host', () => {
-    const ingress = find(render(PRODUCTION), 'Ingress', 'rel-skinmatch').spec;
-    assert.deepEqual(ingress.tls, [{ hosts: ['skin.example.com'], secretName: 'skinmatch-tls' }]);
-    assert.equal(ingress.rules[0].host, 'skin.example.com');
-    assert.deepEqual(ingress.rules[0].http.paths[0].backend, {
-      service: { name: 'rel-skinmatch-facade', port: { name: 'http' } },
-    });
-    assert.equal(ingress.ingressClassName, 'nginx');
-  });
-
-  const refusals: [string, object, string][] = [
-    ['no public address', { publicBaseUrl: '' }, 'publicBaseUrl is required'],
-    [
-      'a public address on localhost',
-      { publicBaseUrl: 'https://localhost:8443' },
-      "publicBaseUrl must be the façade's public address, not localhost",
-    ],
-    [
-      'a shutdown longer than the grace period',
-      { config: { shutdown: { timeoutSeconds: 30 } } },
-      'config.shutdown.timeoutSeconds must be below pod.terminationGracePeriodSeconds',
-    ],
-    [
-      'a drain delay as long as the shutdown',
-      { config: { shutdown: { drainDelaySeconds: 25 } } },
-      'config.shutdown.drainDelaySeconds must be below config.shutdown.timeoutSeconds',
-    ],
-    ['no database', { database: { url: '' } }, 'database.url or database.existingSecret is required'],
-    [
-      'no pepper',
-      { secrets: { tokenPepper: '' } },
-      'secrets.tokenPepper or secrets.existingSecret is required',
-    ],
-    [
-      'one identity provider',
-      { oauth: { identityProviders: [{ issuer: 'https://a.example', clientId: 'a' }] } },
-      'oauth.identityProviders must list exactly two providers',
-    ],
-    [
-      'a missing client secret',
-      { secrets: { identityProviderClientSecrets: ['only-one'] } },
-      'secrets.identityProviderClientSecrets must hold one client secret per identity provider',
-    ],
-    [
-      'min above max',
-      { core: { autoscaling: { minReplicas: 5, maxReplicas: 3 } } },
-      'core.autoscaling.minReplicas must not exceed maxReplicas',
-    ],
-    [
-      'a short pepper (schema)',
-      { secrets: { tokenPepper: 'abc' } },
-      "at '/secrets/tokenPepper': 'abc' does not match pattern",
-    ],
-    [
-      'root (schema)',
-      { pod: { securityContext: { runAsNonRoot: false } } },
-      "at '/pod/securityContext/runAsNonRoot'",
-    ],
-    [
-      'a metrics port equal to the process’s own',
-      { metrics: { ports: { core: 8081 } } },
-      'metrics.ports.core must differ from core.port',
-    ],
-    [
-      'a scrape interval that is not a duration (schema)',
-      { metrics: { podMonitor: { interval: 'often' } } },
-      "at '/metrics/podMonitor/interval'",
-    ],
-    [
-      'an unknown value (schema)',
-      { facade: { replicas: 3 } },
-      "at '/facade': additional properties 'replicas' not allowed",
-    ],
-  ];
-  for (const [what, values, message] of refusals) {
-    it(`refuses to render with ${what}`, () => {
-      const result = helm('template', [OWN_SECRETS, values]);
-      assert.equal(result.ok, false);
-      assert.ok(result.stderr.includes(message), result.stderr);
-    });
-  }
 });
