@@ -1,13 +1,7 @@
 import assert from 'node:assert/strict';
-import { resolve } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
+import { loadProto, unary } from '../support/grpc-js.ts';
 import { type Stack, startStack } from '../support/stack.ts';
-
-const unary = <T>(client: any, method: string, req: object) =>
-  new Promise<T>((done, fail) =>
-    client[method](req, (err: Error | null, res: T) => (err ? fail(err) : done(res))),
-  );
 
 /** Whether a gRPC error carries ErrorInfo (domain skinmatch) with this reason. */
 function carries(err: any, reason: string): boolean {
@@ -21,13 +15,7 @@ describe('AccountService over gRPC (@grpc/grpc-js client)', () => {
 
   before(async () => {
     stack = await startStack('account-service');
-    const definition = protoLoader.loadSync('skinmatch/v1/account.proto', {
-      includeDirs: [resolve('proto'), resolve('third_party/proto')],
-      longs: String,
-      enums: String,
-      defaults: true,
-    });
-    const { skinmatch } = grpc.loadPackageDefinition(definition) as any;
+    const { skinmatch } = loadProto('skinmatch/v1/account.proto');
     accounts = new skinmatch.v1.AccountService(
       new URL(stack.coreUrl).host,
       grpc.credentials.createInsecure(),

@@ -1,30 +1,11 @@
 import assert from 'node:assert/strict';
-import { resolve } from 'node:path';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
 import { ScanService } from '../../gen/skinmatch/v1/scan_pb.ts';
 import { errorReason } from '../../services/shared/errors.ts';
+import { loadProto as load, unary } from '../support/grpc-js.ts';
 import { type Stack, startStack } from '../support/stack.ts';
-
-const PROTO_DIRS = [resolve('proto'), resolve('third_party/proto')];
-
-function load(file: string): any {
-  const definition = protoLoader.loadSync(file, {
-    includeDirs: PROTO_DIRS,
-    keepCase: false,
-    longs: String,
-    enums: String,
-    defaults: true,
-  });
-  return grpc.loadPackageDefinition(definition);
-}
-
-const unary = <T>(client: any, method: string, req: object) =>
-  new Promise<T>((done, fail) =>
-    client[method](req, (err: Error | null, res: T) => (err ? fail(err) : done(res))),
-  );
 
 describe('core over gRPC (@grpc/grpc-js client)', () => {
   let stack: Stack;

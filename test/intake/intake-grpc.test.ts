@@ -3,31 +3,12 @@
  * consent, upload of a real face photo, and WatchIntake streaming every state until the scan is complete.
  */
 import assert from 'node:assert/strict';
-import { resolve } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
 import { CONSENT_VERSION } from '../../services/intake/consent.ts';
 import { singleFace } from '../inference/support/photos.ts';
+import { loadProto as load, unary } from '../support/grpc-js.ts';
 import { solveAltcha } from '../support/intake.ts';
 import { type Stack, startStack } from '../support/stack.ts';
-
-const PROTO_DIRS = [resolve('proto'), resolve('third_party/proto')];
-
-function load(file: string): any {
-  const definition = protoLoader.loadSync(file, {
-    includeDirs: PROTO_DIRS,
-    keepCase: false,
-    longs: String,
-    enums: String,
-    defaults: true,
-  });
-  return grpc.loadPackageDefinition(definition);
-}
-
-const unary = <T>(client: any, method: string, req: object) =>
-  new Promise<T>((done, fail) =>
-    client[method](req, (err: Error | null, res: T) => (err ? fail(err) : done(res))),
-  );
 
 describe('IntakeService over gRPC (@grpc/grpc-js client)', () => {
   let stack: Stack;
