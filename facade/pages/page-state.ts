@@ -12,8 +12,11 @@ const STATUS: Partial<Record<ScanStatus, PageState['status']>> = {
   [ScanStatus.FAILED]: 'failed',
 };
 
-/** What a browser other than the consenting one is told: that the scan is in another browser's hands. */
-const ANOTHER_BROWSERS: PageState = {
+/**
+ * What a browser other than the consenting one is told: that the scan is in another browser's hands, nothing
+ * of its progress or outcome (the page renders this too, whatever state it is given).
+ */
+export const ANOTHER_BROWSERS: PageState = {
   status: 'awaiting_upload',
   stage: '',
   progress: 0,

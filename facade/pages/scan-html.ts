@@ -6,6 +6,7 @@
  * every value is escaped.
  */
 import { escapeHtml } from '../oauth/pages.ts';
+import { ANOTHER_BROWSERS } from './page-state.ts';
 
 /** The scan as the page shows it (the façade builds it from core's IntakeState). */
 export interface PageState {
@@ -111,20 +112,9 @@ export const SCAN_NOT_FOUND_HTML = `<!doctype html><html lang="en"><head><meta c
 <p>The link is wrong, has expired, or the scan was deleted. Ask your assistant for a new link.</p>
 </main></body></html>`;
 
-/** What a browser that did not consent learns: that someone did, nothing of the scan's progress or outcome. */
-const FOREIGN_STATE: PageState = {
-  status: 'awaiting_upload',
-  stage: '',
-  progress: 0,
-  failure_reason: null,
-  failure_message: null,
-  consented: true,
-  is_consenting_browser: false,
-};
-
 export function renderScanPage(view: ScanPageView): string {
   const step = stepOf(view.state);
-  const state = step === 'elsewhere' ? FOREIGN_STATE : view.state;
+  const state = step === 'elsewhere' ? ANOTHER_BROWSERS : view.state;
   const base = `/scan/${encodeURIComponent(view.runId)}`;
   const shown = (...steps: Step[]) => (steps.includes(step) ? '' : ' hidden');
   const mb = Math.floor(view.maxBytes / (1024 * 1024));
