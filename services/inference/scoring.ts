@@ -39,7 +39,7 @@ export const RAW_MEASURES: Readonly<Record<Measure, (read: Read) => number>> = {
   texture: (read) => read(CHEEKS, 'coarse_energy'),
   /** How much darker under the eyes is than the baseline skin, in L*. */
   dark_circles: (read) => REFERENCE_L - read(UNDER_EYES, 'l_mean'),
-  /** Share of very light, nearly neutral pixels (shine, counted by degree) on forehead and nose. */
+  /** Share of pixels far lighter than their own patch's median L* (shine, counted by degree) on forehead and nose. */
   oiliness: (read) => read(['forehead', 'nose'], 'specular_frac'),
   /** Flatness of the whole face: minus the standard deviation of its L* (luminance contrast). */
   dullness: (read) => -read(['face'], 'l_contrast'),

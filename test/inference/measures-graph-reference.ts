@@ -178,6 +178,10 @@ export function referenceFeatures(patch: Patch): Record<string, number> {
   );
   const coarse = filterValid(quarter(filled), LAPLACIAN);
   const closed = extreme3(extreme3(L, Math.max), Math.min);
+  // Shine: L* more than 12 above the patch's median (the (area/2)-th largest value), fully from 20.
+  const median = [...L.data].sort((a, b) => b - a)[area / 2 - 1]!;
+  const shine = plane(SIZE, SIZE, (x, y) => Math.min(1, Math.max(0, (pixel(L, x, y) - median - 12) / 8)));
+  const awayFromSpots = keepAwayFrom(spots, 5, 2);
 
   return {
     l_mean: mean(L),
@@ -198,17 +202,15 @@ export function referenceFeatures(patch: Patch): Record<string, number> {
       0,
       meanAbs(filterValid(blurred, SOBEL_DY)) - meanAbs(filterValid(blurred, SOBEL_DX)),
     ),
-    specular_frac:
-      L.data.reduce(
-        (sum, l, i) =>
-          sum + Math.min(1, Math.max(0, (l - 76) / 8)) * Math.min(1, Math.max(0, (20 - chroma.data[i]!) / 8)),
-        0,
-      ) / L.data.length,
+    specular_frac: mean(shine),
     red_frac: share(A, (a) => a > 15),
     l_contrast: weightedStd(
       blurred,
       plane(blurred.width, blurred.height, () => 1),
     ),
-    a_skin: weightedMean(A, keepAwayFrom(spots, 5, 2)),
+    a_skin: weightedMean(
+      A,
+      plane(SIZE, SIZE, (x, y) => pixel(awayFromSpots, x, y) * (1 - pixel(shine, x, y))),
+    ),
   };
 }

@@ -21,6 +21,7 @@ import {
   highlighted,
   MOLE,
   noisy,
+  SHINE,
   SKIN,
   stripes,
   uniform,
@@ -158,9 +159,12 @@ describe('skin-measures model', () => {
       assert.ok(Math.abs(horizontal.l_std - vertical.l_std) < 1e-3);
     });
 
-    it('a bright neutral highlight is shine, pixel for pixel', () => {
+    it('a highlight far lighter than the skin around it is shine, pixel for pixel; light skin is not', async () => {
       assertMatchesReference(rows.highlight, PATCHES.highlight);
       assert.equal(rows.highlight.specular_frac, discArea(5) / AREA);
+      // Shine is judged against the patch's own skin: the same light colour all over is skin, not shine.
+      const [light] = await measure(session, [uniform(SHINE)]);
+      assert.equal(light!.specular_frac, 0);
     });
 
     it('noise: every feature, textures included, matches the reference', () => {

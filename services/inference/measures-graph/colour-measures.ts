@@ -3,7 +3,7 @@
  * stand out from their surroundings in redness or darkness. Every feature is [n, 1, 1, 1].
  */
 import type { CielabTensors } from './cielab.ts';
-import { LOCAL_MEAN_WINDOW, THRESHOLDS } from './features.ts';
+import { LOCAL_MEAN_WINDOW, PATCH_SIZE, THRESHOLDS } from './features.ts';
 import { FLOAT, type GraphBuilder } from './graph-builder.ts';
 
 export type ColourFeatures = {
@@ -31,27 +31,27 @@ export function addColourFeatures(
   const chromaSquared = g.node('Add', [aSquared, bSquared], ['chroma_squared']);
   const chroma = g.node('Sqrt', [chromaSquared], ['chroma']);
 
-  // Shine is light and colourless at once: the surface reflects the light source, not the skin. Each
-  // pixel counts by degree (0 to 1 over SPECULAR_RAMP units of L* and of chroma), so that a highlight
-  // growing brighter moves the feature gradually rather than all at once.
-  const ramp = g.scalar('specular_ramp', THRESHOLDS.specularRamp);
+  // Shine is the light source reflected by the skin's surface: far lighter than the skin around it. It is
+  // judged against the patch's own median L*, so that neither the baseline's correction nor how light the
+  // skin is decides it, and not by colour: after the colour correction a highlight takes the tint of the
+  // correction, not white. Each pixel counts by degree (0 to 1 over SPECULAR_RAMP units of L* from
+  // specularMinExcess above the median), so that a highlight growing brighter moves the feature gradually.
   const zero = g.scalar('zero', 0);
   const one = g.scalar('unit', 1);
-  const degree = (input: string, name: string) =>
-    g.node('Clip', [g.node('Div', [input, ramp], [`${name}_ramped`]), zero, one], [name]);
-  const lightness = degree(
-    g.node('Sub', [l, g.scalar('specular_min_l', THRESHOLDS.specularMinL)], ['l_above_shine']),
-    'shine_lightness',
+  const excess = g.node(
+    'Sub',
+    [
+      g.node('Sub', [l, addMedian(g, l, 'l_median')], ['l_above_median']),
+      g.scalar('specular_min_excess', THRESHOLDS.specularMinExcess),
+    ],
+    ['l_above_shine'],
   );
-  const neutrality = degree(
-    g.node(
-      'Sub',
-      [g.scalar('specular_max_chroma', THRESHOLDS.specularMaxChroma), chroma],
-      ['chroma_below_shine'],
-    ),
-    'shine_neutrality',
+  const ramped = g.node(
+    'Div',
+    [excess, g.scalar('specular_ramp', THRESHOLDS.specularRamp)],
+    ['shine_ramped'],
   );
-  const specular = g.node('Mul', [lightness, neutrality], ['shine']);
+  const specular = g.node('Clip', [ramped, zero, one], ['shine']);
   const red = g.node('Greater', [a, g.scalar('red_min_a', THRESHOLDS.redMinA)], ['is_red']);
 
   // A spot is measured against its neighbourhood, not an absolute level, so it is found on any skin tone.
@@ -74,7 +74,15 @@ export function addColourFeatures(
     kernel_shape: [5, 5],
     pads: [2, 2, 2, 2],
   });
-  const skinWeights = g.node('Sub', [g.scalar('one', 1), nearSpot], ['skin_weights']);
+  // Nor does shine, which shows the light rather than the skin.
+  const skinWeights = g.node(
+    'Mul',
+    [
+      g.node('Sub', [g.scalar('one', 1), nearSpot], ['away_from_spots']),
+      g.node('Sub', [one, specular], ['not_shine']),
+    ],
+    ['skin_weights'],
+  );
   const skinTotal = g.node(
     'Add',
     [g.mean(skinWeights, 'skin_weight_mean'), g.scalar('skin_epsilon', 1e-6)],
@@ -94,6 +102,18 @@ export function addColourFeatures(
     a_skin: skinA,
   };
   return { features, spots };
+}
+
+/**
+ * The median of each patch, [n, 1, 1, 1]: of its PATCH_SIZE² values, the (PATCH_SIZE²/2)-th largest
+ * (TopK, then the least of those).
+ */
+function addMedian(g: GraphBuilder, input: string, output: string): string {
+  const flat = g.node('Reshape', [input, g.ints(`${output}_flat_shape`, [0, -1])], [`${output}_flat`]);
+  const half = g.ints(`${output}_half`, [(PATCH_SIZE * PATCH_SIZE) / 2]);
+  const upper = g.node('TopK', [flat, half], [`${output}_upper`, `${output}_upper_indices`], { axis: 1 });
+  const least = g.node('ReduceMin', [upper], [`${output}_least`], { axes: [1], keepdims: 1 });
+  return g.node('Reshape', [least, g.ints(`${output}_shape`, [-1, 1, 1, 1])], [output]);
 }
 
 /**

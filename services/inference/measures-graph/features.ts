@@ -4,7 +4,7 @@
  */
 
 /** Bump when a feature's definition or the column order changes: consumers key their calibration on it. */
-export const MEASURES_MODEL_VERSION = 'skin-measures-3.0.0';
+export const MEASURES_MODEL_VERSION = 'skin-measures-4.0.0';
 
 /** Side of the square face-region patch, in pixels. */
 export const PATCH_SIZE = 64;
@@ -43,12 +43,10 @@ export const THRESHOLDS = {
   /** A pixel is a spot when it differs from its 9×9 local mean by more than this many units. */
   spotContrast: 6,
   /**
-   * Specular shine: very light and nearly neutral pixels. A pixel counts fully from specularMinL +
-   * specularRamp in L* and at most specularMaxChroma − specularRamp in chroma, and not at all past the
-   * two limits.
+   * Specular shine: pixels far lighter than the patch's median L*. A pixel counts from specularMinExcess
+   * above the median, fully from specularMinExcess + specularRamp.
    */
-  specularMinL: 76,
-  specularMaxChroma: 20,
+  specularMinExcess: 12,
   specularRamp: 8,
   /** Visible redness. */
   redMinA: 15,

@@ -73,6 +73,20 @@ export class GraphBuilder {
     return name;
   }
 
+  /** An int64 vector initializer (shapes, axes, counts that operators take as inputs); returns its name. */
+  ints(name: string, values: readonly number[]): string {
+    this.#claim(name);
+    this.#initializers.push(
+      create(TensorProtoSchema, {
+        name,
+        dims: [BigInt(values.length)],
+        dataType: TensorProto_DataType.INT64,
+        int64Data: values.map(BigInt),
+      }),
+    );
+    return name;
+  }
+
   /** A rank-0 float32 constant, broadcast by element-wise operators. */
   scalar(name: string, value: number): string {
     return this.constant(name, [], [value]);
