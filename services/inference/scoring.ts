@@ -33,9 +33,9 @@ export const RAW_MEASURES: Readonly<Record<Measure, (read: Read) => number>> = {
   uneven_tone: (read) => read(CHEEKS, 'l_std'),
   /** Horizontal-line energy of the forehead and the crow's-feet. */
   wrinkles: (read) => read(['forehead', ...CROWS_FEET], 'line_energy'),
-  /** Mean depth of the cheeks' small dark pits (L* below its 3×3 closing, capped), spots left out. */
+  /** Mean depth of the cheeks' small dark pits (3×3 black top-hat of L* less its surround, capped), spots left out. */
   pores: (read) => read(CHEEKS, 'pit_depth'),
-  /** Mean |Laplacian| of L* at half resolution on the cheeks: coarser unevenness of the surface. */
+  /** Mean range (9×9 closing − opening) of the cheeks' smoothed L*: bumps and hollows, not tone patches. */
   texture: (read) => read(CHEEKS, 'coarse_energy'),
   /** How much darker under the eyes is than the baseline skin, in L*. */
   dark_circles: (read) => REFERENCE_L - read(UNDER_EYES, 'l_mean'),

@@ -88,12 +88,31 @@ function boxValid(p: Plane, window: number): Plane {
   });
 }
 
-function quarter(p: Plane): Plane {
-  return plane(p.width / 4, p.height / 4, (x, y) => {
-    let sum = 0;
-    for (let v = 0; v < 4; v++) for (let u = 0; u < 4; u++) sum += pixel(p, 4 * x + u, 4 * y + v);
-    return sum / 16;
-  });
+/** Gaussian blur of σ pixels, radius ⌈3σ⌉, taps summing to 1, pixels outside the image taken as 0. */
+function gaussianZeroPadded(p: Plane, sigma: number): Plane {
+  const radius = Math.ceil(3 * sigma);
+  const taps = Array.from({ length: 2 * radius + 1 }, (_, i) =>
+    Math.exp(-((i - radius) ** 2) / (2 * sigma ** 2)),
+  );
+  const total = taps.reduce((sum, t) => sum + t, 0);
+  const at = (q: Plane, x: number, y: number) =>
+    x >= 0 && y >= 0 && x < q.width && y < q.height ? pixel(q, x, y) : 0;
+  const across = plane(p.width, p.height, (x, y) =>
+    taps.reduce((sum, t, i) => sum + (t / total) * at(p, x + i - radius, y), 0),
+  );
+  return plane(p.width, p.height, (x, y) =>
+    taps.reduce((sum, t, i) => sum + (t / total) * at(across, x, y + i - radius), 0),
+  );
+}
+
+/** Σ over the Gaussian of (value × weight) / Σ of weight: the weighted Gaussian mean around each pixel. */
+function gaussianMean(p: Plane, weights: Plane, sigma: number, least: number): Plane {
+  const sum = gaussianZeroPadded(
+    plane(p.width, p.height, (x, y) => pixel(p, x, y) * pixel(weights, x, y)),
+    sigma,
+  );
+  const share = gaussianZeroPadded(weights, sigma);
+  return plane(p.width, p.height, (x, y) => pixel(sum, x, y) / Math.max(pixel(share, x, y), least));
 }
 
 /**
@@ -132,19 +151,25 @@ function weightedStd(p: Plane, w: Plane): number {
   );
 }
 
-/** The largest (or smallest) value of each pixel's 3×3 neighbourhood inside the image: flat dilation (erosion). */
-function extreme3(p: Plane, pick: (a: number, b: number) => number): Plane {
+/**
+ * The largest (or smallest) value of each pixel's window×window neighbourhood inside the image: flat
+ * dilation (erosion).
+ */
+function extreme(p: Plane, window: number, pick: (a: number, b: number) => number): Plane {
+  const half = (window - 1) / 2;
   return plane(p.width, p.height, (x, y) => {
     let best = pixel(p, x, y);
-    for (let v = Math.max(0, y - 1); v <= Math.min(p.height - 1, y + 1); v++)
-      for (let u = Math.max(0, x - 1); u <= Math.min(p.width - 1, x + 1); u++)
+    for (let v = Math.max(0, y - half); v <= Math.min(p.height - 1, y + half); v++)
+      for (let u = Math.max(0, x - half); u <= Math.min(p.width - 1, x + half); u++)
         best = pick(best, pixel(p, u, v));
     return best;
   });
 }
 
+const closing = (p: Plane, window: number) => extreme(extreme(p, window, Math.max), window, Math.min);
+const opening = (p: Plane, window: number) => extreme(extreme(p, window, Math.min), window, Math.max);
+
 const BOX_3 = Array<number>(9).fill(1 / 9);
-const LAPLACIAN = [0, 1, 0, 1, -4, 1, 0, 1, 0];
 const SOBEL_DY = [-1, -2, -1, 0, 0, 0, 1, 2, 1];
 const SOBEL_DX = [-1, 0, 1, -2, 0, 2, -1, 0, 1];
 
@@ -176,8 +201,14 @@ export function referenceFeatures(patch: Patch): Record<string, number> {
       ? pixel(L, x, y)
       : pixel(clearSum, x, y) / pixel(clearShare, x, y),
   );
-  const coarse = filterValid(quarter(filled), LAPLACIAN);
-  const closed = extreme3(extreme3(L, Math.max), Math.min);
+  // Coarse texture: the range (closing − opening, 9×9) of the filled L* after a Gaussian of σ 2.
+  const ones = plane(SIZE, SIZE, () => 1);
+  const smooth = gaussianMean(filled, ones, 2, 0);
+  const [closedCoarse, openedCoarse] = [closing(smooth, 9), opening(smooth, 9)];
+  // Pores: the black top-hat (3×3) of L* minus its Gaussian (σ 3) mean over the clear skin.
+  const around = gaussianMean(L, clear, 3, 1e-3);
+  const detail = plane(SIZE, SIZE, (x, y) => pixel(L, x, y) - pixel(around, x, y));
+  const closed = closing(detail, 3);
   // Shine: L* more than 12 above the patch's median (the (area/2)-th largest value), fully from 20.
   const median = [...L.data].sort((a, b) => b - a)[area / 2 - 1]!;
   const shine = plane(SIZE, SIZE, (x, y) => Math.min(1, Math.max(0, (pixel(L, x, y) - median - 12) / 8)));
@@ -192,12 +223,10 @@ export function referenceFeatures(patch: Patch): Record<string, number> {
     red_spot_frac: share(A, (a, i) => a - localA.data[i]! > 6),
     dark_spot_frac: share(L, (l, i) => localL.data[i]! - l > 6 && !(A.data[i]! - localA.data[i]! > 3)),
     pit_depth: weightedMean(
-      plane(SIZE, SIZE, (x, y) => Math.min(pixel(closed, x, y) - pixel(L, x, y), 4)),
+      plane(SIZE, SIZE, (x, y) => Math.min(pixel(closed, x, y) - pixel(detail, x, y), 4)),
       clear,
     ),
-    coarse_energy: mean(
-      plane(14, 14, (x, y) => Math.max(0, Math.min(Math.abs(pixel(coarse, x, y)), 4) - 0.3)),
-    ),
+    coarse_energy: mean(plane(SIZE, SIZE, (x, y) => pixel(closedCoarse, x, y) - pixel(openedCoarse, x, y))),
     line_energy: Math.max(
       0,
       meanAbs(filterValid(blurred, SOBEL_DY)) - meanAbs(filterValid(blurred, SOBEL_DX)),

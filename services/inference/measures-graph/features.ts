@@ -4,7 +4,7 @@
  */
 
 /** Bump when a feature's definition or the column order changes: consumers key their calibration on it. */
-export const MEASURES_MODEL_VERSION = 'skin-measures-4.0.0';
+export const MEASURES_MODEL_VERSION = 'skin-measures-5.0.0';
 
 /** Side of the square face-region patch, in pixels. */
 export const PATCH_SIZE = 64;
@@ -52,10 +52,8 @@ export const THRESHOLDS = {
   redMinA: 15,
   /** A dark spot is not one that is also redder than its surroundings by more than this (a red spot). */
   darkSpotMaxRedness: 3,
-  /** Pit depth and |Laplacian| count up to this in the texture features, so a few high-contrast spots weigh little. */
+  /** Pit depth counts up to this, so a few high-contrast spots weigh little. */
   textureCap: 4,
-  /** |Laplacian| at quarter resolution counts only above this (JPEG block artefacts stay below it). */
-  coarseFloor: 0.3,
 } as const;
 
 /** Window of the local mean that spots are measured against. */

@@ -1,11 +1,12 @@
 /**
  * Texture features: how L* varies across the patch, from slow tone changes to pore-sized pits and
- * horizontal lines. Filters are unpadded ("valid"): zero padding would read as a steep edge of L* = 0
- * around every patch, so each filter's output is smaller than its input and only real pixels count; the
- * one padded filter, the 3×3 closing of pit_depth, is a MaxPool, whose padding never wins.
+ * horizontal lines. Linear filters are unpadded ("valid"): zero padding would read as a steep edge of
+ * L* = 0 around every patch, so each filter's output is smaller than its input and only real pixels count;
+ * the Gaussians are zero-padded but divided by the same blur of their weights, and the closings and
+ * openings are MaxPools, whose padding never wins.
  * Every feature is [n, 1, 1, 1].
  */
-import { THRESHOLDS, TONE_WINDOW } from './features.ts';
+import { PATCH_SIZE, THRESHOLDS, TONE_WINDOW } from './features.ts';
 import { FLOAT, type GraphBuilder } from './graph-builder.ts';
 
 export type TextureFeatures = {
@@ -16,8 +17,14 @@ export type TextureFeatures = {
   l_contrast: string;
 };
 
-/** Discrete Laplacian: responds to pits and bumps a few pixels wide (at quarter resolution: coarse texture). */
-const LAPLACIAN = [0, 1, 0, 1, -4, 1, 0, 1, 0];
+/** Coarse texture: L* smoothed by this Gaussian (pixels), then its range over this square (odd). */
+const COARSE_SIGMA = 2;
+const COARSE_WINDOW = 9;
+
+/** Pores: the Gaussian (pixels) of the clear skin around each pixel that its depth is measured against. */
+const PORE_SURROUND_SIGMA = 3;
+
+const ONES = Array<number>(PATCH_SIZE * PATCH_SIZE).fill(1);
 
 /** Sobel d/dy (rows: up to down) then d/dx (columns: left to right), unnormalised. */
 const SOBEL_DY = [-1, -2, -1, 0, 0, 0, 1, 2, 1];
@@ -32,7 +39,6 @@ const SOBEL_DX = [-1, 0, 1, -2, 0, 2, -1, 0, 1];
 export function addTextureFeatures(g: GraphBuilder, l: string, spots: string): TextureFeatures {
   // The 3×3 blur removes pixel noise and pores, leaving tone changes and lines: [n, 1, h−2, w−2].
   const blurred = g.node('AveragePool', [l], ['l_blurred'], { kernel_shape: [3, 3] });
-  const laplacian = g.constant('laplacian_kernel', [1, 1, 3, 3], LAPLACIAN);
   const cap = g.scalar('texture_cap', THRESHOLDS.textureCap);
   const spotMask = g.node('Cast', [spots], ['texture_spot_mask'], { to: FLOAT });
   // Kept weights, aligned with each filter's valid output and widened around every spot.
@@ -54,15 +60,7 @@ export function addTextureFeatures(g: GraphBuilder, l: string, spots: string): T
   return {
     l_std: addStandardDeviation(g, smoothed, keep(spotMask, TONE_WINDOW + 2, 1, 'tone_weights')),
     pit_depth: addPitDepth(g, l, cap, clear),
-    coarse_energy: addCoarseEnergy(
-      g,
-      g.node('AveragePool', [addSpotsFilledIn(g, l, clear)], ['l_quarter'], {
-        kernel_shape: [4, 4],
-        strides: [4, 4],
-      }),
-      laplacian,
-      cap,
-    ),
+    coarse_energy: addCoarseEnergy(g, addSpotsFilledIn(g, l, clear)),
     line_energy: addLineEnergy(g, blurred),
     l_contrast: addContrast(g, blurred),
   };
@@ -99,19 +97,34 @@ function addStandardDeviation(g: GraphBuilder, input: string, weights: string): 
 }
 
 /**
- * Pores are small dark pits: the black top-hat with a 3×3 square — the closing of L* (the largest value
- * of each 3×3 neighbourhood, then the smallest of those) minus L* — is how far each pixel lies below the
- * pit-free surface, and is zero on bumps, slopes and anything wider than a pit (tone patches, coarse
- * relief). Each pixel counts up to THRESHOLDS.textureCap, spots and their surroundings left out.
+ * Pores are small dark pits: the black top-hat with a 3×3 square — the closing of the detail (the largest
+ * value of each 3×3 neighbourhood, then the smallest of those) minus the detail — is how far each pixel
+ * lies below the pit-free surface, and is zero on bumps, slopes and anything wider than a pit. The detail
+ * is L* minus its Gaussian mean over the clear skin around it (σ = PORE_SURROUND_SIGMA, spots left out),
+ * so the curvature of coarser relief and of tone patches, which the closing would otherwise read as
+ * shallow pits, is taken away first. Each pixel counts up to THRESHOLDS.textureCap, spots and their
+ * surroundings left out.
  */
-function addPitDepth(g: GraphBuilder, l: string, cap: string, weights: string): string {
-  const square = { kernel_shape: [3, 3], pads: [1, 1, 1, 1] };
-  const dilated = g.node('MaxPool', [l], ['l_dilated'], square);
-  const negated = g.node('Neg', [dilated], ['l_dilated_negated']);
-  const closed = g.node('Neg', [g.node('MaxPool', [negated], ['l_closed_negated'], square)], ['l_closed']);
-  const depth = g.node('Sub', [closed, l], ['pit_depth_map']);
+function addPitDepth(g: GraphBuilder, l: string, cap: string, clear: string): string {
+  const around = g.node(
+    'Div',
+    [
+      addGaussianBlur(g, g.node('Mul', [l, clear], ['pore_l_clear']), PORE_SURROUND_SIGMA, 'pore_l_around'),
+      g.node(
+        'Max',
+        [
+          addGaussianBlur(g, clear, PORE_SURROUND_SIGMA, 'pore_clear_around'),
+          g.scalar('pore_least_share', 1e-3),
+        ],
+        ['pore_clear_around_kept'],
+      ),
+    ],
+    ['pore_surround'],
+  );
+  const detail = g.node('Sub', [l, around], ['pore_detail']);
+  const depth = g.node('Sub', [addClosing(g, detail, 3, 'pore_detail'), detail], ['pit_depth_map']);
   const capped = g.node('Min', [depth, cap], ['pit_depth_capped']);
-  return weightedMean(g, capped, weights, 'pit_depth');
+  return weightedMean(g, capped, clear, 'pit_depth');
 }
 
 /**
@@ -136,22 +149,77 @@ function addSpotsFilledIn(g: GraphBuilder, l: string, clear: string): string {
 }
 
 /**
- * Coarse texture: mean |Laplacian| of L* at quarter resolution, each pixel counted up to
- * THRESHOLDS.textureCap (so the edges of a few high-contrast spots weigh little against texture spread
- * over the patch) and only above THRESHOLDS.coarseFloor (JPEG's 8×8 blocks fall in this band at a low
- * amplitude).
+ * Coarse texture: bumps and hollows up to about a third of the patch's tenth wide. L* (spots filled in) is
+ * smoothed by a Gaussian of σ = COARSE_SIGMA, which takes pores and pixel noise away, then each pixel
+ * reads its morphological range at the coarse scale: the closing minus the opening with a COARSE_WINDOW
+ * square — how far it lies inside a hollow or on a bump narrower than the square. Wider tone patches,
+ * their soft edges and smooth gradients of light are left as they are by both, and read zero.
  */
-function addCoarseEnergy(g: GraphBuilder, quarter: string, kernel: string, cap: string): string {
-  const response = g.node('Conv', [quarter, kernel], ['coarse_laplacian']);
-  const magnitude = g.node('Abs', [response], ['coarse_laplacian_abs']);
-  const capped = g.node('Min', [magnitude, cap], ['coarse_laplacian_capped']);
-  const floor = g.scalar('coarse_floor', THRESHOLDS.coarseFloor);
-  const kept = g.node(
-    'Relu',
-    [g.node('Sub', [capped, floor], ['coarse_above_floor'])],
-    ['coarse_laplacian_kept'],
+function addCoarseEnergy(g: GraphBuilder, filled: string): string {
+  const smoothed = g.node(
+    'Div',
+    [
+      addGaussianBlur(g, filled, COARSE_SIGMA, 'coarse_l'),
+      addGaussianBlur(
+        g,
+        g.constant('coarse_ones', [1, 1, PATCH_SIZE, PATCH_SIZE], ONES),
+        COARSE_SIGMA,
+        'coarse_ones',
+      ),
+    ],
+    ['coarse_l_smoothed'],
   );
-  return g.mean(kept, 'coarse_energy');
+  const closed = addClosing(g, smoothed, COARSE_WINDOW, 'coarse');
+  const opened = g.node(
+    'Neg',
+    [addClosing(g, g.node('Neg', [smoothed], ['coarse_l_negated']), COARSE_WINDOW, 'coarse_negated')],
+    ['coarse_opened'],
+  );
+  return g.mean(g.node('Sub', [closed, opened], ['coarse_range']), 'coarse_energy');
+}
+
+/**
+ * The closing of `input` with a window×window square, same size: the largest value of each neighbourhood,
+ * then the smallest of those (a MaxPool of the negation). Each square is a row then a column of the same
+ * length, which gives the same extreme for fewer comparisons; padding never wins a max.
+ */
+function addClosing(g: GraphBuilder, input: string, window: number, name: string): string {
+  const half = (window - 1) / 2;
+  const square = (x: string, out: string) =>
+    g.node(
+      'MaxPool',
+      [g.node('MaxPool', [x], [`${out}_across`], { kernel_shape: [1, window], pads: [0, half, 0, half] })],
+      [out],
+      { kernel_shape: [window, 1], pads: [half, 0, half, 0] },
+    );
+  const dilated = square(input, `${name}_dilated`);
+  const negated = g.node('Neg', [dilated], [`${name}_dilated_negated`]);
+  return g.node('Neg', [square(negated, `${name}_closed_negated`)], [`${name}_closed`]);
+}
+
+/**
+ * A Gaussian blur of σ pixels, same size: two 1-D convolutions (rows, then columns) of radius ⌈3σ⌉,
+ * zero-padded. Dividing by the same blur of the weights (or of ones) undoes the padding's pull towards 0.
+ */
+function addGaussianBlur(g: GraphBuilder, input: string, sigma: number, name: string): string {
+  const radius = Math.ceil(3 * sigma);
+  const taps = Array.from({ length: 2 * radius + 1 }, (_, i) =>
+    Math.exp(-((i - radius) ** 2) / (2 * sigma * sigma)),
+  );
+  const total = taps.reduce((sum, t) => sum + t, 0);
+  const kernel = taps.map((t) => t / total);
+  const across = g.node(
+    'Conv',
+    [input, g.constant(`${name}_gauss_across`, [1, 1, 1, kernel.length], kernel)],
+    [`${name}_blurred_across`],
+    { pads: [0, radius, 0, radius] },
+  );
+  return g.node(
+    'Conv',
+    [across, g.constant(`${name}_gauss_down`, [1, 1, kernel.length, 1], kernel)],
+    [`${name}_blurred`],
+    { pads: [radius, 0, radius, 0] },
+  );
 }
 
 /**
