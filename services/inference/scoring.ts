@@ -31,7 +31,7 @@ export const RAW_MEASURES: Readonly<Record<Measure, (read: Read) => number>> = {
   dark_spots: (read) => read(CHEEKS, 'dark_spot_frac'),
   /** Standard deviation of the cheeks' L* after a 7×7 blur: patches lighter and darker than the rest. */
   uneven_tone: (read) => read(CHEEKS, 'l_std'),
-  /** Horizontal-line energy of the forehead and the crow's-feet. */
+  /** Thin dark creases running across the forehead and the crow's-feet (curvature of L*, pixel by pixel). */
   wrinkles: (read) => read(['forehead', ...CROWS_FEET], 'line_energy'),
   /** Mean depth of the cheeks' small dark pits (3×3 black top-hat of L* less its surround, capped), spots left out. */
   pores: (read) => read(CHEEKS, 'pit_depth'),

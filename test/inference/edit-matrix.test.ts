@@ -31,11 +31,11 @@ const STRENGTHS: Strength[] = [1, 2, 3];
  */
 const KNOWN_CROSS_TALK: Partial<Record<Measure, Partial<Record<Measure, number>>>> = {
   redness: { uneven_tone: 14, dark_circles: 8, texture: 8 },
-  dark_spots: { dark_circles: 13, wrinkles: 8 },
+  dark_spots: { dark_circles: 13 },
   uneven_tone: { texture: 29 },
   wrinkles: { dark_circles: 12 },
   pores: { texture: 44, redness: 8, dark_circles: 8 },
-  texture: { pores: 16, uneven_tone: 12, wrinkles: 10, redness: 11 },
+  texture: { pores: 16, uneven_tone: 12, redness: 11 },
   dullness: { uneven_tone: 11, texture: 9 },
 };
 

@@ -26,10 +26,6 @@ function mean(p: Plane): number {
   return p.data.reduce((sum, v) => sum + v, 0) / p.data.length;
 }
 
-function meanAbs(p: Plane): number {
-  return p.data.reduce((sum, v) => sum + Math.abs(v), 0) / p.data.length;
-}
-
 function share(p: Plane, test: (v: number, i: number) => boolean): number {
   return p.data.filter(test).length / p.data.length;
 }
@@ -170,8 +166,8 @@ const closing = (p: Plane, window: number) => extreme(extreme(p, window, Math.ma
 const opening = (p: Plane, window: number) => extreme(extreme(p, window, Math.min), window, Math.max);
 
 const BOX_3 = Array<number>(9).fill(1 / 9);
-const SOBEL_DY = [-1, -2, -1, 0, 0, 0, 1, 2, 1];
-const SOBEL_DX = [-1, 0, 1, -2, 0, 2, -1, 0, 1];
+const SECOND_DY = [0, 1, 0, 0, -2, 0, 0, 1, 0];
+const SECOND_DX = [0, 0, 0, 1, -2, 1, 0, 0, 0];
 
 /** The fourteen features of one patch, by name. */
 export function referenceFeatures(patch: Patch): Record<string, number> {
@@ -213,6 +209,13 @@ export function referenceFeatures(patch: Patch): Record<string, number> {
   const median = [...L.data].sort((a, b) => b - a)[area / 2 - 1]!;
   const shine = plane(SIZE, SIZE, (x, y) => Math.min(1, Math.max(0, (pixel(L, x, y) - median - 12) / 8)));
   const awayFromSpots = keepAwayFrom(spots, 5, 2);
+  // Lines: valleys down the patch at σ 1.5, less the curvature across and the broad (σ 3) valley down.
+  const [fine, broad] = [gaussianMean(L, ones, 1.5, 0), gaussianMean(L, ones, 3, 0)];
+  const [down, across] = [filterValid(fine, SECOND_DY), filterValid(fine, SECOND_DX)];
+  const broadDown = filterValid(broad, SECOND_DY);
+  const lineMap = plane(down.width, down.height, (x, y) =>
+    Math.max(0, pixel(down, x, y) - Math.abs(pixel(across, x, y)) - Math.max(0, pixel(broadDown, x, y))),
+  );
 
   return {
     l_mean: mean(L),
@@ -227,10 +230,7 @@ export function referenceFeatures(patch: Patch): Record<string, number> {
       clear,
     ),
     coarse_energy: mean(plane(SIZE, SIZE, (x, y) => pixel(closedCoarse, x, y) - pixel(openedCoarse, x, y))),
-    line_energy: Math.max(
-      0,
-      meanAbs(filterValid(blurred, SOBEL_DY)) - meanAbs(filterValid(blurred, SOBEL_DX)),
-    ),
+    line_energy: mean(lineMap),
     specular_frac: mean(shine),
     red_frac: share(A, (a) => a > 15),
     l_contrast: weightedStd(

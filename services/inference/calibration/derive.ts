@@ -33,7 +33,7 @@ export const MIN_SPAN: Readonly<Record<Measure, number>> = {
   redness: 12,
   dark_spots: 0.08,
   uneven_tone: 4,
-  wrinkles: 5,
+  wrinkles: 0.065,
   pores: 0.08,
   texture: 0.5,
   dark_circles: 10,

@@ -26,9 +26,16 @@ const PORE_SURROUND_SIGMA = 3;
 
 const ONES = Array<number>(PATCH_SIZE * PATCH_SIZE).fill(1);
 
-/** Sobel d/dy (rows: up to down) then d/dx (columns: left to right), unnormalised. */
-const SOBEL_DY = [-1, -2, -1, 0, 0, 0, 1, 2, 1];
-const SOBEL_DX = [-1, 0, 1, -2, 0, 2, -1, 0, 1];
+/** Second differences down the patch (d²/dy²) and across it (d²/dx²), as 3×3 kernels. */
+const SECOND_DY = [0, 1, 0, 0, -2, 0, 0, 1, 0];
+const SECOND_DX = [0, 0, 0, 1, -2, 1, 0, 0, 0];
+
+/**
+ * Lines: the curvature of L* smoothed by a Gaussian of LINE_SIGMA pixels, less the curvature down the
+ * patch at the coarser LINE_BROAD_SIGMA, which a crease a few pixels wide hardly has.
+ */
+const LINE_SIGMA = 1.5;
+const LINE_BROAD_SIGMA = 3;
 
 /**
  * `spots` ([n, 1, h, w] bool) marks spot pixels: tone and pores are measured on the skin around them
@@ -61,7 +68,11 @@ export function addTextureFeatures(g: GraphBuilder, l: string, spots: string): T
     l_std: addStandardDeviation(g, smoothed, keep(spotMask, TONE_WINDOW + 2, 1, 'tone_weights')),
     pit_depth: addPitDepth(g, l, cap, clear),
     coarse_energy: addCoarseEnergy(g, addSpotsFilledIn(g, l, clear)),
-    line_energy: addLineEnergy(g, blurred),
+    line_energy: addLineEnergy(
+      g,
+      addNormalisedBlur(g, l, LINE_SIGMA, 'line_l'),
+      addNormalisedBlur(g, l, LINE_BROAD_SIGMA, 'line_broad_l'),
+    ),
     l_contrast: addContrast(g, blurred),
   };
 }
@@ -156,19 +167,7 @@ function addSpotsFilledIn(g: GraphBuilder, l: string, clear: string): string {
  * their soft edges and smooth gradients of light are left as they are by both, and read zero.
  */
 function addCoarseEnergy(g: GraphBuilder, filled: string): string {
-  const smoothed = g.node(
-    'Div',
-    [
-      addGaussianBlur(g, filled, COARSE_SIGMA, 'coarse_l'),
-      addGaussianBlur(
-        g,
-        g.constant('coarse_ones', [1, 1, PATCH_SIZE, PATCH_SIZE], ONES),
-        COARSE_SIGMA,
-        'coarse_ones',
-      ),
-    ],
-    ['coarse_l_smoothed'],
-  );
+  const smoothed = addNormalisedBlur(g, filled, COARSE_SIGMA, 'coarse_l');
   const closed = addClosing(g, smoothed, COARSE_WINDOW, 'coarse');
   const opened = g.node(
     'Neg',
@@ -197,6 +196,16 @@ function addClosing(g: GraphBuilder, input: string, window: number, name: string
   return g.node('Neg', [square(negated, `${name}_closed_negated`)], [`${name}_closed`]);
 }
 
+/** A Gaussian blur of σ pixels divided by the same blur of ones: the Gaussian mean of the pixels inside the patch. */
+function addNormalisedBlur(g: GraphBuilder, input: string, sigma: number, name: string): string {
+  const ones = g.constant(`${name}_ones`, [1, 1, PATCH_SIZE, PATCH_SIZE], ONES);
+  return g.node(
+    'Div',
+    [addGaussianBlur(g, input, sigma, name), addGaussianBlur(g, ones, sigma, `${name}_ones`)],
+    [`${name}_smoothed`],
+  );
+}
+
 /**
  * A Gaussian blur of σ pixels, same size: two 1-D convolutions (rows, then columns) of radius ⌈3σ⌉,
  * zero-padded. Dividing by the same blur of the weights (or of ones) undoes the padding's pull towards 0.
@@ -223,16 +232,35 @@ function addGaussianBlur(g: GraphBuilder, input: string, sigma: number, name: st
 }
 
 /**
- * Horizontal lines make L* change down the patch but not across it, so vertical gradient energy minus
- * horizontal gradient energy isolates them; evenly textured skin scores about zero, vertical structures
- * (clipped by Relu) exactly zero.
+ * Horizontal lines: a wrinkle is a thin dark crease, a valley of L* across which it curves up sharply
+ * (its second difference down the patch is positive) while along it L* hardly curves. Each pixel counts
+ * that second difference of the finely smoothed L*, minus the absolute one across the patch (vertical
+ * structures and slopes), minus the positive one down the patch of the broadly smoothed L* (broad
+ * shading and the soft rims of highlights curve as much at both scales; a thin crease only at the fine
+ * one), clipped at 0: even skin and bright ridges read zero wherever they are, rather than cancelling
+ * lines elsewhere in the patch. Valid 3×3 second differences.
  */
-function addLineEnergy(g: GraphBuilder, blurred: string): string {
-  const sobel = g.constant('sobel_dy_dx_kernels', [2, 1, 3, 3], [...SOBEL_DY, ...SOBEL_DX]);
-  const gradients = g.node('Conv', [blurred, sobel], ['l_gradients']);
-  const magnitudes = g.node('Abs', [gradients], ['l_gradients_abs']);
-  const energies = g.mean(magnitudes, 'l_gradient_energies');
-  const dyMinusDx = g.constant('dy_minus_dx_weights', [1, 2, 1, 1], [1, -1]);
-  const difference = g.node('Conv', [energies, dyMinusDx], ['line_energy_unclipped']);
-  return g.node('Relu', [difference], ['line_energy']);
+function addLineEnergy(g: GraphBuilder, fine: string, broad: string): string {
+  const kernels = g.constant('second_dy_dx_kernels', [2, 1, 3, 3], [...SECOND_DY, ...SECOND_DX]);
+  const curvatures = g.node('Conv', [fine, kernels], ['l_curvatures']);
+  const [down, across] = ['l_curvature_down', 'l_curvature_across'];
+  g.node('Split', [curvatures], [down, across], { axis: 1 });
+  const broadDown = g.node(
+    'Relu',
+    [
+      g.node(
+        'Conv',
+        [broad, g.constant('second_dy_kernel', [1, 1, 3, 3], SECOND_DY)],
+        ['l_broad_curvature_down'],
+      ),
+    ],
+    ['l_broad_valley'],
+  );
+  const bent = g.node('Abs', [across], ['l_curvature_across_abs']);
+  const excess = g.node(
+    'Sub',
+    [g.node('Sub', [down, bent], ['line_excess_across']), broadDown],
+    ['line_excess'],
+  );
+  return g.mean(g.node('Relu', [excess], ['line_map']), 'line_energy');
 }
