@@ -1,10 +1,10 @@
 /**
  * The façade process: MCP over HTTP for agents, pages for people, /health for everyone; core behind it.
  */
-import { createConnectTransport } from '@connectrpc/connect-node';
 import pg from 'pg';
 import { loadFacadeConfig } from '../services/shared/config.ts';
 import { loadOrExit } from '../services/shared/env-reader.ts';
+import { createInternalTransport } from '../services/shared/internal-transport.ts';
 import { createLogger } from '../services/shared/logger.ts';
 import { startMetricsServer } from '../services/shared/metrics.ts';
 import { Readiness, shutDownGracefully } from '../services/shared/shutdown.ts';
@@ -18,10 +18,8 @@ const traces = await startTraceExport(
   loadOrExit('facade', () => traceExportSettings('facade', process.env)),
   logger,
 );
-const core = createConnectTransport({
+const core = createInternalTransport({
   baseUrl: config.coreUrl,
-  httpVersion: '2',
-  useBinaryFormat: true,
   defaultTimeoutMs: config.coreTimeoutMs,
   interceptors: [clientTelemetry()],
 });

@@ -123,7 +123,7 @@ try {
     bareKoa: [post(bareUrl, 'tools/list'), [bare.pid!]],
     list: [post(facade, 'tools/list'), [facadeProcess.pid!]],
   } as const;
-  const none: LoadResult = { requests: 0, perSecond: 0, p50: 0, p99: 0 };
+  const none: LoadResult = { requests: 0, perSecond: 0, p50: 0, p99: 0, callerCpuUs: 0 };
   const runs = Object.fromEntries(Object.keys(paths).map((name) => [name, [] as LoadResult[]])) as Record<
     keyof typeof paths,
     LoadResult[]

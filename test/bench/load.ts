@@ -12,6 +12,10 @@ export interface LoadResult {
   readonly p99: number;
   /** CPU microseconds the serving processes spent per request, when their pids were given. */
   readonly cpuUs?: number;
+  /** The same, for each serving process in the order given. */
+  readonly cpuUsEach?: readonly number[];
+  /** CPU microseconds this (the load-generating) process spent per request. */
+  readonly callerCpuUs: number;
 }
 
 export async function load(
@@ -20,7 +24,8 @@ export async function load(
   concurrency: number,
   servers: readonly number[] = [],
 ): Promise<LoadResult> {
-  const cpuBefore = cpuMs(servers);
+  const cpuBefore = servers.map((pid) => cpuMs([pid]));
+  const callerBefore = process.cpuUsage();
   const latencies: number[] = [];
   const end = performance.now() + durationMs;
   const started = performance.now();
@@ -36,13 +41,17 @@ export async function load(
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  const cpuUs = servers.length > 0 ? ((cpuMs(servers) - cpuBefore) * 1000) / latencies.length : undefined;
+  const caller = process.cpuUsage(callerBefore);
+  const cpuUsEach = servers.map((pid, i) => ((cpuMs([pid]) - cpuBefore[i]!) * 1000) / latencies.length);
+  const cpuUs = servers.length > 0 ? cpuUsEach.reduce((a, b) => a + b, 0) : undefined;
   return {
     requests: latencies.length,
     perSecond: latencies.length / elapsed,
     p50: at(0.5),
     p99: at(0.99),
     cpuUs,
+    cpuUsEach: servers.length > 1 ? cpuUsEach : undefined,
+    callerCpuUs: (caller.user + caller.system) / latencies.length,
   };
 }
 
@@ -83,6 +92,8 @@ export function postgresCpuMs(dataDir: string): number {
 }
 
 export function row(name: string, r: LoadResult): string {
-  const cpu = r.cpuUs === undefined ? '' : `   server CPU ${r.cpuUs.toFixed(0).padStart(5)} µs/req`;
-  return `${name.padEnd(34)} ${r.perSecond.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms${cpu}`;
+  const each = r.cpuUsEach ? ` (${r.cpuUsEach.map((us) => us.toFixed(0)).join(' + ')})` : '';
+  const cpu = r.cpuUs === undefined ? '' : `   server CPU ${r.cpuUs.toFixed(0).padStart(5)} µs/req${each}`;
+  const caller = `   caller CPU ${r.callerCpuUs.toFixed(0).padStart(4)} µs/req`;
+  return `${name.padEnd(34)} ${r.perSecond.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms${caller}${cpu}`;
 }

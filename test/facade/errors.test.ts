@@ -243,10 +243,10 @@ describe('tool errors and HTTP behaviour of /mcp', () => {
     });
 
     it('with core down: tool calls get unavailable, /health says ok: false with 503', async () => {
-      const { createConnectTransport } = await import('@connectrpc/connect-node');
+      const { createInternalTransport } = await import('../../services/shared/internal-transport.ts');
       const { createFacade } = await import('../../facade/app.ts');
       const { pino } = await import('pino');
-      const dead = createConnectTransport({ baseUrl: 'http://127.0.0.1:9', httpVersion: '2' });
+      const dead = createInternalTransport({ baseUrl: 'http://127.0.0.1:9' });
       const allowedHosts: string[] = [];
       const { testOAuthConfig } = await import('../support/oauth.ts');
       const lines: any[] = [];

@@ -22,9 +22,13 @@ import { callTool, untilScan } from '../support/mcp.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 import { assertRefusal, pageFetch, pageScan, postPhoto } from './scan-page-support.ts';
 
-const STAGE_DELAY_MS = 400;
-/** The façade's deadline on each call to core: shorter than one slowed analysis. */
-const CORE_TIMEOUT_MS = 1000;
+/** Five stages of 600 ms: one slowed analysis takes over 3 s. */
+const STAGE_DELAY_MS = 600;
+/**
+ * The façade's deadline on each call to core: shorter than one slowed analysis, long enough for the photo's
+ * upload (checked and re-encoded by core) on a loaded machine — at 1 s, one loaded run's upload missed it.
+ */
+const CORE_TIMEOUT_MS = 2500;
 
 interface SseEvent {
   readonly event: string;

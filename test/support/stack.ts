@@ -7,7 +7,6 @@ import { createWriteStream, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { createConnectTransport } from '@connectrpc/connect-node';
 import pg from 'pg';
 import { createFacade, type FacadeOptions } from '../../facade/app.ts';
 import { RequestMultiplexer } from '../../facade/mcp/multiplexer.ts';
@@ -17,6 +16,7 @@ import type { RawProduct } from '../../services/catalog/derive.ts';
 import { type CoreOptions, startCore } from '../../services/core/core.ts';
 import { migrate, type Orm, openDatabase } from '../../services/core/db/orm.ts';
 import type { Analyzer } from '../../services/scan/analyzer.ts';
+import { createInternalTransport } from '../../services/shared/internal-transport.ts';
 import { createLogger } from '../../services/shared/logger.ts';
 import type { UpstreamProvider } from '../../services/shared/oauth-config.ts';
 import { clientTelemetry } from '../../services/shared/telemetry.ts';
@@ -106,10 +106,9 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
     admissions: options.admissions,
   });
   const coreUrl = `http://127.0.0.1:${core.port}`;
-  const transport = createConnectTransport({
+  // The façade's transport to core, as facade/main.ts builds it.
+  const transport = createInternalTransport({
     baseUrl: coreUrl,
-    httpVersion: '2',
-    useBinaryFormat: true,
     defaultTimeoutMs: options.coreTimeoutMs,
     interceptors: [clientTelemetry()],
   });
