@@ -5,8 +5,11 @@
  *
  * Plain statements on the shared pool (plain-sql.ts): through MikroORM's `transactional` the same begin,
  * insert and commit cost a fork, client-side interpolation and a fresh parse of the insert on every call.
- * `begin` and the insert travel in one message (a simple query of two statements, its values escaped by
- * `pg`), so the allowance costs two round trips to PostgreSQL instead of three (docs/data-path.md).
+ * The answer is ranked before the allowance is consumed and nothing else is written with it, so the insert
+ * alone is the transaction that decides: one prepared statement, one round trip to PostgreSQL
+ * (docs/data-path.md). Only when something must run between the insert and its commit (`afterConsume`:
+ * tests simulate a crash there) is it an explicit transaction: `begin` and the insert in one message (a
+ * simple query of two statements, its values escaped by `pg`), the hook, then `commit`.
  */
 import { escapeLiteral } from 'pg';
 import type { PlainSql } from '../core/db/plain-sql.ts';
@@ -27,13 +30,20 @@ export function consumeStatement(consumption: Consumption): string {
   values (${runId}::uuid, now(), ${productIds}::jsonb, ${engineVersion}) on conflict (run_id) do nothing returning run_id`;
 }
 const USED = 'select count(*)::int as used from scan_matches where run_id = $1';
+const CONSUME = `insert into scan_matches (run_id, consumed_at, product_ids, engine_version)
+  values ($1::uuid, now(), $2::jsonb, $3) on conflict (run_id) do nothing returning run_id`;
 
 /** True when this call consumed the allowance; false when it was already used. */
 export async function consumeAllowance(
   sql: PlainSql,
   consumption: Consumption,
-  afterConsume: () => void | Promise<void> = () => {},
+  afterConsume?: () => void | Promise<void>,
 ): Promise<boolean> {
+  if (!afterConsume) {
+    const values = [consumption.runId, JSON.stringify(consumption.productIds), consumption.engineVersion];
+    const { rowCount } = await sql.query({ name: 'consume_allowance', text: CONSUME, values });
+    return rowCount === 1;
+  }
   const client = await sql.connect();
   // A connection lost between two statements (while the hook runs, say) fails the next statement; the
   // pool listens only to idle clients, and without a listener of our own it would be an uncaught error.

@@ -1,16 +1,15 @@
 /**
  * The floor of the RecommendProducts benchmark: a bare connect-node HTTP/2 server whose RecommendProducts
  * is the in-memory pass (the same CatalogIndex) plus the same two statements written by hand with `pg`:
- * the scan read, and the allowance's insert in its own transaction (begin and the insert in one message, as
- * core sends them, then commit: three round trips in all). No ORM, no
- * interceptor, no token check, no validation; the same five products in the same message. It loads the
+ * the scan read, and the allowance's insert, which is its own transaction (two round trips in all, as core
+ * sends them). No ORM, no interceptor, no token check, no validation; the same five products in the same message. It loads the
  * catalog of DATABASE_URL once and sends its port to the parent process.
  */
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { create } from '@bufbuild/protobuf';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
-import pg, { escapeLiteral } from 'pg';
+import pg from 'pg';
 import { MatchService, RecommendProductsResponseSchema } from '../../gen/skinmatch/v1/match_pb.ts';
 import { CatalogIndex } from '../../services/catalog/catalog-index.ts';
 import type { DerivedProduct } from '../../services/catalog/derive.ts';
@@ -35,17 +34,15 @@ const handler = connectNodeAdapter({
         });
         const concerns = concernsFromScores(rows[0].scores);
         const { best } = index.recommend(concerns, null, req.filter, 5);
-        const client = await pool.connect();
-        const [, consumed] = (await client.query(
-          `begin; insert into scan_matches (run_id, consumed_at, product_ids, engine_version)
-            values (${escapeLiteral(req.runId)}, now(), ${escapeLiteral(JSON.stringify(best.map((b) => b.entry.product.product_id)))}, ${escapeLiteral(ENGINE_VERSION)})
-            on conflict (run_id) do nothing returning run_id`,
-        )) as unknown as pg.QueryResult[];
-        await client.query('commit');
-        client.release();
+        const consumed = await pool.query({
+          name: 'bare_consume',
+          text: `insert into scan_matches (run_id, consumed_at, product_ids, engine_version)
+            values ($1, now(), $2, $3) on conflict (run_id) do nothing returning run_id`,
+          values: [req.runId, JSON.stringify(best.map((b) => b.entry.product.product_id)), ENGINE_VERSION],
+        });
         return create(RecommendProductsResponseSchema, {
           products:
-            consumed?.rows.length !== 1
+            consumed.rows.length !== 1
               ? []
               : best.map(({ entry, score }) => ({
                   product: toProductMessage(entry.product),
