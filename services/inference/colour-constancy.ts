@@ -3,7 +3,7 @@
  * photo by some factor. Dividing each channel by the face's own baseline skin colour — the per-channel
  * median, in linear light, of the forehead, nose and chin — and multiplying by a fixed reference skin
  * colour undoes any such scaling, so every colour measure reads the skin relative to the person's own
- * baseline: redness is the cheeks' a* above it, dark circles the under-eyes' L* below it. The medians
+ * baseline: redness is the cheeks' erythema index above it, dark circles the under-eyes' L* below it. The medians
  * ignore small features (spots, lines, shine) painted or grown on the baseline skin. The cost, stated in
  * docs/inference.md: skin tone itself is normalised away, so no measure reads how light or dark a skin is.
  */

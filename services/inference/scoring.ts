@@ -25,8 +25,8 @@ const CROWS_FEET: Region[] = ['right_crows_feet', 'left_crows_feet'];
 export const RAW_MEASURES: Readonly<Record<Measure, (read: Read) => number>> = {
   /** Share of pixels redder (a*) than their 9×9 surroundings by more than 6. */
   acne: (read) => read([...CHEEKS, 'forehead', 'chin'], 'red_spot_frac'),
-  /** a* of the cheeks' skin (spots left out) above that of the forehead, nose and chin. */
-  redness: (read) => read(CHEEKS, 'a_skin') - read(['forehead', 'nose', 'chin'], 'a_skin'),
+  /** Erythema index (100·log10 R/G) of the cheeks' skin (spots, shine left out) above the forehead's, nose's and chin's. */
+  redness: (read) => read(CHEEKS, 'erythema_skin') - read(['forehead', 'nose', 'chin'], 'erythema_skin'),
   /** Share of cheek pixels darker (L*) than their 9×9 surroundings by more than 6. */
   dark_spots: (read) => read(CHEEKS, 'dark_spot_frac'),
   /** Standard deviation of the cheeks' L* after a 7×7 blur: patches lighter and darker than the rest. */
@@ -37,8 +37,11 @@ export const RAW_MEASURES: Readonly<Record<Measure, (read: Read) => number>> = {
   pores: (read) => read(CHEEKS, 'pit_depth'),
   /** Mean range (9×9 closing − opening) of the cheeks' smoothed L*: bumps and hollows, not tone patches. */
   texture: (read) => read(CHEEKS, 'coarse_energy'),
-  /** How much darker under the eyes is than the baseline skin, in L*. */
-  dark_circles: (read) => REFERENCE_L - read(UNDER_EYES, 'l_mean'),
+  /**
+   * How much darker under the eyes is than the baseline skin, in L*: the median, so the lower lid's lashes
+   * at the region's top edge and a spot or line that reaches it weigh little.
+   */
+  dark_circles: (read) => REFERENCE_L - read(UNDER_EYES, 'l_median'),
   /** Share of pixels far lighter than their own patch's median L* (shine, counted by degree) on forehead and nose. */
   oiliness: (read) => read(['forehead', 'nose'], 'specular_frac'),
   /** Flatness of the whole face: minus the standard deviation of its L* (luminance contrast). */

@@ -169,7 +169,7 @@ const BOX_3 = Array<number>(9).fill(1 / 9);
 const SECOND_DY = [0, 1, 0, 0, -2, 0, 0, 1, 0];
 const SECOND_DX = [0, 0, 0, 1, -2, 1, 0, 0, 0];
 
-/** The fourteen features of one patch, by name. */
+/** The fifteen features of one patch, by name. */
 export function referenceFeatures(patch: Patch): Record<string, number> {
   const area = SIZE * SIZE;
   const lab = Array.from({ length: area }, (_, i) =>
@@ -216,6 +216,13 @@ export function referenceFeatures(patch: Patch): Record<string, number> {
   const lineMap = plane(down.width, down.height, (x, y) =>
     Math.max(0, pixel(down, x, y) - Math.abs(pixel(across, x, y)) - Math.max(0, pixel(broadDown, x, y))),
   );
+  // Erythema index: 100·log10(R/G) in linear light, channels floored at 1e-4.
+  const erythema = plane(SIZE, SIZE, (x, y) => {
+    const i = y * SIZE + x;
+    const r = Math.max(1e-4, toLinear(patch[i]!));
+    const g = Math.max(1e-4, toLinear(patch[area + i]!));
+    return 100 * Math.log10(r / g);
+  });
 
   return {
     l_mean: mean(L),
@@ -237,9 +244,10 @@ export function referenceFeatures(patch: Patch): Record<string, number> {
       blurred,
       plane(blurred.width, blurred.height, () => 1),
     ),
-    a_skin: weightedMean(
-      A,
+    erythema_skin: weightedMean(
+      erythema,
       plane(SIZE, SIZE, (x, y) => pixel(awayFromSpots, x, y) * (1 - pixel(shine, x, y))),
     ),
+    l_median: median,
   };
 }

@@ -101,20 +101,20 @@ describe('skin-measures model', () => {
       );
     });
 
-    it('takes patches [n, 3, 64, 64] and returns features [n, 14] in the documented order', () => {
+    it('takes patches [n, 3, 64, 64] and returns features [n, 15] in the documented order', () => {
       // The order the documentation's tables give, read from docs/measures-graph.md itself.
       const documented: string[] = [];
       for (const [, column, name] of readFileSync('docs/measures-graph.md', 'utf8').matchAll(
         /^\| (\d+) \| `(\w+)` \|/gm,
       ))
         documented[Number(column)] = name!;
-      assert.equal(documented.length, 14);
+      assert.equal(documented.length, 15);
       assert.deepEqual(FEATURES, documented);
       assert.deepEqual(session.inputMetadata, [
         { name: 'patches', isTensor: true, type: 'float32', shape: ['n', 3, 64, 64] },
       ]);
       assert.deepEqual(session.outputMetadata, [
-        { name: 'features', isTensor: true, type: 'float32', shape: ['n', 14] },
+        { name: 'features', isTensor: true, type: 'float32', shape: ['n', 15] },
       ]);
     });
   });
@@ -166,6 +166,19 @@ describe('skin-measures model', () => {
       // Shine is judged against the patch's own skin: the same light colour all over is skin, not shine.
       const [light] = await measure(session, [uniform(SHINE)]);
       assert.equal(light!.specular_frac, 0);
+    });
+
+    it('the erythema index ignores shading: the same skin in 60 % of the light is as red, and darker', async () => {
+      const toLinear = (c: number) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+      const toSrgb = (c: number) => (c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055);
+      const shaded = SKIN.map((c) => toSrgb(0.6 * toLinear(c))) as unknown as typeof SKIN;
+      const [row] = await measure(session, [uniform(shaded)]);
+      assert.ok(Math.abs(row!.erythema_skin - rows.uniform.erythema_skin) < 1e-3, `${row!.erythema_skin}`);
+      assert.ok(rows.uniform.erythema_skin > 10, `${rows.uniform.erythema_skin}`);
+      assert.ok(
+        row!.l_median < rows.uniform.l_median - 5 &&
+          Math.abs(rows.uniform.l_median - rows.uniform.l_mean) < 1e-3,
+      );
     });
 
     it('noise: every feature, textures included, matches the reference', () => {

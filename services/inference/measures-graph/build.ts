@@ -42,7 +42,7 @@ export function buildMeasuresModel(): Uint8Array {
     ...colour.features,
     ...addTextureFeatures(g, cielab.l, colour.spots),
   };
-  // Each feature is [n, 1, 1, 1]: stacked along the channels in FEATURES order, then flattened to [n, 12].
+  // Each feature is [n, 1, 1, 1]: stacked along the channels in FEATURES order, then flattened to [n, FEATURES.length].
   const stacked = g.node(
     'Concat',
     FEATURES.map((name) => columns[name]),

@@ -5,8 +5,11 @@
  */
 import type { GraphBuilder } from './graph-builder.ts';
 
-/** The CIELAB image: `lab` is [n, 3, h, w]; `l`, `a`, `b` are its channels, each [n, 1, h, w]. */
-export type CielabTensors = { lab: string; l: string; a: string; b: string };
+/**
+ * The CIELAB image: `lab` is [n, 3, h, w]; `l`, `a`, `b` are its channels, each [n, 1, h, w]; `linear` is
+ * the linear-light RGB it was computed from, [n, 3, h, w].
+ */
+export type CielabTensors = { lab: string; l: string; a: string; b: string; linear: string };
 
 /** Linear sRGB → CIE XYZ, rows X, Y, Z (IEC 61966-2-1 primaries, D65 white). */
 const SRGB_TO_XYZ = [
@@ -46,7 +49,7 @@ export function addCielab(g: GraphBuilder, srgb: string): CielabTensors {
   const offset = g.constant('lab_offset', [3], [...LAB_OFFSET]);
   const lab = g.node('Conv', [f, weights, offset], ['lab']);
   g.node('Split', [lab], ['l_star', 'a_star', 'b_star'], { axis: 1 });
-  return { lab, l: 'l_star', a: 'a_star', b: 'b_star' };
+  return { lab, l: 'l_star', a: 'a_star', b: 'b_star', linear };
 }
 
 /** The sRGB transfer function undone: c/12.92 in the linear toe, ((c + 0.055)/1.055)^2.4 above it. */

@@ -15,7 +15,8 @@ export type ColourFeatures = {
   dark_spot_frac: string;
   specular_frac: string;
   red_frac: string;
-  a_skin: string;
+  erythema_skin: string;
+  l_median: string;
 };
 
 /**
@@ -24,7 +25,7 @@ export type ColourFeatures = {
  */
 export function addColourFeatures(
   g: GraphBuilder,
-  { l, a, b }: CielabTensors,
+  { l, a, b, linear }: CielabTensors,
 ): { features: ColourFeatures; spots: string } {
   const aSquared = g.node('Mul', [a, a], ['a_squared']);
   const bSquared = g.node('Mul', [b, b], ['b_squared']);
@@ -38,10 +39,11 @@ export function addColourFeatures(
   // specularMinExcess above the median), so that a highlight growing brighter moves the feature gradually.
   const zero = g.scalar('zero', 0);
   const one = g.scalar('unit', 1);
+  const lMedian = addMedian(g, l, 'l_median');
   const excess = g.node(
     'Sub',
     [
-      g.node('Sub', [l, addMedian(g, l, 'l_median')], ['l_above_median']),
+      g.node('Sub', [l, lMedian], ['l_above_median']),
       g.scalar('specular_min_excess', THRESHOLDS.specularMinExcess),
     ],
     ['l_above_shine'],
@@ -69,7 +71,9 @@ export function addColourFeatures(
   );
   const darkSpot = g.node('And', [darker, g.node('Not', [redder], ['is_not_redder'])], ['is_dark_spot']);
   const spots = g.node('Or', [darker, redSpot], ['is_spot']);
-  // The skin's own a*: the mean over pixels at least two pixels away from any spot, so spots do not tint it.
+  // The skin's own redness: the erythema index 100·log10(R/G) in linear light (haemoglobin absorbs green,
+  // not red). A ratio of channels, it ignores how light or shaded a pixel is, so relief and shadows do not
+  // read as redness. Its mean over pixels at least two pixels away from any spot, so spots do not tint it.
   const nearSpot = g.node('MaxPool', [g.node('Cast', [spots], ['spot_mask'], { to: FLOAT })], ['near_spot'], {
     kernel_shape: [5, 5],
     pads: [2, 2, 2, 2],
@@ -88,8 +92,11 @@ export function addColourFeatures(
     [g.mean(skinWeights, 'skin_weight_mean'), g.scalar('skin_epsilon', 1e-6)],
     ['skin_weight_total'],
   );
-  const skinSum = g.mean(g.node('Mul', [a, skinWeights], ['a_skin_weighted']), 'a_skin_sum');
-  const skinA = g.node('Div', [skinSum, skinTotal], ['a_skin']);
+  const skinSum = g.mean(
+    g.node('Mul', [addErythema(g, linear), skinWeights], ['erythema_weighted']),
+    'erythema_sum',
+  );
+  const skinErythema = g.node('Div', [skinSum, skinTotal], ['erythema_skin']);
   const features = {
     l_mean: g.mean(l, 'l_mean'),
     a_mean: g.mean(a, 'a_mean'),
@@ -99,9 +106,29 @@ export function addColourFeatures(
     dark_spot_frac: g.fraction(darkSpot, 'dark_spot_frac'),
     specular_frac: g.mean(specular, 'specular_frac'),
     red_frac: g.fraction(red, 'red_frac'),
-    a_skin: skinA,
+    erythema_skin: skinErythema,
+    l_median: lMedian,
   };
   return { features, spots };
+}
+
+/** 100·log10(R/G) of linear-light RGB [n, 3, h, w], per pixel [n, 1, h, w]; channels floored at 1e-4. */
+function addErythema(g: GraphBuilder, linear: string): string {
+  g.node('Split', [linear], ['linear_r', 'linear_g', 'linear_b'], { axis: 1 });
+  const floor = g.scalar('erythema_floor', THRESHOLDS.erythemaFloor);
+  const ratio = g.node(
+    'Div',
+    [
+      g.node('Max', ['linear_r', floor], ['linear_r_floored']),
+      g.node('Max', ['linear_g', floor], ['linear_g_floored']),
+    ],
+    ['red_over_green'],
+  );
+  return g.node(
+    'Mul',
+    [g.node('Log', [ratio], ['log_red_over_green']), g.scalar('erythema_scale', 100 / Math.LN10)],
+    ['erythema'],
+  );
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 
 /** Bump when a feature's definition or the column order changes: consumers key their calibration on it. */
-export const MEASURES_MODEL_VERSION = 'skin-measures-6.0.0';
+export const MEASURES_MODEL_VERSION = 'skin-measures-7.0.0';
 
 /** Side of the square face-region patch, in pixels. */
 export const PATCH_SIZE = 64;
@@ -32,8 +32,9 @@ export const FEATURES = [
   'line_energy',
   'specular_frac',
   'red_frac',
-  'a_skin',
+  'erythema_skin',
   'l_contrast',
+  'l_median',
 ] as const;
 
 export type FeatureName = (typeof FEATURES)[number];
@@ -48,6 +49,8 @@ export const THRESHOLDS = {
    */
   specularMinExcess: 12,
   specularRamp: 8,
+  /** Linear R and G are floored at this before the erythema index takes their ratio's logarithm. */
+  erythemaFloor: 1e-4,
   /** Visible redness. */
   redMinA: 15,
   /** A dark spot is not one that is also redder than its surroundings by more than this (a red spot). */
