@@ -14,9 +14,9 @@ import type { EntityManager } from '@mikro-orm/core';
 import { plainSql } from '../core/db/plain-sql.ts';
 import { type RecordResult, readCsv, readJsonLines } from './catalog-records.ts';
 import { holdsRealProducts, removeDemoProducts, withdrawAbsent } from './catalog-scope.ts';
-import { writeProducts } from './catalog-store.ts';
 import type { DerivedProduct, RawProduct } from './derive.ts';
 import { createDeriver } from './formula-memo.ts';
+import { writeProducts } from './product-writer.ts';
 
 /** Products per statement: large enough that a round trip is a small part of it. */
 const BATCH = 1000;

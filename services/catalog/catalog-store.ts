@@ -4,7 +4,6 @@
  * announces a change (`catalog_changed`).
  */
 import type { EntityManager } from '@mikro-orm/core';
-import type { PoolClient } from 'pg';
 import type { Orm } from '../core/db/orm.ts';
 import { plainSql } from '../core/db/plain-sql.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -12,9 +11,7 @@ import type { Notifications } from '../shared/notifications.ts';
 import { CatalogIndex } from './catalog-index.ts';
 import { type DerivedProduct, deriveProduct, type RawProduct } from './derive.ts';
 import { Product } from './product-entity.ts';
-
-/** A pool or one of its clients: what a plain statement runs on. */
-type Queryable = Pick<PoolClient, 'query'>;
+import { writeProducts } from './product-writer.ts';
 
 const RELOAD_DEBOUNCE_MS = 200;
 
@@ -24,63 +21,16 @@ export async function upsertProducts(
   raws: readonly RawProduct[],
 ): Promise<DerivedProduct[]> {
   const derived = raws.map(deriveProduct);
-  await writeProducts(await plainSql(em), raws, derived);
+  const client = await (await plainSql(em)).connect();
+  try {
+    await writeProducts(client, raws, derived);
+  } catch (err) {
+    client.release(err as Error);
+    throw err;
+  }
+  client.release();
   return derived;
 }
-
-/**
- * Writes derived products by product_id in one plain statement: the batch travels as one JSON parameter
- * and PostgreSQL unpacks it (`jsonb_to_recordset`: parsed once, each row's derived document taken whole,
- * where `json_to_recordset` parsed it a second time — 98 → 67 µs of PostgreSQL CPU per product). MikroORM's upsertMany built 15 parameters per row and
- * hydrated entities, which cost several times what PostgreSQL spends on the rows (docs/data-path.md).
- */
-export async function writeProducts(
-  sql: Queryable,
-  raws: readonly RawProduct[],
-  derived: readonly DerivedProduct[],
-): Promise<void> {
-  const rows = raws.map((raw, index) => ({
-    product_id: raw.product_id,
-    name: raw.name,
-    brand: raw.brand,
-    product_type: raw.product_type,
-    country: raw.country,
-    image_url: raw.image_url,
-    product_url: raw.product_url,
-    buy_url: raw.buy_url,
-    ingredients_text: raw.ingredients,
-    declared_skin_types: raw.skin_types,
-    vegan: raw.vegan,
-    cruelty_free: raw.cruelty_free,
-    demo: raw.demo === true,
-    derived: derived[index],
-  }));
-  await sql.query({ name: 'upsert_products', text: UPSERT, values: [JSON.stringify(rows), new Date()] });
-}
-
-/** The products table's columns as the JSON rows carry them, with their types. */
-const COLUMNS: readonly (readonly [string, string])[] = [
-  ['product_id', 'text'],
-  ['name', 'text'],
-  ['brand', 'text'],
-  ['product_type', 'text'],
-  ['country', 'text'],
-  ['image_url', 'text'],
-  ['product_url', 'text'],
-  ['buy_url', 'text'],
-  ['ingredients_text', 'text'],
-  ['declared_skin_types', 'jsonb'],
-  ['vegan', 'boolean'],
-  ['cruelty_free', 'boolean'],
-  ['demo', 'boolean'],
-  ['derived', 'jsonb'],
-];
-const names = COLUMNS.map(([name]) => name);
-const UPSERT = `insert into products (${names.join(', ')}, updated_at)
-  select ${names.join(', ')}, $2::timestamptz
-  from jsonb_to_recordset($1::jsonb) as r(${COLUMNS.map((column) => column.join(' ')).join(', ')})
-  on conflict (product_id) do update set
-  ${[...names.slice(1), 'updated_at'].map((name) => `${name} = excluded.${name}`).join(', ')}`;
 
 export async function countProducts(em: EntityManager): Promise<number> {
   return em.count(Product, {});

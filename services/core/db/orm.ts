@@ -16,6 +16,7 @@ import { RateLimitsMigration } from './migrations/0010-rate-limits.ts';
 import { ProductsInlineMigration } from './migrations/0011-products-inline.ts';
 import { ScanVersionMigration } from './migrations/0012-scan-version.ts';
 import { ScanPurgeIndexMigration } from './migrations/0012b-scan-purge-index.ts';
+import { ProductsDerivedJsonMigration } from './migrations/0013-products-derived-json.ts';
 import { ScanSchema } from './scan-entity.ts';
 import { SettingSchema } from './setting-entity.ts';
 
@@ -32,6 +33,7 @@ const MIGRATIONS = [
   { name: '0011-products-inline', class: ProductsInlineMigration },
   { name: '0012-scan-version', class: ScanVersionMigration },
   { name: '0012b-scan-purge-index', class: ScanPurgeIndexMigration },
+  { name: '0013-products-derived-json', class: ProductsDerivedJsonMigration },
 ];
 
 export async function openDatabase(databaseUrl: string): Promise<Orm> {
