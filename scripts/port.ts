@@ -26,8 +26,23 @@ export async function waitForPort(
   return false;
 }
 
-/** A port nothing listens on right now, chosen by the system. */
-export function freePort(): Promise<number> {
+/** Ports this process has been given: never given twice. */
+const givenOut = new Set<number>();
+
+/**
+ * A port nothing listens on right now, chosen by the system, and never one this process was given before:
+ * the system may offer a port it just freed again at once, and two servers given the same port collide.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await systemPort();
+    if (givenOut.has(port)) continue;
+    givenOut.add(port);
+    return port;
+  }
+}
+
+function systemPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
