@@ -71,18 +71,20 @@ describe('running it: npm start and the embedded PostgreSQL', function () {
   });
 
   // Only root hands the embedded PostgreSQL to the "postgres" user, so only a root run can meet this refusal:
-  // as any other user these tests are skipped, and the skip says so.
-  describe('run as root from a directory the postgres user cannot enter (skipped unless run as root: only root hands PostgreSQL to another user)', () => {
+  // as any other user each test skips itself, and its title says why.
+  const ROOT_ONLY = '(skipped unless run as root: only root hands PostgreSQL to the postgres user)';
+  const asRoot = process.getuid?.() === 0;
+  describe('run as root from a directory the postgres user cannot enter', () => {
     const SENTENCE =
       /^The embedded PostgreSQL runs as the "postgres" user, who cannot enter (\S+): set DATABASE_URL to a PostgreSQL server, or put the clone \(or DATA_DIR\) where that user can reach it, not inside a private directory such as a home directory or one made by mktemp -d\.$/;
     let hidden: string;
-    before(function () {
-      if (process.getuid?.() !== 0) this.skip();
+    before(() => {
       hidden = mkdtempSync(join(tmpdir(), 'skinmatch-private-')); // 0700, like a home directory
       dirs.push(hidden);
     });
 
-    it('the embedded PostgreSQL refuses to start, with one sentence that says what to do', async () => {
+    it(`the embedded PostgreSQL refuses to start, with one sentence that says what to do ${ROOT_ONLY}`, async function () {
+      if (!asRoot) this.skip(); // ROOT_ONLY: no other user hands PostgreSQL to the postgres user
       await assert.rejects(startEmbeddedPostgres(join(hidden, 'pg'), await freePort()), (err: Error) => {
         assert.match(err.message, SENTENCE);
         assert.equal(SENTENCE.exec(err.message)![1], hidden);
@@ -90,7 +92,8 @@ describe('running it: npm start and the embedded PostgreSQL', function () {
       });
     });
 
-    it('npm start stops at once with that sentence, not with a spawn EACCES', async () => {
+    it(`npm start stops at once with that sentence, not with a spawn EACCES ${ROOT_ONLY}`, async function () {
+      if (!asRoot) this.skip(); // ROOT_ONLY: no other user hands PostgreSQL to the postgres user
       const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: join(hidden, 'data'), LOG_LEVEL: 'warn' };
       delete env.DATABASE_URL;
       const start = spawn(process.execPath, ['scripts/start.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
