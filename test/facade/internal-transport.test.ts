@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient, type HandlerContext, type Interceptor } from '@connectrpc/connect';
 import { pino } from 'pino';
+import { MatchService } from '../../gen/skinmatch/v1/match_pb.ts';
 import {
   type GetScanRequest,
   GetScanResponseSchema,
@@ -98,6 +99,13 @@ describe('the façade’s transport to core', () => {
     // A call's own timeout wins over the default.
     await assert.rejects(scans.getScan({ runId: 'slow', accessToken: TOKEN }, { timeoutMs: 50 }), {
       code: Code.DeadlineExceeded,
+    });
+  });
+
+  it('an answer that is not the Connect protocol’s (a route the server does not serve): the code of its HTTP status', async () => {
+    const matches = createClient(MatchService, createInternalTransport({ baseUrl }));
+    await assert.rejects(matches.recommendProducts({ runId: RUN_ID, accessToken: TOKEN }), {
+      code: Code.Unimplemented,
     });
   });
 

@@ -4,6 +4,7 @@ import { toPageState } from '../../facade/pages/page-state.ts';
 import { IntakeStateSchema } from '../../gen/skinmatch/v1/intake_pb.ts';
 import { ScanStatus } from '../../gen/skinmatch/v1/scan_types_pb.ts';
 import { FAILURE_MESSAGES } from '../../services/shared/failure-messages.ts';
+import { IN_ANOTHER_BROWSER } from '../support/page-states.ts';
 
 describe('the upload page’s state for a browser', () => {
   const failed = {
@@ -43,15 +44,7 @@ describe('the upload page’s state for a browser', () => {
 
   it('another browser learns only that the scan is in other hands: no status, progress or failure', () => {
     const state = create(IntakeStateSchema, { ...failed, isConsentingBrowser: false });
-    assert.deepEqual(toPageState(state), {
-      status: 'awaiting_upload',
-      stage: '',
-      progress: 0,
-      failure_reason: null,
-      failure_message: null,
-      consented: true,
-      is_consenting_browser: false,
-    });
+    assert.deepEqual(toPageState(state), IN_ANOTHER_BROWSER);
   });
 
   it('a status the façade has no name for is a fault, not a guess', () => {

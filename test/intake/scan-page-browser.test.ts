@@ -14,6 +14,7 @@ import { singleFace } from '../inference/support/photos.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { connectSdkClient } from '../support/mcp.ts';
 import { assertPageHeaders } from '../support/page-headers.ts';
+import { IN_ANOTHER_BROWSER } from '../support/page-states.ts';
 import {
   assertAccessible,
   consentByKeyboard,
@@ -296,15 +297,7 @@ describe('the upload page in a real browser, with the agent and the inference pr
     assert.equal(await other.textContent('#status'), '');
     assert.match((await other.textContent('#elsewhere-step')) ?? '', /Someone already agreed to this scan/);
     // Nothing in the page tells that browser how the scan went.
-    assert.deepEqual(JSON.parse((await other.getAttribute('#scan', 'data-state'))!), {
-      status: 'awaiting_upload',
-      stage: '',
-      progress: 0,
-      failure_reason: null,
-      failure_message: null,
-      consented: true,
-      is_consenting_browser: false,
-    });
+    assert.deepEqual(JSON.parse((await other.getAttribute('#scan', 'data-state'))!), IN_ANOTHER_BROWSER);
   });
 
   it('the consenting browser deletes the scan; deleted, expired and unknown ids get one identical 404 page', async () => {

@@ -19,6 +19,7 @@ import { InferenceAnalyzer } from '../../services/scan/inference-analyzer.ts';
 import { FAILURE_MESSAGES } from '../../services/shared/failure-messages.ts';
 import { groupPhoto, singleFace } from '../inference/support/photos.ts';
 import { callTool, untilScan } from '../support/mcp.ts';
+import { AWAITING_PHOTO } from '../support/page-states.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 import { assertRefusal, pageFetch, pageScan, postPhoto } from './scan-page-support.ts';
 
@@ -119,15 +120,7 @@ describe('the upload page’s live progress: /scan/:id/events', function () {
     assert.equal(rest, '');
     assert.ok(events.every((e) => e.event === 'state'));
     const states = events.map((e) => e.data);
-    assert.deepEqual(states[0], {
-      status: 'awaiting_upload',
-      stage: '',
-      progress: 0,
-      failure_reason: null,
-      failure_message: null,
-      consented: true,
-      is_consenting_browser: true,
-    });
+    assert.deepEqual(states[0], AWAITING_PHOTO);
     assert.equal(states[1].status, 'queued');
     const analyzing = states.filter((s) => s.status === 'analyzing');
     assert.ok(analyzing.length >= 3, JSON.stringify(states));

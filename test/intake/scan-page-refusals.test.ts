@@ -14,6 +14,7 @@ import { pixelBomb, singleFace } from '../inference/support/photos.ts';
 import { completeScan, HEALTHY_SCORES } from '../support/fixtures.ts';
 import { callTool, errorCode } from '../support/mcp.ts';
 import { assertPageHeaders } from '../support/page-headers.ts';
+import { AWAITING_PHOTO, IN_ANOTHER_BROWSER } from '../support/page-states.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 import {
   assertRefusal,
@@ -109,15 +110,7 @@ describe('the upload page /scan/:id over HTTP: page, cookie and refusals', funct
     });
     assert.equal(res.status, 200);
     assert.deepEqual(await res.json(), {
-      state: {
-        status: 'awaiting_upload',
-        stage: '',
-        progress: 0,
-        failure_reason: null,
-        failure_message: null,
-        consented: true,
-        is_consenting_browser: true,
-      },
+      state: AWAITING_PHOTO,
     });
     const cookies = res.headers.getSetCookie();
     assert.equal(cookies.length, 1);
@@ -217,15 +210,7 @@ describe('the upload page /scan/:id over HTTP: page, cookie and refusals', funct
     const page = await pageFetch(base, `/scan/${scan.run_id}`, { secret: other });
     assert.equal(page.status, 200);
     const shown = /data-state="([^"]*)"/.exec(await page.text())?.[1]?.replaceAll('&quot;', '"');
-    assert.deepEqual(JSON.parse(shown!), {
-      status: 'awaiting_upload',
-      stage: '',
-      progress: 0,
-      failure_reason: null,
-      failure_message: null,
-      consented: true,
-      is_consenting_browser: false,
-    });
+    assert.deepEqual(JSON.parse(shown!), IN_ANOTHER_BROWSER);
   });
 
   it('refuses a photo before consent, and from a page of another origin', async () => {
@@ -300,15 +285,7 @@ describe('the upload page /scan/:id over HTTP: page, cookie and refusals', funct
     assert.equal(res.status, 202);
     assertPageHeaders(res.headers);
     assert.deepEqual(await res.json(), {
-      state: {
-        status: 'queued',
-        stage: '',
-        progress: 0,
-        failure_reason: null,
-        failure_message: null,
-        consented: true,
-        is_consenting_browser: true,
-      },
+      state: { ...AWAITING_PHOTO, status: 'queued' },
     });
     const stored = (await storedPhoto(scan.run_id))!;
     const meta = await sharp(stored).metadata();
