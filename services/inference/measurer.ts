@@ -18,6 +18,18 @@ const MODEL = fileURLToPath(new URL('models/skin-measures.onnx', import.meta.url
 
 export type Features = Readonly<Record<FeatureName, number>>;
 
+/**
+ * Graph optimisations short of the layout ones: at level 'all' onnxruntime turns every Conv into its
+ * blocked-channel (NCHWc) form, which suits networks of many channels but pads each of this graph's
+ * one-channel filters to a whole block and reorders tensors around them: the graph took about 1.4× the
+ * time (docs/inference.md, Performance). The answers differ in float32 rounding only.
+ */
+export const MEASURES_SESSION_OPTIONS: ort.InferenceSession.SessionOptions = {
+  intraOpNumThreads: 1,
+  logSeverityLevel: 3,
+  graphOptimizationLevel: 'extended',
+};
+
 export class Measurer {
   readonly #session: ort.InferenceSession;
   /** The graph's declared version and the hash of the file loaded. */
@@ -28,9 +40,7 @@ export class Measurer {
   }
 
   static async load(): Promise<Measurer> {
-    return new Measurer(
-      await ort.InferenceSession.create(MODEL, { intraOpNumThreads: 1, logSeverityLevel: 3 }),
-    );
+    return new Measurer(await ort.InferenceSession.create(MODEL, MEASURES_SESSION_OPTIONS));
   }
 
   /** Frees the model; measuring fails from then on. */

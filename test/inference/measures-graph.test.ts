@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { fromBinary } from '@bufbuild/protobuf';
 import { ModelProtoSchema } from 'onnx-buf';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
+import { MEASURES_SESSION_OPTIONS } from '../../services/inference/measurer.ts';
 import { buildMeasuresModel, MEASURES_MODEL_PATH } from '../../services/inference/measures-graph/build.ts';
 import {
   FEATURES,
@@ -70,7 +71,7 @@ describe('skin-measures model', () => {
   const rows = {} as Record<Case, Row>;
 
   before(async () => {
-    session = await InferenceSession.create(readFileSync(MEASURES_MODEL_PATH));
+    session = await InferenceSession.create(readFileSync(MEASURES_MODEL_PATH), MEASURES_SESSION_OPTIONS);
     const measured = await measure(session, Object.values(PATCHES));
     for (const [i, name] of (Object.keys(PATCHES) as Case[]).entries()) rows[name] = measured[i]!;
   });

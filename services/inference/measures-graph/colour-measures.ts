@@ -138,7 +138,11 @@ function addErythema(g: GraphBuilder, linear: string): string {
 function addMedian(g: GraphBuilder, input: string, output: string): string {
   const flat = g.node('Reshape', [input, g.ints(`${output}_flat_shape`, [0, -1])], [`${output}_flat`]);
   const half = g.ints(`${output}_half`, [(PATCH_SIZE * PATCH_SIZE) / 2]);
-  const upper = g.node('TopK', [flat, half], [`${output}_upper`, `${output}_upper_indices`], { axis: 1 });
+  // Unsorted: the least of the upper half is the same, and onnxruntime then only partitions (nth_element).
+  const upper = g.node('TopK', [flat, half], [`${output}_upper`, `${output}_upper_indices`], {
+    axis: 1,
+    sorted: 0,
+  });
   const least = g.node('ReduceMin', [upper], [`${output}_least`], { axes: [1], keepdims: 1 });
   return g.node('Reshape', [least, g.ints(`${output}_shape`, [-1, 1, 1, 1])], [output]);
 }

@@ -1,0 +1,97 @@
+/**
+ * `node test/bench/inference-stages.ts`: where the face analysis spends its time, stage by stage, for the
+ * bench:inference photos (12 MP and 1920 px) and, with more time, any JPEG files given as arguments. Each
+ * stage is timed by process CPU time (user + system, every thread: libvips' and onnxruntime's too) as well
+ * as wall-clock, so that a loaded machine skews the figures less; p50 over BENCH_ROUNDS rounds.
+ */
+import { readFileSync } from 'node:fs';
+import sharp from 'sharp';
+import { normaliseColour } from '../../services/inference/colour-constancy.ts';
+import { decodeImage, type RgbImage } from '../../services/inference/decode.ts';
+import type { Face } from '../../services/inference/face.ts';
+import { FaceDetector } from '../../services/inference/face-detector.ts';
+import { FaceLandmarker, type Landmarks } from '../../services/inference/landmarks.ts';
+import { Measurer } from '../../services/inference/measurer.ts';
+import { judgeQuality, mainFace } from '../../services/inference/quality.ts';
+import { regionPatches } from '../../services/inference/regions.ts';
+import { scoreFeatures } from '../../services/inference/scoring.ts';
+import { singleFace } from '../inference/support/photos.ts';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
+const face = await singleFace('b');
+const photos: Record<string, Buffer> = {
+  '12 MP (4000×3000)': await sharp(face)
+    .resize(4000, 3000, { fit: 'contain', background: '#776655' })
+    .jpeg({ quality: 90 })
+    .toBuffer(),
+  '1920 px (1920×1440)': await sharp(face)
+    .resize(1920, 1440, { fit: 'contain', background: '#776655' })
+    .jpeg({ quality: 90 })
+    .toBuffer(),
+};
+for (const file of process.argv.slice(2)) photos[file] = readFileSync(file);
+
+const detector = await FaceDetector.load();
+const landmarker = await FaceLandmarker.load();
+const measurer = await Measurer.load();
+
+type Stage = 'decode' | 'detect' | 'landmarks' | 'quality' | 'regions' | 'colour' | 'measure' | 'score';
+const STAGES: readonly Stage[] = [
+  'decode',
+  'detect',
+  'landmarks',
+  'quality',
+  'regions',
+  'colour',
+  'measure',
+  'score',
+];
+
+async function analyse(photo: Buffer, cpu: Map<Stage, number[]>, wall: Map<Stage, number[]>) {
+  const timed = async <T>(stage: Stage, work: () => T | Promise<T>): Promise<T> => {
+    const c = process.cpuUsage();
+    const t = performance.now();
+    const result = await work();
+    const used = process.cpuUsage(c);
+    wall.get(stage)!.push(performance.now() - t);
+    cpu.get(stage)!.push((used.user + used.system) / 1000);
+    return result;
+  };
+  const image: RgbImage = await timed('decode', () => decodeImage(photo));
+  const faces: Face[] = await timed('detect', () => detector.detect(image));
+  const main = mainFace(faces)!;
+  const landmarks: Landmarks = await timed('landmarks', () => landmarker.locate(image, main));
+  await timed('quality', () => judgeQuality(image, faces, landmarks));
+  const patches = await timed('regions', () => regionPatches(image, landmarks));
+  const normalised = await timed('colour', () => normaliseColour(patches));
+  const features = await timed('measure', () => measurer.measure(normalised));
+  return timed('score', () => scoreFeatures(features));
+}
+
+const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(0.5 * (xs.length - 1))]!;
+for (const [label, photo] of Object.entries(photos)) {
+  const cpu = new Map(STAGES.map((s) => [s, [] as number[]]));
+  const wall = new Map(STAGES.map((s) => [s, [] as number[]]));
+  for (let i = 0; i < 3; i++) await analyse(photo, new Map(cpu), new Map(wall));
+  for (const s of STAGES) {
+    cpu.get(s)!.length = 0;
+    wall.get(s)!.length = 0;
+  }
+  for (let i = 0; i < ROUNDS; i++) await analyse(photo, cpu, wall);
+  const { width, height } = await sharp(photo).metadata();
+  console.log(`\n${label}: ${width}×${height}, ${(photo.length / 1024).toFixed(0)} KiB, ${ROUNDS} rounds`);
+  console.log('  stage       CPU p50   wall p50');
+  let cpuTotal = 0;
+  let wallTotal = 0;
+  for (const s of STAGES) {
+    cpuTotal += p50(cpu.get(s)!);
+    wallTotal += p50(wall.get(s)!);
+    console.log(
+      `  ${s.padEnd(10)} ${p50(cpu.get(s)!).toFixed(1).padStart(6)} ms ${p50(wall.get(s)!).toFixed(1).padStart(7)} ms`,
+    );
+  }
+  console.log(
+    `  ${'sum'.padEnd(10)} ${cpuTotal.toFixed(1).padStart(6)} ms ${wallTotal.toFixed(1).padStart(7)} ms`,
+  );
+}
+await Promise.all([detector.release(), landmarker.release(), measurer.release()]);
