@@ -1,25 +1,39 @@
 /**
  * Resampling of image rectangles: a rotated rectangle of the photo to a small grid (area-averaged, so
  * shrinking does not alias texture), and bilinear enlargement of such a grid to a patch.
+ *
+ * Both run for every region of every photo, so what depends on one coordinate only (a sample's offset
+ * along the rectangle's axes, a column's source position) is computed once per column or row, not once
+ * per sample; the arithmetic and the order of every sum are the plain per-sample formulas' own, so the
+ * results are the same to the bit.
  */
 import type { RgbImage } from './decode.ts';
 
 /** Bilinear enlargement of a cols×rows RGB image to size×size. */
 export function enlarge(rgb: Float32Array, cols: number, rows: number, size: number): Float32Array {
   const out = new Float32Array(size * size * 3);
+  const column = (i: number) => Math.max(0, Math.min(cols - 1.001, ((i + 0.5) * cols) / size - 0.5));
+  const x0s = new Int32Array(size);
+  const fxs = new Float64Array(size);
+  for (let i = 0; i < size; i++) {
+    const sx = column(i);
+    x0s[i] = Math.floor(sx);
+    fxs[i] = sx - x0s[i]!;
+  }
   for (let j = 0; j < size; j++) {
     const sy = Math.max(0, Math.min(rows - 1.001, ((j + 0.5) * rows) / size - 0.5));
     const y0 = Math.floor(sy);
     const fy = sy - y0;
+    const upper = y0 * cols * 3;
+    const lower = upper + cols * 3;
     for (let i = 0; i < size; i++) {
-      const sx = Math.max(0, Math.min(cols - 1.001, ((i + 0.5) * cols) / size - 0.5));
-      const x0 = Math.floor(sx);
-      const fx = sx - x0;
+      const x0 = x0s[i]! * 3;
+      const fx = fxs[i]!;
+      const o = (j * size + i) * 3;
       for (let c = 0; c < 3; c++) {
-        const at = (x: number, y: number) => rgb[(y * cols + x) * 3 + c]!;
-        const top = at(x0, y0) * (1 - fx) + at(x0 + 1, y0) * fx;
-        const bottom = at(x0, y0 + 1) * (1 - fx) + at(x0 + 1, y0 + 1) * fx;
-        out[(j * size + i) * 3 + c] = top * (1 - fy) + bottom * fy;
+        const top = rgb[upper + x0 + c]! * (1 - fx) + rgb[upper + x0 + 3 + c]! * fx;
+        const bottom = rgb[lower + x0 + c]! * (1 - fx) + rgb[lower + x0 + 3 + c]! * fx;
+        out[o + c] = top * (1 - fy) + bottom * fy;
       }
     }
   }
@@ -43,18 +57,40 @@ export function sampleRect(
   const out = new Float32Array(cols * rows * 3);
   const k = Math.max(1, Math.min(6, Math.ceil(Math.max(w / cols, h / rows))));
   const { data, width, height } = image;
-  const pixel = (x: number, y: number, c: number) => data[(y * width + x) * 3 + c]!;
+  // Sample positions: centre + a·u + e·v, evaluated left to right, so centre + a·u once per column sample.
+  const acrossX = new Float64Array(cols * k);
+  const acrossY = new Float64Array(cols * k);
+  for (let i = 0; i < cols; i++) {
+    for (let si = 0; si < k; si++) {
+      const a = ((i + (si + 0.5) / k) / cols - 0.5) * w;
+      acrossX[i * k + si] = centre[0] + a * u[0];
+      acrossY[i * k + si] = centre[1] + a * u[1];
+    }
+  }
+  const downX = new Float64Array(rows * k);
+  const downY = new Float64Array(rows * k);
+  for (let j = 0; j < rows; j++) {
+    for (let sj = 0; sj < k; sj++) {
+      const e = ((j + (sj + 0.5) / k) / rows - 0.5) * h;
+      downX[j * k + sj] = e * v[0];
+      downY[j * k + sj] = e * v[1];
+    }
+  }
+  const maxX = width - 1.001;
+  const maxY = height - 1.001;
+  const stride = width * 3;
+  const n = k * k;
   for (let j = 0; j < rows; j++) {
     for (let i = 0; i < cols; i++) {
       let r = 0;
       let g = 0;
       let b = 0;
       for (let sj = 0; sj < k; sj++) {
+        const ex = downX[j * k + sj]!;
+        const ey = downY[j * k + sj]!;
         for (let si = 0; si < k; si++) {
-          const a = ((i + (si + 0.5) / k) / cols - 0.5) * w;
-          const e = ((j + (sj + 0.5) / k) / rows - 0.5) * h;
-          const sx = Math.max(0, Math.min(width - 1.001, centre[0] + a * u[0] + e * v[0]));
-          const sy = Math.max(0, Math.min(height - 1.001, centre[1] + a * u[1] + e * v[1]));
+          const sx = Math.max(0, Math.min(maxX, acrossX[i * k + si]! + ex));
+          const sy = Math.max(0, Math.min(maxY, acrossY[i * k + si]! + ey));
           const x0 = Math.floor(sx);
           const y0 = Math.floor(sy);
           const fx = sx - x0;
@@ -63,25 +99,14 @@ export function sampleRect(
           const w10 = fx * (1 - fy);
           const w01 = (1 - fx) * fy;
           const w11 = fx * fy;
-          r +=
-            w00 * pixel(x0, y0, 0) +
-            w10 * pixel(x0 + 1, y0, 0) +
-            w01 * pixel(x0, y0 + 1, 0) +
-            w11 * pixel(x0 + 1, y0 + 1, 0);
-          g +=
-            w00 * pixel(x0, y0, 1) +
-            w10 * pixel(x0 + 1, y0, 1) +
-            w01 * pixel(x0, y0 + 1, 1) +
-            w11 * pixel(x0 + 1, y0 + 1, 1);
-          b +=
-            w00 * pixel(x0, y0, 2) +
-            w10 * pixel(x0 + 1, y0, 2) +
-            w01 * pixel(x0, y0 + 1, 2) +
-            w11 * pixel(x0 + 1, y0 + 1, 2);
+          const p = y0 * stride + x0 * 3;
+          const q = p + stride;
+          r += w00 * data[p]! + w10 * data[p + 3]! + w01 * data[q]! + w11 * data[q + 3]!;
+          g += w00 * data[p + 1]! + w10 * data[p + 4]! + w01 * data[q + 1]! + w11 * data[q + 4]!;
+          b += w00 * data[p + 2]! + w10 * data[p + 5]! + w01 * data[q + 2]! + w11 * data[q + 5]!;
         }
       }
       const o = (j * cols + i) * 3;
-      const n = k * k;
       out[o] = r / n;
       out[o + 1] = g / n;
       out[o + 2] = b / n;
