@@ -30,14 +30,14 @@ const STRENGTHS: Strength[] = [1, 2, 3];
  * the test accepts. Each is a known limit, not a design: see docs/inference.md.
  */
 const KNOWN_CROSS_TALK: Partial<Record<Measure, Partial<Record<Measure, number>>>> = {
-  redness: { uneven_tone: 14, texture: 8 },
+  redness: { texture: 8 },
   dark_spots: { dark_circles: 10 },
   uneven_tone: { texture: 29 },
   wrinkles: { dark_circles: 12 },
   pores: { texture: 44 },
-  texture: { pores: 16, uneven_tone: 12, dark_circles: 8 },
+  texture: { pores: 16, uneven_tone: 9, dark_circles: 8 },
   oiliness: { redness: 9 },
-  dullness: { uneven_tone: 11, texture: 9 },
+  dullness: { texture: 9 },
 };
 
 async function scoresOf(analysis: FaceAnalysis, photo: Buffer): Promise<Scores> {

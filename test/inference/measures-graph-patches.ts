@@ -72,6 +72,21 @@ export function discArea(radius: number): number {
   return count;
 }
 
+/**
+ * SKIN lit from one side — in linear light 0.6 to 1 of its colour, falling off smoothly (a cheek's curve)
+ * — with, when `withPatch`, a disc of radius 10 at (22, 26) that is about 8 L* darker in the same light
+ * (SHADED_SKIN): a tone patch on shaded skin.
+ */
+export function litFromTheSide(withPatch: boolean): Patch {
+  const toLinear = (c: number) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+  const toSrgb = (c: number) => (c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055);
+  return paint((x, y) => {
+    const light = 1 - (0.4 * ((x / 63) ** 2 + 0.5 * (y / 63) ** 2)) / 1.5;
+    const inPatch = withPatch && (x - 22) ** 2 + (y - 26) ** 2 <= 100;
+    return (inPatch ? SHADED_SKIN : SKIN).map((c) => toSrgb(light * toLinear(c))) as unknown as Rgb;
+  });
+}
+
 /** SKIN with independent uniform noise of ±`amplitude` on every channel, reproducible from `seed`. */
 export function noisy(amplitude: number, seed: number): Patch {
   const random = mulberry32(seed);

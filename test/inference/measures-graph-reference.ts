@@ -75,13 +75,49 @@ function localMean(p: Plane, window: number): Plane {
   });
 }
 
-/** Mean over window×window without padding: the output is window − 1 pixels smaller each way. */
-function boxValid(p: Plane, window: number): Plane {
-  return plane(p.width - window + 1, p.height - window + 1, (x, y) => {
+/** The mean of each size×size block: the output is `size` times smaller each way. */
+function blocks(p: Plane, size: number): Plane {
+  return plane(p.width / size, p.height / size, (x, y) => {
     let sum = 0;
-    for (let v = 0; v < window; v++) for (let u = 0; u < window; u++) sum += pixel(p, x + u, y + v);
-    return sum / (window * window);
+    for (let v = 0; v < size; v++) for (let u = 0; u < size; u++) sum += pixel(p, x * size + u, y * size + v);
+    return sum / (size * size);
   });
+}
+
+/**
+ * `p` less its least-squares quadratic surface a + b·x + c·y + d·x² + e·x·y + f·y² (every pixel weighing
+ * the same): the normal equations, solved by Gaussian elimination with partial pivoting.
+ */
+function lessQuadratic(p: Plane): Plane {
+  const terms = (x: number, y: number) => {
+    const [u, v] = [x / p.width - 0.5, y / p.height - 0.5];
+    return [1, u, v, u * u, u * v, v * v];
+  };
+  const system = Array.from({ length: 6 }, () => Array<number>(7).fill(0));
+  for (let y = 0; y < p.height; y++) {
+    for (let x = 0; x < p.width; x++) {
+      const t = terms(x, y);
+      for (let i = 0; i < 6; i++) {
+        for (let j = 0; j < 6; j++) system[i]![j]! += t[i]! * t[j]!;
+        system[i]![6]! += t[i]! * pixel(p, x, y);
+      }
+    }
+  }
+  for (let c = 0; c < 6; c++) {
+    const pivot = system
+      .slice(c)
+      .reduce((best, row) => (Math.abs(row[c]!) > Math.abs(best[c]!) ? row : best));
+    [system[c], system[system.indexOf(pivot)]] = [pivot, system[c]!];
+    for (let r = 0; r < 6; r++) {
+      if (r === c) continue;
+      const k = system[r]![c]! / pivot[c]!;
+      for (let q = c; q < 7; q++) system[r]![q]! -= k * pivot[q]!;
+    }
+  }
+  const coefficients = system.map((row, i) => row[6]! / row[i]!);
+  return plane(p.width, p.height, (x, y) =>
+    terms(x, y).reduce((rest, t, i) => rest - t * coefficients[i]!, pixel(p, x, y)),
+  );
 }
 
 /** Gaussian blur of σ pixels, radius ⌈3σ⌉, taps summing to 1, pixels outside the image taken as 0. */
@@ -182,7 +218,6 @@ export function referenceFeatures(patch: Patch): Record<string, number> {
   const localL = localMean(L, 9);
   const localA = localMean(A, 9);
   const blurred = filterValid(L, BOX_3);
-  const smoothed = boxValid(L, 7);
   const spots = plane(SIZE, SIZE, (x, y) => {
     const i = y * SIZE + x;
     return localL.data[i]! - L.data[i]! > 6 || A.data[i]! - localA.data[i]! > 6 ? 1 : 0;
@@ -192,6 +227,12 @@ export function referenceFeatures(patch: Patch): Record<string, number> {
   const clearL = plane(SIZE, SIZE, (x, y) => pixel(L, x, y) * pixel(clear, x, y));
   const clearSum = localMean(clearL, 15);
   const clearShare = localMean(clear, 15);
+  // Tone, on 4×4 blocks: the clear skin's L* smoothed (Gaussian σ 2 blocks), less its best quadratic surface.
+  const [blockL, blockShare] = [blocks(clearL, 4), blocks(clear, 4)];
+  const [toneSum, toneShare] = [gaussianZeroPadded(blockL, 2), gaussianZeroPadded(blockShare, 2)];
+  const tone = lessQuadratic(
+    plane(16, 16, (x, y) => pixel(toneSum, x, y) / Math.max(pixel(toneShare, x, y), 1e-3)),
+  );
   const filled = plane(SIZE, SIZE, (x, y) =>
     pixel(clear, x, y) > 0.5 || pixel(clearShare, x, y) <= 1e-3
       ? pixel(L, x, y)
@@ -226,7 +267,7 @@ export function referenceFeatures(patch: Patch): Record<string, number> {
 
   return {
     l_mean: mean(L),
-    l_std: weightedStd(smoothed, keepAwayFrom(spots, 9, 1)),
+    l_std: weightedStd(tone, blockShare),
     a_mean: mean(A),
     b_mean: mean(B),
     chroma_mean: mean(chroma),

@@ -20,6 +20,7 @@ import {
   discArea,
   dotted,
   highlighted,
+  litFromTheSide,
   MOLE,
   noisy,
   SHINE,
@@ -63,6 +64,8 @@ const PATCHES = {
   verticalStripes: stripes('vertical'),
   highlight: highlighted(5),
   noise: noisy(0.025, 42),
+  shading: litFromTheSide(false),
+  tonePatch: litFromTheSide(true),
 };
 type Case = keyof typeof PATCHES;
 
@@ -182,9 +185,19 @@ describe('skin-measures model', () => {
       );
     });
 
+    it('tone: a patch on skin lit from one side reads as uneven tone; the light and shade alone hardly', () => {
+      assertMatchesReference(rows.shading, PATCHES.shading);
+      assertMatchesReference(rows.tonePatch, PATCHES.tonePatch);
+      // The light and shade spread L* by about 2.8 (l_contrast), of which tone keeps well under a tenth.
+      assert.ok(rows.shading.l_std < 0.1 * rows.shading.l_contrast, `shading: l_std ${rows.shading.l_std}`);
+      assert.ok(rows.tonePatch.l_std > 3 * rows.shading.l_std, `patch: l_std ${rows.tonePatch.l_std}`);
+    });
+
     it('noise: every feature, textures included, matches the reference', () => {
       assertMatchesReference(rows.noise, PATCHES.noise);
-      for (const name of ['l_std', 'pit_depth', 'coarse_energy'] as const) {
+      // Pixel noise is not tone: the tone's blur takes it away.
+      assert.ok(rows.noise.l_std < 0.1, `l_std ${rows.noise.l_std}`);
+      for (const name of ['pit_depth', 'coarse_energy'] as const) {
         assert.ok(rows.noise[name] > 0.1, `${name} ${rows.noise[name]}`);
       }
     });

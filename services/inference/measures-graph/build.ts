@@ -21,6 +21,7 @@ import {
 } from './features.ts';
 import { GraphBuilder } from './graph-builder.ts';
 import { addTextureFeatures } from './texture-measures.ts';
+import { addToneFeatures } from './tone-measures.ts';
 
 /** Where the committed model lives. */
 export const MEASURES_MODEL_PATH = fileURLToPath(new URL('../models/skin-measures.onnx', import.meta.url));
@@ -41,6 +42,7 @@ export function buildMeasuresModel(): Uint8Array {
   const columns: Record<FeatureName, string> = {
     ...colour.features,
     ...addTextureFeatures(g, cielab.l, colour.spots),
+    ...addToneFeatures(g, cielab.l, colour.spots),
   };
   // Each feature is [n, 1, 1, 1]: stacked along the channels in FEATURES order, then flattened to [n, FEATURES.length].
   const stacked = g.node(

@@ -4,7 +4,7 @@
  */
 
 /** Bump when a feature's definition or the column order changes: consumers key their calibration on it. */
-export const MEASURES_MODEL_VERSION = 'skin-measures-7.0.0';
+export const MEASURES_MODEL_VERSION = 'skin-measures-8.0.0';
 
 /** Side of the square face-region patch, in pixels. */
 export const PATCH_SIZE = 64;
@@ -62,5 +62,8 @@ export const THRESHOLDS = {
 /** Window of the local mean that spots are measured against. */
 export const LOCAL_MEAN_WINDOW = 9;
 
-/** Window of the blur before l_std: patches of tone count, spots and pores much less. */
-export const TONE_WINDOW = 7;
+/**
+ * σ, in pixels, of the Gaussian before l_std: patches of tone (pigment patches, about a sixth of an eye
+ * distance across, 25 pixels of a cheek's patch) count; pores, relief and pixel noise much less.
+ */
+export const TONE_SIGMA = 8;

@@ -1,16 +1,15 @@
 /**
- * Texture features: how L* varies across the patch, from slow tone changes to pore-sized pits and
- * horizontal lines. Linear filters are unpadded ("valid"): zero padding would read as a steep edge of
+ * Texture features: how L* varies across the patch, from pore-sized pits to coarse relief and
+ * horizontal lines (tone, the slow changes, is tone-measures.ts). Linear filters are unpadded ("valid"): zero padding would read as a steep edge of
  * L* = 0 around every patch, so each filter's output is smaller than its input and only real pixels count;
  * the Gaussians are zero-padded but divided by the same blur of their weights, and the closings and
  * openings are MaxPools, whose padding never wins.
  * Every feature is [n, 1, 1, 1].
  */
-import { PATCH_SIZE, THRESHOLDS, TONE_WINDOW } from './features.ts';
+import { PATCH_SIZE, THRESHOLDS } from './features.ts';
 import { FLOAT, type GraphBuilder } from './graph-builder.ts';
 
 export type TextureFeatures = {
-  l_std: string;
   pit_depth: string;
   coarse_energy: string;
   line_energy: string;
@@ -38,10 +37,10 @@ const LINE_SIGMA = 1.5;
 const LINE_BROAD_SIGMA = 3;
 
 /**
- * `spots` ([n, 1, h, w] bool) marks spot pixels: tone and pores are measured on the skin around them
+ * `spots` ([n, 1, h, w] bool) marks spot pixels: pores are measured on the skin around them
  * (each output pixel whose filter window comes near a spot is left out), coarse texture on L* with the
- * spots filled in from the skin around them, so that spots count as spots, not as uneven tone, pores or
- * rough texture.
+ * spots filled in from the skin around them, so that spots count as spots, not as pores or rough
+ * texture.
  */
 export function addTextureFeatures(g: GraphBuilder, l: string, spots: string): TextureFeatures {
   // The 3×3 blur removes pixel noise and pores, leaving tone changes and lines: [n, 1, h−2, w−2].
@@ -61,11 +60,9 @@ export function addTextureFeatures(g: GraphBuilder, l: string, spots: string): T
       ],
       [name],
     );
-  const smoothed = g.node('AveragePool', [l], ['l_smoothed'], { kernel_shape: [TONE_WINDOW, TONE_WINDOW] });
   const clear = keep(spotMask, 9, 4, 'clear_of_spots');
 
   return {
-    l_std: addStandardDeviation(g, smoothed, keep(spotMask, TONE_WINDOW + 2, 1, 'tone_weights')),
     pit_depth: addPitDepth(g, l, cap, clear),
     coarse_energy: addCoarseEnergy(g, addSpotsFilledIn(g, l, clear)),
     line_energy: addLineEnergy(
@@ -85,7 +82,7 @@ function addContrast(g: GraphBuilder, blurred: string): string {
 }
 
 /** Σ(x·w) / Σw per image: [n, 1, h, w] → [n, 1, 1, 1]; zero when every weight is zero. */
-function weightedMean(g: GraphBuilder, input: string, weights: string, output: string): string {
+export function weightedMean(g: GraphBuilder, input: string, weights: string, output: string): string {
   const product = g.node('Mul', [input, weights], [`${output}_weighted`]);
   const total = g.node(
     'Add',
@@ -93,18 +90,6 @@ function weightedMean(g: GraphBuilder, input: string, weights: string, output: s
     [`${output}_weight_total`],
   );
   return g.node('Div', [g.mean(product, `${output}_product_mean`), total], [output]);
-}
-
-/** Weighted population standard deviation, centred first: mean(x²) − mean(x)² loses small variances in float32. */
-function addStandardDeviation(g: GraphBuilder, input: string, weights: string): string {
-  const centred = g.node(
-    'Sub',
-    [input, weightedMean(g, input, weights, 'l_smoothed_mean')],
-    ['l_smoothed_centred'],
-  );
-  const squared = g.node('Mul', [centred, centred], ['l_smoothed_centred_squared']);
-  const variance = weightedMean(g, squared, weights, 'l_smoothed_variance');
-  return g.node('Sqrt', [variance], ['l_std']);
 }
 
 /**
@@ -210,7 +195,7 @@ function addNormalisedBlur(g: GraphBuilder, input: string, sigma: number, name: 
  * A Gaussian blur of σ pixels, same size: two 1-D convolutions (rows, then columns) of radius ⌈3σ⌉,
  * zero-padded. Dividing by the same blur of the weights (or of ones) undoes the padding's pull towards 0.
  */
-function addGaussianBlur(g: GraphBuilder, input: string, sigma: number, name: string): string {
+export function addGaussianBlur(g: GraphBuilder, input: string, sigma: number, name: string): string {
   const radius = Math.ceil(3 * sigma);
   const taps = Array.from({ length: 2 * radius + 1 }, (_, i) =>
     Math.exp(-((i - radius) ** 2) / (2 * sigma * sigma)),

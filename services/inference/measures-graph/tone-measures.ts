@@ -1,0 +1,103 @@
+/**
+ * Tone: patches of skin lighter or darker than the rest, on the scale of pigment patches. A cheek is a
+ * curved surface, so its light and shade change smoothly across it; tone patches are smaller than the
+ * patch. L* is smoothed (pores, relief and pixel noise out), the smooth light and shade — the best
+ * quadratic surface through it — taken away, and what is left is the tone. Every feature is [n, 1, 1, 1].
+ */
+import { PATCH_SIZE, TONE_SIGMA } from './features.ts';
+import { FLOAT, type GraphBuilder } from './graph-builder.ts';
+import { addGaussianBlur, weightedMean } from './texture-measures.ts';
+
+export type ToneFeatures = { l_std: string };
+
+/** Tone is measured on blocks of TONE_BLOCK×TONE_BLOCK pixels: SIDE×SIDE of them. */
+const TONE_BLOCK = 4;
+const SIDE = PATCH_SIZE / TONE_BLOCK;
+
+/**
+ * The discrete polynomials of degree 0, 1 and 2 over PATCH_SIZE points, orthonormal (Gram–Schmidt in
+ * float64): [PATCH_SIZE, 3], row-major. P·Pᵀ projects a row of values on its best quadratic.
+ */
+export function orthonormalQuadratics(size: number): number[][] {
+  const centre = (size - 1) / 2;
+  const basis: number[][] = [];
+  for (let degree = 0; degree <= 2; degree++) {
+    let v = Array.from({ length: size }, (_, x) => ((x - centre) / size) ** degree);
+    for (const q of basis) {
+      const dot = v.reduce((s, vi, i) => s + vi * q[i]!, 0);
+      v = v.map((vi, i) => vi - dot * q[i]!);
+    }
+    const norm = Math.hypot(...v);
+    basis.push(v.map((vi) => vi / norm));
+  }
+  return Array.from({ length: size }, (_, x) => basis.map((q) => q[x]!));
+}
+
+/**
+ * The standard deviation of T − Q over blocks of TONE_BLOCK² pixels, each weighted by its share of skin
+ * clear of spots (pixels whose 9×9 neighbourhood holds no spot): T is the clear skin's L* per block,
+ * smoothed by a Gaussian of TONE_SIGMA pixels; Q is the quadratic surface in x and y (1, x, y, x², xy, y²)
+ * that fits T best — the light and shade of the cheek's curve and of the light across it — found by
+ * projection on separable orthonormal polynomials: C = Pᵀ·T·P, the terms of degree above 2 zeroed,
+ * Q = P·C·Pᵀ, four small MatMuls.
+ */
+export function addToneFeatures(g: GraphBuilder, l: string, spots: string): ToneFeatures {
+  const clear = g.node(
+    'Sub',
+    [
+      g.scalar('tone_one', 1),
+      g.node('MaxPool', [g.node('Cast', [spots], ['tone_spot_mask'], { to: FLOAT })], ['tone_near_spot'], {
+        kernel_shape: [9, 9],
+        pads: [4, 4, 4, 4],
+      }),
+    ],
+    ['tone_clear'],
+  );
+  // Tone is smooth: measured on 4×4 blocks (16×16), each block's L* the mean of its clear pixels.
+  const block = { kernel_shape: [TONE_BLOCK, TONE_BLOCK], strides: [TONE_BLOCK, TONE_BLOCK] };
+  const lSum = g.node('AveragePool', [g.node('Mul', [l, clear], ['tone_l_clear'])], ['tone_l_blocks'], block);
+  const share = g.node('AveragePool', [clear], ['tone_clear_blocks'], block);
+  const smoothed = g.node(
+    'Div',
+    [
+      addGaussianBlur(g, lSum, TONE_SIGMA / TONE_BLOCK, 'tone_l'),
+      g.node(
+        'Max',
+        [
+          addGaussianBlur(g, share, TONE_SIGMA / TONE_BLOCK, 'tone_clear_share'),
+          g.scalar('tone_least_share', 1e-3),
+        ],
+        ['tone_clear_share_kept'],
+      ),
+    ],
+    ['tone_smoothed'],
+  );
+  const rows = orthonormalQuadratics(SIDE);
+  const p = g.constant('tone_quadratics', [SIDE, 3], rows.flat());
+  const pT = g.constant(
+    'tone_quadratics_transposed',
+    [3, SIDE],
+    [0, 1, 2].flatMap((k) => rows.map((row) => row[k]!)),
+  );
+  // C[i][j] weighs the polynomial of degree i down the patch times that of degree j across it.
+  const coefficients = g.node(
+    'MatMul',
+    [g.node('MatMul', [pT, smoothed], ['tone_coefficients_down']), p],
+    ['tone_coefficients'],
+  );
+  const quadratic = g.constant('tone_quadratic_terms', [3, 3], [1, 1, 1, 1, 1, 0, 1, 0, 0]);
+  const kept = g.node('Mul', [coefficients, quadratic], ['tone_quadratic_coefficients']);
+  const surface = g.node(
+    'MatMul',
+    [g.node('MatMul', [p, kept], ['tone_surface_down']), pT],
+    ['tone_light_and_shade'],
+  );
+  const residual = g.node('Sub', [smoothed, surface], ['tone_residual']);
+  const centred = g.node(
+    'Sub',
+    [residual, weightedMean(g, residual, share, 'tone_residual_mean')],
+    ['tone_residual_centred'],
+  );
+  const squared = g.node('Mul', [centred, centred], ['tone_residual_squared']);
+  return { l_std: g.node('Sqrt', [weightedMean(g, squared, share, 'tone_variance')], ['l_std']) };
+}
