@@ -77,22 +77,32 @@ export class FaceDetector {
   async detect(image: RgbImage): Promise<Face[]> {
     const side = Math.max(image.width, image.height);
     const whole: Box = { x: (image.width - side) / 2, y: (image.height - side) / 2, w: side, h: side };
-    const found = [
-      ...(await this.#run({ model: this.#front, box: whole }, image)),
-      ...(await this.#run({ model: this.#front, box: whole, mirrored: true }, image)),
-    ];
+    const found = await this.#runWithMirror(this.#front, whole, image);
     let faces = mergeDetections(found);
     if (faces.length === 0 || faces[0]!.box.w < SELFIE_FACE * side) {
-      found.push(...(await this.#run({ model: this.#back, box: whole }, image)));
-      found.push(...(await this.#run({ model: this.#back, box: whole, mirrored: true }, image)));
+      found.push(...(await this.#runWithMirror(this.#back, whole, image)));
       faces = mergeDetections(found);
     }
     // A face too small for the whole views fails a gate anyway, but it must be found to say so.
     if (faces.length === 0) {
-      for (const view of this.#tiles(image)) found.push(...(await this.#run(view, image)));
+      for (const view of this.#tiles(image)) {
+        found.push(...(await this.#run(view, sample(image, view.box, view.model.size))));
+      }
       faces = mergeDetections(found);
     }
     return faces;
+  }
+
+  /**
+   * The model on the box and on its mirror image. The mirror's pixel x is the view's pixel size−1−x, the
+   * very same sample, so it is copied rather than sampled again.
+   */
+  async #runWithMirror(model: Model, box: Box, image: RgbImage): Promise<Face[]> {
+    const pixels = sample(image, box, model.size);
+    return [
+      ...(await this.#run({ model, box }, pixels)),
+      ...(await this.#run({ model, box, mirrored: true }, mirrorRows(pixels, model.size))),
+    ];
   }
 
   /** Tiles of half the long side, overlapping by half. */
@@ -112,9 +122,9 @@ export class FaceDetector {
     return views;
   }
 
-  async #run(view: View, image: RgbImage): Promise<Face[]> {
+  /** Faces in one view, from its pixels as sample() gives them (mirrored already when the view is). */
+  async #run(view: View, pixels: Float32Array): Promise<Face[]> {
     const { model, box, mirrored = false } = view;
-    const pixels = sample(image, box, model.size, mirrored);
     const input = new ort.Tensor('float32', pixels, [1, model.size, model.size, 3]);
     const out = await model.session.run({ 'input:0': input });
     const faces: Face[] = [];
@@ -152,14 +162,16 @@ export class FaceDetector {
 }
 
 /** The view's square of the image, bilinearly resampled to size×size, NHWC, scaled to [-1, 1]. */
-function sample(image: RgbImage, box: Box, size: number, mirrored: boolean): Float32Array {
+function sample(image: RgbImage, box: Box, size: number): Float32Array {
   const out = new Float32Array(size * size * 3);
   const { data, width, height } = image;
   const scale = box.w / size;
+  const columns = new Float64Array(size);
+  for (let x = 0; x < size; x++) columns[x] = box.x + (x + 0.5) * scale - 0.5;
   for (let y = 0; y < size; y++) {
     const sy = box.y + (y + 0.5) * scale - 0.5;
     for (let x = 0; x < size; x++) {
-      const sx = box.x + ((mirrored ? size - 1 - x : x) + 0.5) * scale - 0.5;
+      const sx = columns[x]!;
       const o = (y * size + x) * 3;
       if (sx < -0.5 || sy < -0.5 || sx > width - 0.5 || sy > height - 0.5) {
         out[o] = out[o + 1] = out[o + 2] = -1; // padding outside the photo
@@ -176,6 +188,21 @@ function sample(image: RgbImage, box: Box, size: number, mirrored: boolean): Flo
         const bottom = data[(y1 * width + x0) * 3 + c]! * (1 - fx) + data[(y1 * width + x1) * 3 + c]! * fx;
         out[o + c] = ((top * (1 - fy) + bottom * fy) / 255) * 2 - 1;
       }
+    }
+  }
+  return out;
+}
+
+/** An NHWC RGB square mirrored left to right. */
+function mirrorRows(pixels: Float32Array, size: number): Float32Array {
+  const out = new Float32Array(pixels.length);
+  for (let y = 0; y < size; y++) {
+    for (let x = 0; x < size; x++) {
+      const to = (y * size + x) * 3;
+      const from = (y * size + size - 1 - x) * 3;
+      out[to] = pixels[from]!;
+      out[to + 1] = pixels[from + 1]!;
+      out[to + 2] = pixels[from + 2]!;
     }
   }
   return out;

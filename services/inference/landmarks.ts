@@ -61,8 +61,8 @@ export class FaceLandmarker {
     const size = LANDMARKS_INPUT_SIZE;
     const plane = size * size;
     const input = new Float32Array(2 * 3 * plane);
-    sampleCrop(image, crop, input.subarray(0, 3 * plane), false);
-    sampleCrop(image, crop, input.subarray(3 * plane), true);
+    sampleCrop(image, crop, input.subarray(0, 3 * plane));
+    mirrorCrop(input.subarray(0, 3 * plane), input.subarray(3 * plane));
     const tensor = new ort.Tensor('float32', input, [2, 3, size, size]);
     const out = (await this.#session.run({ [LANDMARKS_INPUT]: tensor }))[LANDMARKS_OUTPUT]!
       .data as Float32Array;
@@ -101,15 +101,31 @@ function cropFrame(face: Face): CropFrame {
   return { centre, u, v, side, toImage };
 }
 
-/** The crop, bilinearly resampled to the network's input, RGB 0..255 channel-major, optionally mirrored. */
-function sampleCrop(image: RgbImage, crop: CropFrame, out: Float32Array, mirrored: boolean): void {
+/**
+ * The crop, bilinearly resampled to the network's input, RGB 0..255 channel-major. A sample's position
+ * is centre + a·u + b·v, evaluated left to right as `toImage` does, with centre + a·u computed once per
+ * column and b·v once per row.
+ */
+function sampleCrop(image: RgbImage, crop: CropFrame, out: Float32Array): void {
   const size = LANDMARKS_INPUT_SIZE;
   const plane = size * size;
   const { data, width, height } = image;
+  const { centre, u, v, side } = crop;
+  const columnX = new Float64Array(size);
+  const columnY = new Float64Array(size);
+  for (let x = 0; x < size; x++) {
+    const a = ((x + 0.5) / size - 0.5) * side;
+    columnX[x] = centre[0] + a * u[0];
+    columnY[x] = centre[1] + a * u[1];
+  }
+  const stride = width * 3;
   for (let y = 0; y < size; y++) {
+    const b = ((y + 0.5) / size - 0.5) * side;
+    const rowX = b * v[0];
+    const rowY = b * v[1];
     for (let x = 0; x < size; x++) {
-      const s = ((mirrored ? size - 1 - x : x) + 0.5) / size;
-      const [sx, sy] = crop.toImage(s, (y + 0.5) / size);
+      const sx = columnX[x]! + rowX;
+      const sy = columnY[x]! + rowY;
       const o = y * size + x;
       if (sx < 0 || sy < 0 || sx > width - 1 || sy > height - 1) {
         for (let c = 0; c < 3; c++) out[c * plane + o] = FILL[c]!;
@@ -119,12 +135,25 @@ function sampleCrop(image: RgbImage, crop: CropFrame, out: Float32Array, mirrore
       const y0 = Math.min(height - 2, Math.floor(sy));
       const fx = sx - x0;
       const fy = sy - y0;
+      const p = y0 * stride + x0 * 3;
+      const q = p + stride;
       for (let c = 0; c < 3; c++) {
-        const at = (px: number, py: number) => data[(py * width + px) * 3 + c]!;
-        const top = at(x0, y0) * (1 - fx) + at(x0 + 1, y0) * fx;
-        const bottom = at(x0, y0 + 1) * (1 - fx) + at(x0 + 1, y0 + 1) * fx;
+        const top = data[p + c]! * (1 - fx) + data[p + 3 + c]! * fx;
+        const bottom = data[q + c]! * (1 - fx) + data[q + 3 + c]! * fx;
         out[c * plane + o] = top * (1 - fy) + bottom * fy;
       }
     }
+  }
+}
+
+/**
+ * The crop's mirror image: its pixel x is the crop's pixel size−1−x, the very same sample, so it is
+ * copied rather than sampled again.
+ */
+function mirrorCrop(crop: Float32Array, out: Float32Array): void {
+  const size = LANDMARKS_INPUT_SIZE;
+  for (let row = 0; row < 3 * size; row++) {
+    const start = row * size;
+    for (let x = 0; x < size; x++) out[start + x] = crop[start + size - 1 - x]!;
   }
 }

@@ -13,6 +13,7 @@ import { FaceAnalysis, type FaceAnalysisEvent } from '../../services/inference/f
 import {
   type FaceName,
   groupPhoto,
+  landscape,
   MORE_FACES,
   type MoreFaceName,
   moreFace,
@@ -36,6 +37,10 @@ for (const name of Object.keys(MORE_FACES) as MoreFaceName[])
 for (const name of Object.keys(TURNED_FACES) as (keyof typeof TURNED_FACES)[])
   photos.set(`turned ${name}`, await turnedFace(name));
 for (const n of [1, 2, 3, 4, 5, 6] as const) photos.set(`group ${n}`, groupPhoto(n));
+// Small faces, for the detector's back model and tiles; and no face at all.
+for (const n of [1, 4] as const)
+  photos.set(`group ${n} at 480 px`, await sharp(groupPhoto(n)).resize(480).jpeg().toBuffer());
+photos.set('landscape', await landscape());
 const b = await singleFace('b');
 for (const [label, width, height] of [
   ['bench 12 MP', 4000, 3000],
