@@ -55,11 +55,16 @@ export function baselineGains(patches: Float32Array): [number, number, number] {
   }) as [number, number, number];
 }
 
-/** The patches with the gains applied in linear light, back in sRGB 0..1 (clipped at white). */
-export function normaliseColour(patches: Float32Array): Float32Array {
+/**
+ * The patches with the gains applied in linear light, back in sRGB 0..1 (clipped at white), into `out`
+ * when given (which may be `patches` itself: each value is read before it is written).
+ */
+export function normaliseColour(
+  patches: Float32Array,
+  out: Float32Array = new Float32Array(patches.length),
+): Float32Array {
   const gains = baselineGains(patches);
   const plane = PATCH * PATCH;
-  const out = new Float32Array(patches.length);
   const lut = gains.map((gain) => {
     // 256 input levels cover 8-bit photos exactly; patches are bilinear mixes, so interpolate.
     const table = new Float32Array(257);

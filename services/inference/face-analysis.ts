@@ -132,7 +132,8 @@ export class FaceAnalysis {
       return;
     }
     yield await progress('measuring');
-    const features = await this.#measurer.measure(normaliseColour(regionPatches(image, landmarks)));
+    const patches = regionPatches(image, landmarks);
+    const features = await this.#measurer.measure(normaliseColour(patches, patches));
     yield await progress('scoring');
     const { scores, raw, concerns } = scoreFeatures(features);
     yield { kind: 'result', scores, raw, concerns, quality: verdict.quality };

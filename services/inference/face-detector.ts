@@ -95,14 +95,14 @@ export class FaceDetector {
 
   /**
    * The model on the box and on its mirror image. The mirror's pixel x is the view's pixel size−1−x, the
-   * very same sample, so it is copied rather than sampled again.
+   * very same sample, so the view's pixels are mirrored in place rather than sampled again.
    */
   async #runWithMirror(model: Model, box: Box, image: RgbImage): Promise<Face[]> {
     const pixels = sample(image, box, model.size);
-    return [
-      ...(await this.#run({ model, box }, pixels)),
-      ...(await this.#run({ model, box, mirrored: true }, mirrorRows(pixels, model.size))),
-    ];
+    const faces = await this.#run({ model, box }, pixels);
+    mirrorRows(pixels, model.size);
+    faces.push(...(await this.#run({ model, box, mirrored: true }, pixels)));
+    return faces;
   }
 
   /** Tiles of half the long side, overlapping by half. */
@@ -193,17 +193,17 @@ function sample(image: RgbImage, box: Box, size: number): Float32Array {
   return out;
 }
 
-/** An NHWC RGB square mirrored left to right. */
-function mirrorRows(pixels: Float32Array, size: number): Float32Array {
-  const out = new Float32Array(pixels.length);
+/** An NHWC RGB square mirrored left to right, in place. */
+function mirrorRows(pixels: Float32Array, size: number): void {
   for (let y = 0; y < size; y++) {
-    for (let x = 0; x < size; x++) {
-      const to = (y * size + x) * 3;
-      const from = (y * size + size - 1 - x) * 3;
-      out[to] = pixels[from]!;
-      out[to + 1] = pixels[from + 1]!;
-      out[to + 2] = pixels[from + 2]!;
+    for (let x = 0; x < size / 2; x++) {
+      const a = (y * size + x) * 3;
+      const b = (y * size + size - 1 - x) * 3;
+      for (let c = 0; c < 3; c++) {
+        const t = pixels[a + c]!;
+        pixels[a + c] = pixels[b + c]!;
+        pixels[b + c] = t;
+      }
     }
   }
-  return out;
 }

@@ -117,13 +117,15 @@ export function regionPatches(image: RgbImage, points: Landmarks): Float32Array 
   const frame = faceFrame(points);
   const layout = regionLayout(points);
   const out = new Float32Array(REGIONS.length * 3 * PATCH * PATCH);
+  // One buffer for every region's enlargement: fewer large allocations, fewer full garbage collections.
+  const enlarged = new Float32Array(PATCH * PATCH * 3);
   REGIONS.forEach((name, r) => {
     const { centre, w, h } = layout[name];
     // The whole face is larger than a patch at the sampling density: it is shrunk, area-averaged.
     const across = name === 'face' ? PATCH : Math.max(2, Math.round(w * SAMPLES_PER_EYE_DISTANCE));
     const down = name === 'face' ? PATCH : Math.max(2, Math.round(h * SAMPLES_PER_EYE_DISTANCE));
     const coarse = sampleRect(image, centre, frame.u, frame.v, w * frame.d, h * frame.d, across, down);
-    const rgb = name === 'face' ? coarse : enlarge(coarse, across, down, PATCH);
+    const rgb = name === 'face' ? coarse : enlarge(coarse, across, down, PATCH, enlarged);
     const plane = PATCH * PATCH;
     for (let i = 0; i < plane; i++) {
       for (let c = 0; c < 3; c++) out[(r * 3 + c) * plane + i] = rgb[i * 3 + c]! / 255;

@@ -9,9 +9,14 @@
  */
 import type { RgbImage } from './decode.ts';
 
-/** Bilinear enlargement of a cols×rows RGB image to size×size. */
-export function enlarge(rgb: Float32Array, cols: number, rows: number, size: number): Float32Array {
-  const out = new Float32Array(size * size * 3);
+/** Bilinear enlargement of a cols×rows RGB image to size×size, into `out` when given. */
+export function enlarge(
+  rgb: Float32Array,
+  cols: number,
+  rows: number,
+  size: number,
+  out: Float32Array = new Float32Array(size * size * 3),
+): Float32Array {
   const column = (i: number) => Math.max(0, Math.min(cols - 1.001, ((i + 0.5) * cols) / size - 0.5));
   const x0s = new Int32Array(size);
   const fxs = new Float64Array(size);
@@ -91,8 +96,9 @@ export function sampleRect(
         for (let si = 0; si < k; si++) {
           const sx = Math.max(0, Math.min(maxX, acrossX[i * k + si]! + ex));
           const sy = Math.max(0, Math.min(maxY, acrossY[i * k + si]! + ey));
-          const x0 = Math.floor(sx);
-          const y0 = Math.floor(sy);
+          // Truncation is the floor here: both are clamped to 0 or more.
+          const x0 = sx | 0;
+          const y0 = sy | 0;
           const fx = sx - x0;
           const fy = sy - y0;
           const w00 = (1 - fx) * (1 - fy);

@@ -63,7 +63,7 @@ async function analyse(photo: Buffer, cpu: Map<Stage, number[]>, wall: Map<Stage
   const landmarks: Landmarks = await timed('landmarks', () => landmarker.locate(image, main));
   await timed('quality', () => judgeQuality(image, faces, landmarks));
   const patches = await timed('regions', () => regionPatches(image, landmarks));
-  const normalised = await timed('colour', () => normaliseColour(patches));
+  const normalised = await timed('colour', () => normaliseColour(patches, patches));
   const features = await timed('measure', () => measurer.measure(normalised));
   return timed('score', () => scoreFeatures(features));
 }
