@@ -200,6 +200,17 @@ function extreme(p: Plane, window: number, pick: (a: number, b: number) => numbe
 
 const closing = (p: Plane, window: number) => extreme(extreme(p, window, Math.max), window, Math.min);
 const opening = (p: Plane, window: number) => extreme(extreme(p, window, Math.min), window, Math.max);
+const negated = (p: Plane) => plane(p.width, p.height, (x, y) => -pixel(p, x, y));
+
+/** Eroded by a 5×5 square, then grown back by three 5×5 dilations, each no higher than `p`. */
+function openingByReconstruction(p: Plane): Plane {
+  let marker = extreme(p, 5, Math.min);
+  for (let step = 0; step < 3; step++) {
+    const grown = extreme(marker, 5, Math.max);
+    marker = plane(p.width, p.height, (x, y) => Math.min(pixel(grown, x, y), pixel(p, x, y)));
+  }
+  return marker;
+}
 
 const BOX_3 = Array<number>(9).fill(1 / 9);
 const SECOND_DY = [0, 1, 0, 0, -2, 0, 0, 1, 0];
@@ -238,9 +249,12 @@ export function referenceFeatures(patch: Patch): Record<string, number> {
       ? pixel(L, x, y)
       : pixel(clearSum, x, y) / pixel(clearShare, x, y),
   );
-  // Coarse texture: the range (closing − opening, 9×9) of the filled L* after a Gaussian of σ 2.
+  // Coarse texture: details a 5×5 square does not fit in levelled (opening, then closing, by
+  // reconstruction: three 5×5 dilations under the original), a Gaussian of σ 1.25, then the range
+  // (closing − opening, 9×9).
   const ones = plane(SIZE, SIZE, () => 1);
-  const smooth = gaussianMean(filled, ones, 2, 0);
+  const levelled = negated(openingByReconstruction(negated(openingByReconstruction(filled))));
+  const smooth = gaussianMean(levelled, ones, 1.25, 0);
   const [closedCoarse, openedCoarse] = [closing(smooth, 9), opening(smooth, 9)];
   // Pores: the black top-hat (3×3) of L* minus its Gaussian (σ 3) mean over the clear skin.
   const around = gaussianMean(L, clear, 3, 1e-3);
@@ -273,9 +287,12 @@ export function referenceFeatures(patch: Patch): Record<string, number> {
     chroma_mean: mean(chroma),
     red_spot_frac: share(A, (a, i) => a - localA.data[i]! > 6),
     dark_spot_frac: share(L, (l, i) => localL.data[i]! - l > 6 && !(A.data[i]! - localA.data[i]! > 3)),
+    // Pits are read 6 pixels (2σ of the surround) or more inside the patch's edge.
     pit_depth: weightedMean(
-      plane(SIZE, SIZE, (x, y) => Math.min(pixel(closed, x, y) - pixel(detail, x, y), 4)),
-      clear,
+      plane(SIZE - 12, SIZE - 12, (x, y) =>
+        Math.min(pixel(closed, x + 6, y + 6) - pixel(detail, x + 6, y + 6), 4),
+      ),
+      plane(SIZE - 12, SIZE - 12, (x, y) => pixel(clear, x + 6, y + 6)),
     ),
     coarse_energy: mean(plane(SIZE, SIZE, (x, y) => pixel(closedCoarse, x, y) - pixel(openedCoarse, x, y))),
     line_energy: mean(lineMap),

@@ -16,12 +16,24 @@ export type TextureFeatures = {
   l_contrast: string;
 };
 
-/** Coarse texture: L* smoothed by this Gaussian (pixels), then its range over this square (odd). */
-const COARSE_SIGMA = 2;
+/**
+ * Coarse texture: details narrower than PORE_SQUARE (odd, pixels) are levelled by an opening and a
+ * closing by reconstruction (RECONSTRUCTION_STEPS geodesic dilations by a GROWTH_SQUARE each), the rest
+ * smoothed by a Gaussian of COARSE_SIGMA pixels, then its range over a COARSE_WINDOW square (odd).
+ */
+const PORE_SQUARE = 5;
+const RECONSTRUCTION_STEPS = 3;
+const GROWTH_SQUARE = 5;
+const COARSE_SIGMA = 1.25;
 const COARSE_WINDOW = 9;
 
 /** Pores: the Gaussian (pixels) of the clear skin around each pixel that its depth is measured against. */
 const PORE_SURROUND_SIGMA = 3;
+/**
+ * Pits are read only this far (2σ of the surround, pixels) inside the patch's edge: nearer the edge the
+ * surround is one-sided, and an edge of tone or relief that ends at the region's border reads as pits.
+ */
+const PORE_MARGIN = 2 * PORE_SURROUND_SIGMA;
 
 const ONES = Array<number>(PATCH_SIZE * PATCH_SIZE).fill(1);
 
@@ -120,7 +132,14 @@ function addPitDepth(g: GraphBuilder, l: string, cap: string, clear: string): st
   const detail = g.node('Sub', [l, around], ['pore_detail']);
   const depth = g.node('Sub', [addClosing(g, detail, 3, 'pore_detail'), detail], ['pit_depth_map']);
   const capped = g.node('Min', [depth, cap], ['pit_depth_capped']);
-  return weightedMean(g, capped, clear, 'pit_depth');
+  // The inner part of the patch, PORE_MARGIN from each edge: [n, 1, h − 2·margin, w − 2·margin].
+  const bounds = [
+    g.ints('pore_inner_starts', [PORE_MARGIN, PORE_MARGIN]),
+    g.ints('pore_inner_ends', [PATCH_SIZE - PORE_MARGIN, PATCH_SIZE - PORE_MARGIN]),
+    g.ints('pore_inner_axes', [2, 3]),
+  ];
+  const inner = (x: string, out: string) => g.node('Slice', [x, ...bounds], [out]);
+  return weightedMean(g, inner(capped, 'pit_depth_inner'), inner(clear, 'pore_weights_inner'), 'pit_depth');
 }
 
 /**
@@ -145,14 +164,20 @@ function addSpotsFilledIn(g: GraphBuilder, l: string, clear: string): string {
 }
 
 /**
- * Coarse texture: bumps and hollows up to about a third of the patch's tenth wide. L* (spots filled in) is
- * smoothed by a Gaussian of σ = COARSE_SIGMA, which takes pores and pixel noise away, then each pixel
- * reads its morphological range at the coarse scale: the closing minus the opening with a COARSE_WINDOW
+ * Coarse texture: bumps and hollows up to about a third of the patch's tenth wide. In L* (spots filled in)
+ * pores and pixel noise — details a PORE_SQUARE square does not fit in — are levelled by an opening and a
+ * closing by reconstruction, which give every wider structure back with its own shape (a blur strong
+ * enough to take pores away would round the relief off until it looked like tone patches); a Gaussian of
+ * σ = COARSE_SIGMA smooths what is left, then each pixel reads its morphological range at the coarse scale: the closing minus the opening with a COARSE_WINDOW
  * square — how far it lies inside a hollow or on a bump narrower than the square. Wider tone patches,
  * their soft edges and smooth gradients of light are left as they are by both, and read zero.
  */
 function addCoarseEnergy(g: GraphBuilder, filled: string): string {
-  const smoothed = addNormalisedBlur(g, filled, COARSE_SIGMA, 'coarse_l');
+  // Bright details first (an opening), then dark ones (a closing: the opening of the negation).
+  const brightLevelled = addOpeningByReconstruction(g, filled, 'pore_bright');
+  const negated = g.node('Neg', [brightLevelled], ['pore_bright_levelled_negated']);
+  const levelled = g.node('Neg', [addOpeningByReconstruction(g, negated, 'pore_dark')], ['pore_free_l']);
+  const smoothed = addNormalisedBlur(g, levelled, COARSE_SIGMA, 'coarse_l');
   const closed = addClosing(g, smoothed, COARSE_WINDOW, 'coarse');
   const opened = g.node(
     'Neg',
@@ -163,22 +188,47 @@ function addCoarseEnergy(g: GraphBuilder, filled: string): string {
 }
 
 /**
+ * The opening by reconstruction of `input`: eroded by a PORE_SQUARE square, then grown back by
+ * RECONSTRUCTION_STEPS dilations by a GROWTH_SQUARE square, each no higher than `input` itself. Bright
+ * details the square does not fit in are levelled to the skin around them; wider ones are rebuilt with
+ * their shape, which a plain opening or a blur would round off.
+ */
+function addOpeningByReconstruction(g: GraphBuilder, input: string, name: string): string {
+  const eroded = g.node(
+    'Neg',
+    [addSquareMax(g, g.node('Neg', [input], [`${name}_negated`]), PORE_SQUARE, `${name}_eroded_negated`)],
+    [`${name}_eroded`],
+  );
+  let marker = eroded;
+  for (let step = 1; step <= RECONSTRUCTION_STEPS; step++) {
+    const grown = addSquareMax(g, marker, GROWTH_SQUARE, `${name}_grown_${step}`);
+    marker = g.node('Min', [grown, input], [`${name}_rebuilt_${step}`]);
+  }
+  return marker;
+}
+
+/**
  * The closing of `input` with a window×window square, same size: the largest value of each neighbourhood,
- * then the smallest of those (a MaxPool of the negation). Each square is a row then a column of the same
- * length, which gives the same extreme for fewer comparisons; padding never wins a max.
+ * then the smallest of those (a MaxPool of the negation).
  */
 function addClosing(g: GraphBuilder, input: string, window: number, name: string): string {
-  const half = (window - 1) / 2;
-  const square = (x: string, out: string) =>
-    g.node(
-      'MaxPool',
-      [g.node('MaxPool', [x], [`${out}_across`], { kernel_shape: [1, window], pads: [0, half, 0, half] })],
-      [out],
-      { kernel_shape: [window, 1], pads: [half, 0, half, 0] },
-    );
-  const dilated = square(input, `${name}_dilated`);
+  const dilated = addSquareMax(g, input, window, `${name}_dilated`);
   const negated = g.node('Neg', [dilated], [`${name}_dilated_negated`]);
-  return g.node('Neg', [square(negated, `${name}_closed_negated`)], [`${name}_closed`]);
+  return g.node('Neg', [addSquareMax(g, negated, window, `${name}_closed_negated`)], [`${name}_closed`]);
+}
+
+/**
+ * The largest value of each window×window neighbourhood, same size: a row then a column of the same
+ * length, which gives the same extreme for fewer comparisons; padding never wins a max.
+ */
+function addSquareMax(g: GraphBuilder, input: string, window: number, out: string): string {
+  const half = (window - 1) / 2;
+  return g.node(
+    'MaxPool',
+    [g.node('MaxPool', [input], [`${out}_across`], { kernel_shape: [1, window], pads: [0, half, 0, half] })],
+    [out],
+    { kernel_shape: [window, 1], pads: [half, 0, half, 0] },
+  );
 }
 
 /** A Gaussian blur of σ pixels divided by the same blur of ones: the Gaussian mean of the pixels inside the patch. */
