@@ -81,42 +81,73 @@ export function sampleRect(
       downY[j * k + sj] = e * v[1];
     }
   }
-  const maxX = width - 1.001;
-  const maxY = height - 1.001;
-  const stride = width * 3;
-  const n = k * k;
-  for (let j = 0; j < rows; j++) {
-    for (let i = 0; i < cols; i++) {
-      let r = 0;
-      let g = 0;
-      let b = 0;
-      for (let sj = 0; sj < k; sj++) {
-        const ex = downX[j * k + sj]!;
-        const ey = downY[j * k + sj]!;
-        for (let si = 0; si < k; si++) {
-          const sx = Math.max(0, Math.min(maxX, acrossX[i * k + si]! + ex));
-          const sy = Math.max(0, Math.min(maxY, acrossY[i * k + si]! + ey));
-          // Truncation is the floor here: both are clamped to 0 or more.
-          const x0 = sx | 0;
-          const y0 = sy | 0;
-          const fx = sx - x0;
-          const fy = sy - y0;
-          const w00 = (1 - fx) * (1 - fy);
-          const w10 = fx * (1 - fy);
-          const w01 = (1 - fx) * fy;
-          const w11 = fx * fy;
-          const p = y0 * stride + x0 * 3;
-          const q = p + stride;
-          r += w00 * data[p]! + w10 * data[p + 3]! + w01 * data[q]! + w11 * data[q + 3]!;
-          g += w00 * data[p + 1]! + w10 * data[p + 4]! + w01 * data[q + 1]! + w11 * data[q + 4]!;
-          b += w00 * data[p + 2]! + w10 * data[p + 5]! + w01 * data[q + 2]! + w11 * data[q + 5]!;
-        }
-      }
-      const o = (j * cols + i) * 3;
-      out[o] = r / n;
-      out[o + 1] = g / n;
-      out[o + 2] = b / n;
-    }
-  }
+  const grid: Grid = {
+    data,
+    stride: width * 3,
+    maxX: width - 1.001,
+    maxY: height - 1.001,
+    k,
+    cols,
+    acrossX,
+    acrossY,
+    downX,
+    downY,
+  };
+  for (let j = 0; j < rows; j++) sampleRow(grid, j, out);
   return out;
+}
+
+/** Where a rectangle's samples lie: k per column (centre + a·u) and k per row (e·v), and the image. */
+interface Grid {
+  readonly data: Uint8Array;
+  readonly stride: number;
+  readonly maxX: number;
+  readonly maxY: number;
+  readonly k: number;
+  readonly cols: number;
+  readonly acrossX: Float64Array;
+  readonly acrossY: Float64Array;
+  readonly downX: Float64Array;
+  readonly downY: Float64Array;
+}
+
+/**
+ * Output row j of sampleRect. A function of its own, called for every row, so that V8 compiles it whole
+ * after a few photos: nested in sampleRect (called a few times a photo) the loops ran as on-stack-replaced
+ * code, thrown away at every exit from an inner loop.
+ */
+function sampleRow(grid: Grid, j: number, out: Float32Array): void {
+  const { data, stride, maxX, maxY, k, cols, acrossX, acrossY, downX, downY } = grid;
+  const n = k * k;
+  for (let i = 0; i < cols; i++) {
+    let r = 0;
+    let g = 0;
+    let b = 0;
+    for (let sj = 0; sj < k; sj++) {
+      const ex = downX[j * k + sj]!;
+      const ey = downY[j * k + sj]!;
+      for (let si = 0; si < k; si++) {
+        const sx = Math.max(0, Math.min(maxX, acrossX[i * k + si]! + ex));
+        const sy = Math.max(0, Math.min(maxY, acrossY[i * k + si]! + ey));
+        // Truncation is the floor here: both are clamped to 0 or more.
+        const x0 = sx | 0;
+        const y0 = sy | 0;
+        const fx = sx - x0;
+        const fy = sy - y0;
+        const w00 = (1 - fx) * (1 - fy);
+        const w10 = fx * (1 - fy);
+        const w01 = (1 - fx) * fy;
+        const w11 = fx * fy;
+        const p = y0 * stride + x0 * 3;
+        const q = p + stride;
+        r += w00 * data[p]! + w10 * data[p + 3]! + w01 * data[q]! + w11 * data[q + 3]!;
+        g += w00 * data[p + 1]! + w10 * data[p + 4]! + w01 * data[q + 1]! + w11 * data[q + 4]!;
+        b += w00 * data[p + 2]! + w10 * data[p + 5]! + w01 * data[q + 2]! + w11 * data[q + 5]!;
+      }
+    }
+    const o = (j * cols + i) * 3;
+    out[o] = r / n;
+    out[o + 1] = g / n;
+    out[o + 2] = b / n;
+  }
 }
