@@ -4,7 +4,8 @@
  * median, in linear light, of the forehead, nose and chin — and multiplying by a fixed reference skin
  * colour undoes any such scaling, so every colour measure reads the skin relative to the person's own
  * baseline: redness is the cheeks' erythema index above it, dark circles the under-eyes' L* below it. The medians
- * ignore small features (spots, lines, shine) painted or grown on the baseline skin. The cost, stated in
+ * ignore small features (spots, lines, shine) painted or grown on the baseline skin, and pixels darker than
+ * their surroundings (lines, creases, pores, hairs) are left out of them first. The cost, stated in
  * docs/inference.md: skin tone itself is normalised away, so no measure reads how light or dark a skin is.
  */
 import { PATCH, REGIONS, type Region } from './regions.ts';
@@ -33,19 +34,76 @@ const MAX_GAIN = 8;
 const LEVELS = 4096;
 
 /**
- * The gains that map the baseline's per-channel median (linear light) to the reference colour. The sRGB
- * curve is monotonic, so the median is found on the sRGB values, by histogram, and converted once.
+ * Baseline pixels that show the skin's own colour: not darker, in green light (linear), than the mean of
+ * their NEIGHBOURHOOD×NEIGHBOURHOOD surroundings by more than CREASE_DEPTH of it. Lines, creases, pores and
+ * hairs are shade or hair, not the skin's colour, and forehead lines would otherwise move the median,
+ * hence the correction's gain, with them. Judged on one channel against its own surroundings, the choice
+ * does not change when a camera scales the channels.
+ */
+const NEIGHBOURHOOD = 5;
+const CREASE_DEPTH = 0.07;
+
+/** Scratch planes for skinPixels, reused from photo to photo (the analysis allocates little per photo). */
+const GREEN = new Float64Array(PATCH * PATCH);
+const ALONG_ROWS = new Float64Array(PATCH * PATCH);
+const AROUND = new Float64Array(PATCH * PATCH);
+const SKIN = new Uint8Array(BASELINE_REGIONS.length * PATCH * PATCH);
+
+/**
+ * Marks in `skin` (one plane) with 1 each pixel of the region's patch at `offset` (its R plane) that shows
+ * the skin, else 0; returns how many do.
+ */
+function skinPixels(patches: Float32Array, offset: number, skin: Uint8Array): number {
+  const plane = PATCH * PATCH;
+  for (let i = 0; i < plane; i++) GREEN[i] = toLinear(patches[offset + plane + i]!);
+  boxMean(GREEN, ALONG_ROWS, 1, PATCH);
+  boxMean(ALONG_ROWS, AROUND, PATCH, 1);
+  let count = 0;
+  for (let i = 0; i < plane; i++) {
+    skin[i] = GREEN[i]! >= (1 - CREASE_DEPTH) * AROUND[i]! ? 1 : 0;
+    count += skin[i]!;
+  }
+  return count;
+}
+
+/**
+ * Into `out`, the mean over NEIGHBOURHOOD values along one axis of a PATCH×PATCH plane (`step` 1: along
+ * rows, PATCH: down columns), counting only values inside the patch.
+ */
+function boxMean(values: Float64Array, out: Float64Array, step: number, across: number): void {
+  const half = (NEIGHBOURHOOD - 1) / 2;
+  for (let line = 0; line < PATCH; line++) {
+    const start = line * across;
+    for (let k = 0; k < PATCH; k++) {
+      let sum = 0;
+      let count = 0;
+      for (let j = Math.max(0, k - half); j <= Math.min(PATCH - 1, k + half); j++) {
+        sum += values[start + j * step]!;
+        count++;
+      }
+      out[start + k * step] = sum / count;
+    }
+  }
+}
+
+/**
+ * The gains that map the baseline's per-channel median (linear light) to the reference colour, over the
+ * baseline pixels that show the skin (skinPixels). The sRGB curve is monotonic, so the median is found on
+ * the sRGB values, by histogram, and converted once.
  */
 export function baselineGains(patches: Float32Array): [number, number, number] {
   const plane = PATCH * PATCH;
   const histogram = new Uint32Array(LEVELS);
+  const offsets = BASELINE_REGIONS.map((region) => REGIONS.indexOf(region) * 3 * plane);
+  const skin = offsets.map((_, r) => SKIN.subarray(r * plane, (r + 1) * plane));
+  const counted = offsets.reduce((sum, offset, r) => sum + skinPixels(patches, offset, skin[r]!), 0);
   return [0, 1, 2].map((c) => {
     histogram.fill(0);
-    for (const region of BASELINE_REGIONS) {
-      const offset = (REGIONS.indexOf(region) * 3 + c) * plane;
-      count(patches.subarray(offset, offset + plane), histogram);
+    for (const [r, offset] of offsets.entries()) {
+      const at = offset + c * plane;
+      count(patches.subarray(at, at + plane), skin[r]!, histogram);
     }
-    const half = (BASELINE_REGIONS.length * plane) / 2;
+    const half = counted / 2;
     let level = 0;
     for (let count = histogram[0]!; count < half; count += histogram[++level]!);
     const median = toLinear((level + 0.5) / LEVELS);
@@ -84,10 +142,10 @@ export function normaliseColour(
  * that was thrown away at every exit from the inner loop (five times slower in the service).
  */
 
-/** Adds each value (0..1) of a plane to the histogram of LEVELS levels. */
-function count(plane: Float32Array, histogram: Uint32Array): void {
+/** Adds each value (0..1) of a plane whose pixel shows the skin (`skin` 1) to the histogram of LEVELS levels. */
+function count(plane: Float32Array, skin: Uint8Array, histogram: Uint32Array): void {
   for (let i = 0; i < plane.length; i++) {
-    histogram[Math.min(LEVELS - 1, Math.max(0, Math.floor(plane[i]! * LEVELS)))]!++;
+    if (skin[i]) histogram[Math.min(LEVELS - 1, Math.max(0, Math.floor(plane[i]! * LEVELS)))]!++;
   }
 }
 
