@@ -22,6 +22,7 @@ import {
   TURNED_FACES,
   turnedFace,
 } from '../inference/support/photos.ts';
+import { benchPhotos } from './bench-photos.ts';
 
 type Answer = Extract<FaceAnalysisEvent, { kind: 'result' | 'failure' }>;
 
@@ -41,19 +42,7 @@ for (const n of [1, 2, 3, 4, 5, 6] as const) photos.set(`group ${n}`, groupPhoto
 for (const n of [1, 4] as const)
   photos.set(`group ${n} at 480 px`, await sharp(groupPhoto(n)).resize(480).jpeg().toBuffer());
 photos.set('landscape', await landscape());
-const b = await singleFace('b');
-for (const [label, width, height] of [
-  ['bench 12 MP', 4000, 3000],
-  ['bench 1920 px', 1920, 1440],
-] as const) {
-  photos.set(
-    label,
-    await sharp(b)
-      .resize(width, height, { fit: 'contain', background: '#776655' })
-      .jpeg({ quality: 90 })
-      .toBuffer(),
-  );
-}
+for (const [label, photo] of Object.entries(await benchPhotos())) photos.set(`bench ${label}`, photo);
 if (dir !== undefined) {
   for (const file of readdirSync(dir)
     .filter((f) => /\.jpe?g$/i.test(f))

@@ -15,20 +15,10 @@ import { Measurer } from '../../services/inference/measurer.ts';
 import { judgeQuality, mainFace } from '../../services/inference/quality.ts';
 import { regionPatches } from '../../services/inference/regions.ts';
 import { scoreFeatures } from '../../services/inference/scoring.ts';
-import { singleFace } from '../inference/support/photos.ts';
+import { benchPhotos } from './bench-photos.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
-const face = await singleFace('b');
-const photos: Record<string, Buffer> = {
-  '12 MP (4000×3000)': await sharp(face)
-    .resize(4000, 3000, { fit: 'contain', background: '#776655' })
-    .jpeg({ quality: 90 })
-    .toBuffer(),
-  '1920 px (1920×1440)': await sharp(face)
-    .resize(1920, 1440, { fit: 'contain', background: '#776655' })
-    .jpeg({ quality: 90 })
-    .toBuffer(),
-};
+const photos = await benchPhotos();
 for (const file of process.argv.slice(2)) photos[file] = readFileSync(file);
 
 const detector = await FaceDetector.load();

@@ -9,29 +9,18 @@
 import { Worker } from 'node:worker_threads';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { pino } from 'pino';
-import sharp from 'sharp';
 import { decodeImage } from '../../services/inference/decode.ts';
 import { FaceAnalysis } from '../../services/inference/face-analysis.ts';
 import { startInference } from '../../services/inference/inference-server.ts';
 import { InferenceAnalyzer } from '../../services/scan/inference-analyzer.ts';
-import { singleFace } from '../inference/support/photos.ts';
 import { stopTestDatabaseServer } from '../support/database.ts';
 import { uploadPhoto } from '../support/fixtures.ts';
 import { callTool } from '../support/mcp.ts';
 import { startStack } from '../support/stack.ts';
+import { benchPhotos } from './bench-photos.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
-const face = await singleFace('b');
-const photos = {
-  '12 MP (4000×3000)': await sharp(face)
-    .resize(4000, 3000, { fit: 'contain', background: '#776655' })
-    .jpeg({ quality: 90 })
-    .toBuffer(),
-  '1920 px (1920×1440)': await sharp(face)
-    .resize(1920, 1440, { fit: 'contain', background: '#776655' })
-    .jpeg({ quality: 90 })
-    .toBuffer(),
-};
+const photos = await benchPhotos();
 const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.floor(p * (xs.length - 1))]!;
 /** Wall-clock and process CPU time (every thread: libvips', onnxruntime's, the garbage collector's), ms. */
 const time = async (work: () => Promise<unknown>) => {
