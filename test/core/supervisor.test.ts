@@ -30,6 +30,18 @@ function dataDir(): string {
   return dir;
 }
 
+/** The embedded PostgreSQL answers a query; it is stopped whatever happens. */
+async function answersThenStops(db: { url: string; stop(): Promise<void> }) {
+  try {
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    assert.equal((await client.query('select 1 as one')).rows[0].one, 1);
+    await client.end();
+  } finally {
+    await db.stop();
+  }
+}
+
 describe('running it: npm start and the embedded PostgreSQL', function () {
   this.timeout(120_000);
   const dirs: string[] = [];
@@ -59,61 +71,62 @@ describe('running it: npm start and the embedded PostgreSQL', function () {
     assert.ok(alive(stale), 'the killed run left its PostgreSQL running');
 
     const db = await startEmbeddedPostgres(join(dir, 'pg'), port);
-    try {
-      assert.ok(!alive(stale), 'the stale server was stopped');
-      const client = new pg.Client({ connectionString: db.url });
-      await client.connect();
-      assert.equal((await client.query('select 1 as one')).rows[0].one, 1);
-      await client.end();
-    } finally {
-      await db.stop();
-    }
+    await answersThenStops(db);
+    assert.ok(!alive(stale), 'the stale server was stopped before the new one started');
   });
 
-  // Only root hands the embedded PostgreSQL to the "postgres" user, so only a root run can meet this refusal:
-  // as any other user each test skips itself, and its title says why.
-  const ROOT_ONLY = '(skipped unless run as root: only root hands PostgreSQL to the postgres user)';
+  // Only root hands the embedded PostgreSQL to the "postgres" user, so only a root run can meet the refusal
+  // below; any other user runs PostgreSQL as itself, and a private directory is then no obstacle.
   const asRoot = process.getuid?.() === 0;
-  describe('run as root from a directory the postgres user cannot enter', () => {
-    const SENTENCE =
-      /^The embedded PostgreSQL runs as the "postgres" user, who cannot enter (\S+): set DATABASE_URL to a PostgreSQL server, or put the clone \(or DATA_DIR\) where that user can reach it, not inside a private directory such as a home directory or one made by mktemp -d\.$/;
-    let hidden: string;
-    before(() => {
-      hidden = mkdtempSync(join(tmpdir(), 'skinmatch-private-')); // 0700, like a home directory
+  if (!asRoot)
+    it('run as any other user from a private directory, the embedded PostgreSQL starts: it runs as that user', async () => {
+      const hidden = mkdtempSync(join(tmpdir(), 'skinmatch-private-')); // 0700, like a home directory
       dirs.push(hidden);
+      const db = await startEmbeddedPostgres(join(hidden, 'pg'), await freePort());
+      await answersThenStops(db);
     });
+  if (asRoot)
+    describe('run as root from a directory the postgres user cannot enter', () => {
+      const SENTENCE =
+        /^The embedded PostgreSQL runs as the "postgres" user, who cannot enter (\S+): set DATABASE_URL to a PostgreSQL server, or put the clone \(or DATA_DIR\) where that user can reach it, not inside a private directory such as a home directory or one made by mktemp -d\.$/;
+      let hidden: string;
+      before(() => {
+        hidden = mkdtempSync(join(tmpdir(), 'skinmatch-private-')); // 0700, like a home directory
+        dirs.push(hidden);
+      });
 
-    it(`the embedded PostgreSQL refuses to start, with one sentence that says what to do ${ROOT_ONLY}`, async function () {
-      if (!asRoot) this.skip(); // ROOT_ONLY: no other user hands PostgreSQL to the postgres user
-      await assert.rejects(startEmbeddedPostgres(join(hidden, 'pg'), await freePort()), (err: Error) => {
-        assert.match(err.message, SENTENCE);
-        assert.equal(SENTENCE.exec(err.message)![1], hidden);
-        return true;
+      it('the embedded PostgreSQL refuses to start, with one sentence that says what to do', async () => {
+        await assert.rejects(startEmbeddedPostgres(join(hidden, 'pg'), await freePort()), (err: Error) => {
+          assert.match(err.message, SENTENCE);
+          assert.equal(SENTENCE.exec(err.message)![1], hidden);
+          return true;
+        });
       });
-    });
 
-    it(`npm start stops at once with that sentence, not with a spawn EACCES ${ROOT_ONLY}`, async function () {
-      if (!asRoot) this.skip(); // ROOT_ONLY: no other user hands PostgreSQL to the postgres user
-      const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: join(hidden, 'data'), LOG_LEVEL: 'warn' };
-      delete env.DATABASE_URL;
-      const start = spawn(process.execPath, ['scripts/start.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let output = '';
-      start.stdout!.on('data', (chunk) => {
-        output += chunk;
+      it('npm start stops at once with that sentence, not with a spawn EACCES', async () => {
+        const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: join(hidden, 'data'), LOG_LEVEL: 'warn' };
+        delete env.DATABASE_URL;
+        const start = spawn(process.execPath, ['scripts/start.ts'], {
+          env,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let output = '';
+        start.stdout!.on('data', (chunk) => {
+          output += chunk;
+        });
+        start.stderr!.on('data', (chunk) => {
+          output += chunk;
+        });
+        const code = await new Promise((done) => start.once('exit', done));
+        assert.equal(code, 1);
+        const lines = output.trim().split('\n');
+        assert.match(
+          lines.at(-1)!,
+          /^start {2}\| The embedded PostgreSQL runs as the "postgres" user, who cannot enter /,
+        );
+        assert.doesNotMatch(output, /EACCES|at .*\.ts:\d+/, 'no riddle, no stack trace');
       });
-      start.stderr!.on('data', (chunk) => {
-        output += chunk;
-      });
-      const code = await new Promise((done) => start.once('exit', done));
-      assert.equal(code, 1);
-      const lines = output.trim().split('\n');
-      assert.match(
-        lines.at(-1)!,
-        /^start {2}\| The embedded PostgreSQL runs as the "postgres" user, who cannot enter /,
-      );
-      assert.doesNotMatch(output, /EACCES|at .*\.ts:\d+/, 'no riddle, no stack trace');
     });
-  });
 
   it('npm start serves /health and MCP, and Ctrl-C stops every process, PostgreSQL included', async () => {
     const dir = dataDir();
