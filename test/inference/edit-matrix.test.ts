@@ -35,7 +35,7 @@ const KNOWN_CROSS_TALK: Partial<Record<Measure, Partial<Record<Measure, number>>
   dark_spots: { pores: 9, dark_circles: 10 },
   uneven_tone: { texture: 28 },
   wrinkles: { dark_circles: 9 },
-  pores: { texture: 29 },
+  pores: { texture: 15 },
   texture: { uneven_tone: 9 },
   oiliness: { redness: 9 },
   dullness: { texture: 10 },

@@ -127,6 +127,54 @@ function noise(g: FaceGeometry, regions: Region[], period: number, depth: number
   return svg(g, defs, '<rect width="100%" height="100%" filter="url(#n)" clip-path="url(#c)"/>');
 }
 
+/** A deterministic generator of numbers in [0, 1) (mulberry32). */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Pores as they are: many small, separate dark pits on skin that is otherwise unchanged, `diameter` across
+ * (a soft dark dot, `opacity` at its centre: deeper pits look darker), one in each cell of a grid `spacing`
+ * apart (eye distances), placed at random within its cell, so they are spread evenly with no pattern.
+ * Over the regions and a little wider, as the noise. Fractal noise of pore-sized period is not this: it
+ * darkens half the skin in continuous blobs whose strength itself varies over several periods, which is
+ * relief at the texture's scale (docs/inference.md).
+ */
+function pits(
+  g: FaceGeometry,
+  regions: Region[],
+  spacing: number,
+  diameter: number,
+  opacity: number,
+  seed: number,
+) {
+  const next = random(seed);
+  const { d } = g.frame;
+  const dots: string[] = [];
+  for (const region of regions) {
+    const { w, h } = g.regions[region];
+    const across = Math.ceil((1.2 * w) / spacing);
+    const down = Math.ceil(h / spacing);
+    for (let j = 0; j < down; j++) {
+      for (let i = 0; i < across; i++) {
+        const du = -0.6 * w + (i + 0.15 + 0.7 * next()) * spacing;
+        const dv = -0.5 * h + (j + 0.15 + 0.7 * next()) * spacing;
+        const [x, y] = shift(g, g.regions[region].centre, du, dv);
+        dots.push(
+          `<circle cx="${x.toFixed(2)}" cy="${y.toFixed(2)}" r="${((diameter * d) / 2).toFixed(3)}" fill="url(#pit)"/>`,
+        );
+      }
+    }
+  }
+  return svg(g, radial('pit', 'rgb(70,45,40)', opacity), dots.join(''));
+}
+
 /** The edit aimed at each measure. */
 export async function edit(photo: Buffer, g: FaceGeometry, measure: Measure, s: Strength): Promise<Buffer> {
   const { d } = g.frame;
@@ -178,7 +226,8 @@ export async function edit(photo: Buffer, g: FaceGeometry, measure: Measure, s: 
         ),
       );
     case 'pores':
-      return over(noise(g, CHEEKS, 0.022, 0.05 * s, 11), 'multiply');
+      // Enlarged pores: 0.3 mm across, 0.8 mm apart (an eye distance is about 63 mm), deeper as s grows.
+      return over(pits(g, CHEEKS, 0.0127, 0.0048, 0.3 * s, 11));
     case 'texture':
       return over(noise(g, CHEEKS, 0.1, 0.08 * s, 5), 'multiply');
     case 'uneven_tone':
