@@ -12,8 +12,8 @@ import { FaceLandmarker } from './landmarks.ts';
 import { Measurer } from './measurer.ts';
 import { PATCH_SIZE } from './measures-graph/features.ts';
 import { judgeQuality, mainFace, type Quality } from './quality.ts';
-import { regionPatches } from './regions.ts';
-import { CALIBRATION_VERSION, scoreFeatures } from './scoring.ts';
+import { REGIONS, regionPatches } from './regions.ts';
+import { CALIBRATION_VERSION, FEATURES_READ, scoreFeatures } from './scoring.ts';
 
 export const STAGES = ['decoding', 'detecting_face', 'checking_quality', 'measuring', 'scoring'] as const;
 export type StageName = (typeof STAGES)[number];
@@ -78,7 +78,7 @@ export class FaceAnalysis {
     return new FaceAnalysis(
       await FaceDetector.load(),
       await FaceLandmarker.load(),
-      await Measurer.load(),
+      await Measurer.load(FEATURES_READ),
       settings,
     );
   }
@@ -92,8 +92,9 @@ export class FaceAnalysis {
       const side = 64;
       const blank = { data: new Uint8Array(side * side * 3).fill(128), width: side, height: side };
       const faces = await this.#detector.detect(blank);
-      const [row] = await this.#measurer.measure(new Float32Array(3 * PATCH_SIZE * PATCH_SIZE).fill(0.5));
-      return Array.isArray(faces) && row !== undefined && Object.values(row).every(Number.isFinite);
+      const blankPatches = new Float32Array(REGIONS.length * 3 * PATCH_SIZE * PATCH_SIZE).fill(0.5);
+      const { raw } = scoreFeatures(await this.#measurer.measure(blankPatches));
+      return Array.isArray(faces) && Object.values(raw).every(Number.isFinite);
     } catch {
       return false;
     }

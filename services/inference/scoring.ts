@@ -11,6 +11,7 @@ import { concernsFromScores, MEASURES, type Measure } from '../shared/measures.t
 import { CALIBRATION, CALIBRATION_VERSION } from './calibration/calibration.ts';
 import { REFERENCE_L } from './colour-constancy.ts';
 import type { Features } from './measurer.ts';
+import type { FeatureName } from './measures-graph/features.ts';
 import { REGIONS, type Region } from './regions.ts';
 
 export { CALIBRATION_VERSION };
@@ -53,6 +54,21 @@ export interface Scored {
   readonly raw: Readonly<Record<Measure, number>>;
   readonly concerns: Measure[];
 }
+
+/**
+ * The features each region is read for, in REGIONS order: what RAW_MEASURES reads, found by running each
+ * once with a reader that writes down what it is asked. The measurer measures nothing else.
+ */
+export const FEATURES_READ: readonly (readonly FeatureName[])[] = (() => {
+  const read = REGIONS.map(() => new Set<FeatureName>());
+  for (const raw of Object.values(RAW_MEASURES)) {
+    raw((regions, name) => {
+      for (const region of regions) read[REGIONS.indexOf(region)]!.add(name);
+      return 0;
+    });
+  }
+  return read.map((names) => [...names]);
+})();
 
 /** Raw values of every measure; `features` holds one row per region, in REGIONS order. */
 export function rawMeasures(features: readonly Features[]): Record<Measure, number> {

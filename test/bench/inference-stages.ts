@@ -14,7 +14,7 @@ import { FaceLandmarker, type Landmarks } from '../../services/inference/landmar
 import { Measurer } from '../../services/inference/measurer.ts';
 import { judgeQuality, mainFace } from '../../services/inference/quality.ts';
 import { regionPatches } from '../../services/inference/regions.ts';
-import { scoreFeatures } from '../../services/inference/scoring.ts';
+import { FEATURES_READ, scoreFeatures } from '../../services/inference/scoring.ts';
 import { benchPhotos } from './bench-photos.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
@@ -23,7 +23,7 @@ for (const file of process.argv.slice(2)) photos[file] = readFileSync(file);
 
 const detector = await FaceDetector.load();
 const landmarker = await FaceLandmarker.load();
-const measurer = await Measurer.load();
+const measurer = await Measurer.load(FEATURES_READ);
 
 type Stage = 'decode' | 'detect' | 'landmarks' | 'quality' | 'regions' | 'colour' | 'measure' | 'score';
 const STAGES: readonly Stage[] = [

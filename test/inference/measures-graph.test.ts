@@ -105,7 +105,7 @@ describe('skin-measures model', () => {
       );
     });
 
-    it('takes patches [n, 3, 64, 64] and returns features [n, 15] in the documented order', () => {
+    it('takes patches [n, 3, 64, 64] and returns features [n, 15] in the documented order, and each feature [n, 1, 1, 1]', () => {
       // The order the documentation's tables give, read from docs/measures-graph.md itself.
       const documented: string[] = [];
       for (const [, column, name] of readFileSync('docs/measures-graph.md', 'utf8').matchAll(
@@ -119,6 +119,7 @@ describe('skin-measures model', () => {
       ]);
       assert.deepEqual(session.outputMetadata, [
         { name: 'features', isTensor: true, type: 'float32', shape: ['n', 15] },
+        ...FEATURES.map((name) => ({ name, isTensor: true, type: 'float32', shape: ['n', 1, 1, 1] })),
       ]);
     });
   });

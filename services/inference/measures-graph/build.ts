@@ -52,11 +52,19 @@ export function buildMeasuresModel(): Uint8Array {
     { axis: 1 },
   );
   g.node('Flatten', [stacked], [OUTPUT_NAME], { axis: 1 });
+  // Each feature is also an output of its own, named as the feature: a consumer that needs a few features
+  // of a few patches runs the graph cut down to them (measurer.ts).
+  const single = FEATURES.map((name) =>
+    columns[name] === name ? name : g.node('Identity', [columns[name]], [name]),
+  );
 
   const graph = g.toGraph(
     'skin_measures',
     { [INPUT_NAME]: ['n', 3, PATCH_SIZE, PATCH_SIZE] },
-    { [OUTPUT_NAME]: ['n', FEATURES.length] },
+    {
+      [OUTPUT_NAME]: ['n', FEATURES.length],
+      ...Object.fromEntries(single.map((name) => [name, ['n', 1, 1, 1]])),
+    },
   );
   graph.docString = `Raw skin features of ${PATCH_SIZE}×${PATCH_SIZE} sRGB patches; columns: ${FEATURES.join(', ')}.`;
 

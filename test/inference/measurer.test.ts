@@ -1,0 +1,81 @@
+/**
+ * The measurer runs the skin-measures graph cut down per group of regions: each region must get exactly
+ * the whole graph's values for the features read from it, and nothing for the others.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { InferenceSession, Tensor } from 'onnxruntime-node';
+import { normaliseColour } from '../../services/inference/colour-constancy.ts';
+import { decodeImage } from '../../services/inference/decode.ts';
+import { FaceDetector } from '../../services/inference/face-detector.ts';
+import { FaceLandmarker } from '../../services/inference/landmarks.ts';
+import { MEASURES_SESSION_OPTIONS, Measurer } from '../../services/inference/measurer.ts';
+import { MEASURES_MODEL_PATH } from '../../services/inference/measures-graph/build.ts';
+import {
+  FEATURES,
+  INPUT_NAME,
+  OUTPUT_NAME,
+  PATCH_SIZE,
+} from '../../services/inference/measures-graph/features.ts';
+import { mainFace } from '../../services/inference/quality.ts';
+import { REGIONS, regionPatches } from '../../services/inference/regions.ts';
+import { FEATURES_READ, rawMeasures } from '../../services/inference/scoring.ts';
+import { MEASURES } from '../../services/shared/measures.ts';
+import { singleFace } from './support/photos.ts';
+
+describe('measurer', () => {
+  let measurer: Measurer;
+  let patches: Float32Array;
+
+  before(async () => {
+    const image = await decodeImage(await singleFace('b'));
+    const detector = await FaceDetector.load();
+    const landmarker = await FaceLandmarker.load();
+    const landmarks = await landmarker.locate(image, mainFace(await detector.detect(image))!);
+    const sampled = regionPatches(image, landmarks);
+    patches = normaliseColour(sampled, sampled);
+    measurer = await Measurer.load(FEATURES_READ);
+    await Promise.all([detector.release(), landmarker.release()]);
+  });
+  after(() => measurer.release());
+
+  it('reads each region for the features scoring reads from it, and for no other', async () => {
+    const whole = await InferenceSession.create(readFileSync(MEASURES_MODEL_PATH), MEASURES_SESSION_OPTIONS);
+    const dims = [REGIONS.length, 3, PATCH_SIZE, PATCH_SIZE];
+    const out = (await whole.run({ [INPUT_NAME]: new Tensor('float32', patches, dims) }))[OUTPUT_NAME]!;
+    await whole.release();
+    const values = out.data as Float32Array;
+    const rows = await measurer.measure(patches);
+    assert.equal(rows.length, REGIONS.length);
+    // The texture filters run on the cheeks only, the under-eye median under the eyes only.
+    assert.deepEqual(
+      REGIONS.filter((_, r) => FEATURES_READ[r]!.includes('coarse_energy')),
+      ['right_cheek', 'left_cheek'],
+    );
+    assert.deepEqual(
+      REGIONS.filter((_, r) => FEATURES_READ[r]!.includes('l_median')),
+      ['right_under_eye', 'left_under_eye'],
+    );
+    for (const [r, region] of REGIONS.entries()) {
+      FEATURES.forEach((name, column) => {
+        const got = rows[r]![name];
+        if (!FEATURES_READ[r]!.includes(name)) {
+          assert.ok(Number.isNaN(got), `${region} ${name} is not read, yet measured: ${got}`);
+          return;
+        }
+        const expected = values[r * FEATURES.length + column]!;
+        assert.ok(
+          Math.abs(got - expected) <= 1e-5 * Math.max(1, Math.abs(expected)),
+          `${region} ${name}: ${got}, the whole graph ${expected}`,
+        );
+      });
+    }
+    const raw = rawMeasures(rows);
+    for (const measure of MEASURES) assert.ok(Number.isFinite(raw[measure]), measure);
+  });
+
+  it('refuses a batch that is not one patch per region', async () => {
+    const one = new Float32Array(3 * PATCH_SIZE * PATCH_SIZE).fill(0.5);
+    await assert.rejects(measurer.measure(one), /expected 10 patches, got 1/);
+  });
+});
