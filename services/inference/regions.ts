@@ -121,11 +121,14 @@ export function regionPatches(image: RgbImage, points: Landmarks): Float32Array 
   const enlarged = new Float32Array(PATCH * PATCH * 3);
   REGIONS.forEach((name, r) => {
     const { centre, w, h } = layout[name];
-    // The whole face is larger than a patch at the sampling density: it is shrunk, area-averaged.
-    const across = name === 'face' ? PATCH : Math.max(2, Math.round(w * SAMPLES_PER_EYE_DISTANCE));
-    const down = name === 'face' ? PATCH : Math.max(2, Math.round(h * SAMPLES_PER_EYE_DISTANCE));
-    const coarse = sampleRect(image, centre, frame.u, frame.v, w * frame.d, h * frame.d, across, down);
-    const rgb = name === 'face' ? coarse : enlarge(coarse, across, down, PATCH, enlarged);
+    // The whole face is larger than a patch at the sampling density: it is shrunk, each pixel the mean of
+    // 2×2 samples of its footprint (its light and shade is what is read, not detail that could alias).
+    const face = name === 'face';
+    const across = face ? PATCH : Math.max(2, Math.round(w * SAMPLES_PER_EYE_DISTANCE));
+    const down = face ? PATCH : Math.max(2, Math.round(h * SAMPLES_PER_EYE_DISTANCE));
+    const most = face ? 2 : undefined;
+    const coarse = sampleRect(image, centre, frame.u, frame.v, w * frame.d, h * frame.d, across, down, most);
+    const rgb = face ? coarse : enlarge(coarse, across, down, PATCH, enlarged);
     const plane = PATCH * PATCH;
     for (let i = 0; i < plane; i++) {
       for (let c = 0; c < 3; c++) out[(r * 3 + c) * plane + i] = rgb[i * 3 + c]! / 255;

@@ -47,7 +47,8 @@ export function enlarge(
 
 /**
  * A rotated rectangle resampled to cols×rows RGB (0..255): each output pixel averages a k×k grid of
- * bilinear samples across its footprint, so shrinking a large region does not alias its texture.
+ * bilinear samples across its footprint, so shrinking a large region does not alias its texture; k is
+ * the footprint's size in image pixels, at most `maxPerAxis`.
  */
 export function sampleRect(
   image: RgbImage,
@@ -58,9 +59,10 @@ export function sampleRect(
   h: number,
   cols: number,
   rows: number,
+  maxPerAxis = 6,
 ): Float32Array {
   const out = new Float32Array(cols * rows * 3);
-  const k = Math.max(1, Math.min(6, Math.ceil(Math.max(w / cols, h / rows))));
+  const k = Math.max(1, Math.min(maxPerAxis, Math.ceil(Math.max(w / cols, h / rows))));
   const { data, width, height } = image;
   // Sample positions: centre + a·u + e·v, evaluated left to right, so centre + a·u once per column sample.
   const acrossX = new Float64Array(cols * k);
