@@ -26,7 +26,7 @@ const CROWS_FEET: Region[] = ['right_crows_feet', 'left_crows_feet'];
 export const RAW_MEASURES: Readonly<Record<Measure, (read: Read) => number>> = {
   /** Share of pixels redder (a*) than their 9×9 surroundings by more than 6. */
   acne: (read) => read([...CHEEKS, 'forehead', 'chin'], 'red_spot_frac'),
-  /** Erythema index (100·log10 R/G) of the cheeks' skin (spots, shine left out) above the forehead's, nose's and chin's. */
+  /** Erythema index (100·log10 R/G) of the cheeks' skin (spots, shine and its halo left out) above the forehead's, nose's and chin's. */
   redness: (read) => read(CHEEKS, 'erythema_skin') - read(['forehead', 'nose', 'chin'], 'erythema_skin'),
   /** Share of cheek pixels darker (L*) than their 9×9 surroundings by more than 6. */
   dark_spots: (read) => read(CHEEKS, 'dark_spot_frac'),

@@ -37,7 +37,6 @@ const KNOWN_CROSS_TALK: Partial<Record<Measure, Partial<Record<Measure, number>>
   wrinkles: { dark_circles: 9 },
   pores: { texture: 15 },
   texture: { uneven_tone: 9 },
-  oiliness: { redness: 9 },
   dullness: { texture: 10 },
 };
 

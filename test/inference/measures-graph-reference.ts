@@ -264,6 +264,19 @@ export function referenceFeatures(patch: Patch): Record<string, number> {
   const median = [...L.data].sort((a, b) => b - a)[area / 2 - 1]!;
   const shine = plane(SIZE, SIZE, (x, y) => Math.min(1, Math.max(0, (pixel(L, x, y) - median - 12) / 8)));
   const awayFromSpots = keepAwayFrom(spots, 5, 2);
+  // The skin's redness also leaves out the halo of shine: the pixels of a 4×4 block with shine or next
+  // to one (its largest degree over the 3×3 blocks around), and the lightest tenth of the patch (L* above
+  // the 103rd largest of the pixels at even rows and columns).
+  const shineBlocks = plane(SIZE / 4, SIZE / 4, (x, y) => {
+    let most = 0;
+    for (let v = 0; v < 4; v++)
+      for (let u = 0; u < 4; u++) most = Math.max(most, pixel(shine, 4 * x + u, 4 * y + v));
+    return most;
+  });
+  const nearShineBlocks = extreme(shineBlocks, 3, Math.max);
+  const nearShine = plane(SIZE, SIZE, (x, y) => pixel(nearShineBlocks, Math.floor(x / 4), Math.floor(y / 4)));
+  const sample = [...L.data].filter((_, i) => Math.floor(i / SIZE) % 2 === 0 && i % 2 === 0);
+  const lightest = sample.sort((a, b) => b - a)[Math.ceil(sample.length * 0.1) - 1]!;
   // Lines: valleys down the patch at σ 1.5, less the curvature across and the broad (σ 3) valley down.
   const [fine, broad] = [gaussianMean(L, ones, 1.5, 0), gaussianMean(L, ones, 3, 0)];
   const [down, across] = [filterValid(fine, SECOND_DY), filterValid(fine, SECOND_DX)];
@@ -304,7 +317,12 @@ export function referenceFeatures(patch: Patch): Record<string, number> {
     ),
     erythema_skin: weightedMean(
       erythema,
-      plane(SIZE, SIZE, (x, y) => pixel(awayFromSpots, x, y) * (1 - pixel(shine, x, y))),
+      plane(
+        SIZE,
+        SIZE,
+        (x, y) =>
+          pixel(awayFromSpots, x, y) * (1 - pixel(nearShine, x, y)) * (pixel(L, x, y) <= lightest ? 1 : 0),
+      ),
     ),
     l_median: median,
   };

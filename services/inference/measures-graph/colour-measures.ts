@@ -78,12 +78,42 @@ export function addColourFeatures(
     kernel_shape: [5, 5],
     pads: [2, 2, 2, 2],
   });
-  // Nor does shine, which shows the light rather than the skin.
+  // Nor does shine, which shows the light rather than the skin, nor the halo around it: skin mixed with
+  // the light's colour, lighter than the skin but below the shine threshold. The halo is left out by where
+  // it lies (within SHINE_HALO pixels of shine, a MaxPool of the shine degree) and by rank (the lightest
+  // tenth of the patch, whatever its level), not by a threshold on L*: a photo's white balance decides
+  // which highlights clip, and a clipped highlight's L* and colour are no longer the skin's.
+  const nearShine = addNearShine(g, specular);
+  const lightest = addKthLargest(
+    g,
+    g.node(
+      'Slice',
+      [
+        l,
+        g.ints('l_sample_starts', [0, 0]),
+        g.ints('l_sample_ends', [PATCH_SIZE, PATCH_SIZE]),
+        g.ints('l_sample_axes', [2, 3]),
+        g.ints('l_sample_steps', [2, 2]),
+      ],
+      ['l_sample'],
+    ),
+    Math.ceil(((PATCH_SIZE * PATCH_SIZE) / 4) * THRESHOLDS.lightestShare),
+    'l_lightest',
+  );
   const skinWeights = g.node(
     'Mul',
     [
-      g.node('Sub', [g.scalar('one', 1), nearSpot], ['away_from_spots']),
-      g.node('Sub', [one, specular], ['not_shine']),
+      g.node(
+        'Mul',
+        [
+          g.node('Sub', [g.scalar('one', 1), nearSpot], ['away_from_spots']),
+          g.node('Sub', [one, nearShine], ['away_from_shine']),
+        ],
+        ['away_from_spots_and_shine'],
+      ),
+      g.node('Cast', [g.node('LessOrEqual', [l, lightest], ['not_lightest_mask'])], ['not_lightest'], {
+        to: FLOAT,
+      }),
     ],
     ['skin_weights'],
   );
@@ -112,6 +142,28 @@ export function addColourFeatures(
   return { features, spots };
 }
 
+/**
+ * Where shine lies near, [n, 1, h, w]: the largest shine degree over the pixel's own block of
+ * SHINE_BLOCK×SHINE_BLOCK pixels and the eight blocks around it (a max over blocks, then back to pixels:
+ * cheaper than a max over a window around every pixel).
+ */
+function addNearShine(g: GraphBuilder, shine: string): string {
+  const block = THRESHOLDS.shineBlock;
+  const blocks = g.node('MaxPool', [shine], ['shine_blocks'], {
+    kernel_shape: [block, block],
+    strides: [block, block],
+  });
+  const around = g.node('MaxPool', [blocks], ['shine_blocks_around'], {
+    kernel_shape: [3, 3],
+    pads: [1, 1, 1, 1],
+  });
+  return g.node(
+    'Resize',
+    [around, '', g.constant('shine_block_scales', [4], [1, 1, block, block])],
+    ['near_shine'],
+  );
+}
+
 /** 100·log10(R/G) of linear-light RGB [n, 3, h, w], per pixel [n, 1, h, w]; channels floored at 1e-4. */
 function addErythema(g: GraphBuilder, linear: string): string {
   g.node('Split', [linear], ['linear_r', 'linear_g', 'linear_b'], { axis: 1 });
@@ -132,14 +184,18 @@ function addErythema(g: GraphBuilder, linear: string): string {
 }
 
 /**
- * The median of each patch, [n, 1, 1, 1]: of its PATCH_SIZE² values, the (PATCH_SIZE²/2)-th largest
- * (TopK, then the least of those).
+ * The median of each patch, [n, 1, 1, 1]: of its PATCH_SIZE² values, the (PATCH_SIZE²/2)-th largest.
  */
 function addMedian(g: GraphBuilder, input: string, output: string): string {
+  return addKthLargest(g, input, (PATCH_SIZE * PATCH_SIZE) / 2, output);
+}
+
+/** The k-th largest of each patch's values, [n, 1, 1, 1]: TopK, then the least of those. */
+function addKthLargest(g: GraphBuilder, input: string, k: number, output: string): string {
   const flat = g.node('Reshape', [input, g.ints(`${output}_flat_shape`, [0, -1])], [`${output}_flat`]);
-  const half = g.ints(`${output}_half`, [(PATCH_SIZE * PATCH_SIZE) / 2]);
-  // Unsorted: the least of the upper half is the same, and onnxruntime then only partitions (nth_element).
-  const upper = g.node('TopK', [flat, half], [`${output}_upper`, `${output}_upper_indices`], {
+  const count = g.ints(`${output}_k`, [k]);
+  // Unsorted: the least of the k largest is the same, and onnxruntime then only partitions (nth_element).
+  const upper = g.node('TopK', [flat, count], [`${output}_upper`, `${output}_upper_indices`], {
     axis: 1,
     sorted: 0,
   });

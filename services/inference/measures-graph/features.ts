@@ -4,7 +4,7 @@
  */
 
 /** Bump when a feature's definition or the column order changes: consumers key their calibration on it. */
-export const MEASURES_MODEL_VERSION = 'skin-measures-9.1.0';
+export const MEASURES_MODEL_VERSION = 'skin-measures-9.2.0';
 
 /** Side of the square face-region patch, in pixels. */
 export const PATCH_SIZE = 64;
@@ -49,6 +49,13 @@ export const THRESHOLDS = {
    */
   specularMinExcess: 12,
   specularRamp: 8,
+  /**
+   * The skin's redness leaves out the halo around shine: the pixels of a shineBlock×shineBlock block with
+   * shine, or next to one (by its largest degree), and the lightest lightestShare of the patch (judged on
+   * every other pixel of every other row).
+   */
+  shineBlock: 4,
+  lightestShare: 0.1,
   /** Linear R and G are floored at this before the erythema index takes their ratio's logarithm. */
   erythemaFloor: 1e-4,
   /** Visible redness. */
