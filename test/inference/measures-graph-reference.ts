@@ -277,8 +277,8 @@ export function referenceFeatures(patch: Patch): Record<string, number> {
   const nearShine = plane(SIZE, SIZE, (x, y) => pixel(nearShineBlocks, Math.floor(x / 4), Math.floor(y / 4)));
   const sample = [...L.data].filter((_, i) => Math.floor(i / SIZE) % 2 === 0 && i % 2 === 0);
   const lightest = sample.sort((a, b) => b - a)[Math.ceil(sample.length * 0.1) - 1]!;
-  // Lines: valleys down the patch at σ 1.5, less the curvature across and the broad (σ 3) valley down.
-  const [fine, broad] = [gaussianMean(L, ones, 1.5, 0), gaussianMean(L, ones, 3, 0)];
+  // Lines: valleys down the patch at σ 2, less the curvature across and the broad (σ 4) valley down.
+  const [fine, broad] = [gaussianMean(L, ones, 2, 0), gaussianMean(L, ones, 4, 0)];
   const [down, across] = [filterValid(fine, SECOND_DY), filterValid(fine, SECOND_DX)];
   const broadDown = filterValid(broad, SECOND_DY);
   const lineMap = plane(down.width, down.height, (x, y) =>
