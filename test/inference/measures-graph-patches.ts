@@ -52,6 +52,13 @@ export function dotted(dot: Rgb, corners: readonly (readonly [number, number])[]
   return paint((x, y) => (inDot(x, y) ? dot : SKIN));
 }
 
+/** `patch` with its top three rows MOLE: the lower lid and lashes, where a cheek's patch reaches them. */
+export function lashesAlongTheTop(patch: Patch): Patch {
+  const out = patch.slice();
+  for (let c = 0; c < 3; c++) out.fill(MOLE[c]!, c * AREA, c * AREA + 3 * SIZE);
+  return out;
+}
+
 /** Bands 4 pixels wide of SKIN and SHADED_SKIN, running left to right ('horizontal') or top to bottom. */
 export function stripes(direction: 'horizontal' | 'vertical'): Patch {
   return paint((x, y) =>

@@ -75,6 +75,22 @@ function localMean(p: Plane, window: number): Plane {
   });
 }
 
+/** Mean over a width×height neighbourhood, same size, counting only pixels inside the image. */
+function stripMean(p: Plane, width: number, height: number): Plane {
+  const [w, h] = [(width - 1) / 2, (height - 1) / 2];
+  return plane(p.width, p.height, (x, y) => {
+    let sum = 0;
+    let count = 0;
+    for (let v = Math.max(0, y - h); v <= Math.min(p.height - 1, y + h); v++) {
+      for (let u = Math.max(0, x - w); u <= Math.min(p.width - 1, x + w); u++) {
+        sum += pixel(p, u, v);
+        count++;
+      }
+    }
+    return sum / count;
+  });
+}
+
 /** The mean of each size×size block: the output is `size` times smaller each way. */
 function blocks(p: Plane, size: number): Plane {
   return plane(p.width / size, p.height / size, (x, y) => {
@@ -228,6 +244,8 @@ export function referenceFeatures(patch: Patch): Record<string, number> {
   const chroma = plane(SIZE, SIZE, (x, y) => Math.hypot(pixel(A, x, y), pixel(B, x, y)));
   const localL = localMean(L, 9);
   const localA = localMean(A, 9);
+  // A dark spot is also darker than its row's and its column's mean over 25 pixels by more than 3.
+  const [rowL, columnL] = [stripMean(L, 25, 1), stripMean(L, 1, 25)];
   const blurred = filterValid(L, BOX_3);
   const spots = plane(SIZE, SIZE, (x, y) => {
     const i = y * SIZE + x;
@@ -299,7 +317,13 @@ export function referenceFeatures(patch: Patch): Record<string, number> {
     b_mean: mean(B),
     chroma_mean: mean(chroma),
     red_spot_frac: share(A, (a, i) => a - localA.data[i]! > 6),
-    dark_spot_frac: share(L, (l, i) => localL.data[i]! - l > 6 && !(A.data[i]! - localA.data[i]! > 3)),
+    dark_spot_frac: share(
+      L,
+      (l, i) =>
+        localL.data[i]! - l > 6 &&
+        Math.min(rowL.data[i]!, columnL.data[i]!) - l > 3 &&
+        !(A.data[i]! - localA.data[i]! > 3),
+    ),
     // Pits are read 6 pixels (2σ of the surround) or more inside the patch's edge.
     pit_depth: weightedMean(
       plane(SIZE - 12, SIZE - 12, (x, y) =>

@@ -20,6 +20,7 @@ import {
   discArea,
   dotted,
   highlighted,
+  lashesAlongTheTop,
   litFromTheSide,
   MOLE,
   noisy,
@@ -60,6 +61,7 @@ const PATCHES = {
   uniform: uniform(SKIN),
   redDots: dotted(BLEMISH, DOT_CORNERS),
   darkDots: dotted(MOLE, DOT_CORNERS.slice(0, 4)),
+  darkDotsUnderLashes: lashesAlongTheTop(dotted(MOLE, DOT_CORNERS.slice(0, 4))),
   horizontalStripes: stripes('horizontal'),
   verticalStripes: stripes('vertical'),
   highlight: highlighted(5),
@@ -151,6 +153,11 @@ describe('skin-measures model', () => {
       assertMatchesReference(rows.darkDots, PATCHES.darkDots);
       assert.equal(rows.darkDots.dark_spot_frac, (4 * 4) / AREA);
       assert.equal(rows.darkDots.red_spot_frac, 0);
+    });
+
+    it('a dark band along the top edge (lid and lashes) is no dark spot; the dots below it still are', () => {
+      assertMatchesReference(rows.darkDotsUnderLashes, PATCHES.darkDotsUnderLashes);
+      assert.equal(rows.darkDotsUnderLashes.dark_spot_frac, (4 * 4) / AREA);
     });
 
     it('horizontal stripes read as lines; the same stripes turned vertical do not', () => {

@@ -3,7 +3,7 @@
  * stand out from their surroundings in redness or darkness. Every feature is [n, 1, 1, 1].
  */
 import type { CielabTensors } from './cielab.ts';
-import { LOCAL_MEAN_WINDOW, PATCH_SIZE, THRESHOLDS } from './features.ts';
+import { DARK_SPOT_STRIP, LOCAL_MEAN_WINDOW, PATCH_SIZE, THRESHOLDS } from './features.ts';
 import { FLOAT, type GraphBuilder } from './graph-builder.ts';
 
 export type ColourFeatures = {
@@ -63,13 +63,21 @@ export function addColourFeatures(
   const redSpot = g.node('Greater', [aAboveLocal, contrast], ['is_red_spot']);
   const lBelowLocal = g.node('Sub', [addLocalMean(g, l, 'local_mean_l'), l], ['l_below_local']);
   const darker = g.node('Greater', [lBelowLocal, contrast], ['is_darker']);
-  // A red spot is darker too; a dark spot is one that is not also clearly redder than around it.
+  // A red spot is darker too; a dark spot is one that is not also clearly redder than around it, and is
+  // darker than its row and its column too: not a band along the patch.
   const redder = g.node(
     'Greater',
     [aAboveLocal, g.scalar('dark_spot_max_redness', THRESHOLDS.darkSpotMaxRedness)],
     ['is_redder'],
   );
-  const darkSpot = g.node('And', [darker, g.node('Not', [redder], ['is_not_redder'])], ['is_dark_spot']);
+  const darkSpot = g.node(
+    'And',
+    [
+      g.node('And', [darker, addNotBand(g, l)], ['is_darker_blob']),
+      g.node('Not', [redder], ['is_not_redder']),
+    ],
+    ['is_dark_spot'],
+  );
   const spots = g.node('Or', [darker, redSpot], ['is_spot']);
   // The skin's own redness: the erythema index 100·log10(R/G) in linear light (haemoglobin absorbs green,
   // not red). A ratio of channels, it ignores how light or shaded a pixel is, so relief and shadows do not
@@ -161,6 +169,32 @@ function addNearShine(g: GraphBuilder, shine: string): string {
     'Resize',
     [around, '', g.constant('shine_block_scales', [4], [1, 1, block, block])],
     ['near_shine'],
+  );
+}
+
+/**
+ * Pixels darker than the mean of their own row, and of their own column, over DARK_SPOT_STRIP pixels
+ * (inside the patch) by more than THRESHOLDS.darkSpotStripContrast: [n, 1, h, w] bool. A spot is darker
+ * than the skin on every side; a band along the patch — the lower lid and lashes where a cheek's patch
+ * reaches them, darker than its 9×9 surroundings only because they lie on one side — is as dark as its
+ * own row, and a row more or less of it at the edge (a landmark a pixel lower in a re-encoded photo)
+ * moved the dark spots of such a face by up to 29 points.
+ */
+function addNotBand(g: GraphBuilder, l: string): string {
+  const half = (DARK_SPOT_STRIP - 1) / 2;
+  const stripMean = (kernel: number[], pads: number[], name: string) =>
+    g.node('AveragePool', [l], [name], { kernel_shape: kernel, pads, count_include_pad: 0 });
+  const row = stripMean([1, DARK_SPOT_STRIP], [0, half, 0, half], 'row_mean_l');
+  const column = stripMean([DARK_SPOT_STRIP, 1], [half, 0, half, 0], 'column_mean_l');
+  const below = g.node(
+    'Min',
+    [g.node('Sub', [row, l], ['l_below_row']), g.node('Sub', [column, l], ['l_below_column'])],
+    ['l_below_row_and_column'],
+  );
+  return g.node(
+    'Greater',
+    [below, g.scalar('dark_spot_strip_contrast', THRESHOLDS.darkSpotStripContrast)],
+    ['is_not_band'],
   );
 }
 

@@ -4,7 +4,7 @@
  */
 
 /** Bump when a feature's definition or the column order changes: consumers key their calibration on it. */
-export const MEASURES_MODEL_VERSION = 'skin-measures-10.0.0';
+export const MEASURES_MODEL_VERSION = 'skin-measures-11.0.0';
 
 /** Side of the square face-region patch, in pixels. */
 export const PATCH_SIZE = 64;
@@ -44,6 +44,12 @@ export const THRESHOLDS = {
   /** A pixel is a spot when it differs from its 9×9 local mean by more than this many units. */
   spotContrast: 6,
   /**
+   * A dark spot is also darker than the mean of its own row, and of its own column, over DARK_SPOT_STRIP
+   * pixels by more than this: a band along a row or a column (the lower lid and lashes along a cheek's top
+   * edge) is as dark as that strip, and is no spot.
+   */
+  darkSpotStripContrast: 3,
+  /**
    * Specular shine: pixels far lighter than the patch's median L*. A pixel counts from specularMinExcess
    * above the median, fully from specularMinExcess + specularRamp.
    */
@@ -68,6 +74,12 @@ export const THRESHOLDS = {
 
 /** Window of the local mean that spots are measured against. */
 export const LOCAL_MEAN_WINDOW = 9;
+
+/**
+ * Length, in pixels, of the row and the column a dark spot must also be darker than (THRESHOLDS.
+ * darkSpotStripContrast): about twice the strong dark-spot edit's spots (11 pixels across a cheek's patch).
+ */
+export const DARK_SPOT_STRIP = 25;
 
 /**
  * σ, in pixels, of the Gaussian before l_std: patches of tone (pigment patches, about a sixth of an eye
