@@ -252,12 +252,22 @@ export function referenceFeatures(patch: Patch): Record<string, number> {
     return localL.data[i]! - L.data[i]! > 6 || A.data[i]! - localA.data[i]! > 6 ? 1 : 0;
   });
   const clear = keepAwayFrom(spots, 9, 4);
+  // Tone leaves spots out by degree: 0 at 4 darker or redder than the 9×9 mean, 1 from 8; each pixel
+  // weighs 1 less the largest degree within 9×9.
+  const spotDegree = plane(SIZE, SIZE, (x, y) => {
+    const i = y * SIZE + x;
+    const most = Math.max(localL.data[i]! - L.data[i]!, A.data[i]! - localA.data[i]!);
+    return Math.min(1, Math.max(0, (most - 4) / 4));
+  });
+  const nearSpotDegree = extreme(spotDegree, 9, Math.max);
+  const toneClear = plane(SIZE, SIZE, (x, y) => 1 - pixel(nearSpotDegree, x, y));
   // Spots and their surroundings filled in with the mean of the clear skin within 15×15 (L* where there is none).
   const clearL = plane(SIZE, SIZE, (x, y) => pixel(L, x, y) * pixel(clear, x, y));
   const clearSum = localMean(clearL, 15);
   const clearShare = localMean(clear, 15);
   // Tone, on 4×4 blocks: the clear skin's L* smoothed (Gaussian σ 2 blocks), less its best quadratic surface.
-  const [blockL, blockShare] = [blocks(clearL, 4), blocks(clear, 4)];
+  const toneL = plane(SIZE, SIZE, (x, y) => pixel(L, x, y) * pixel(toneClear, x, y));
+  const [blockL, blockShare] = [blocks(toneL, 4), blocks(toneClear, 4)];
   const [toneSum, toneShare] = [gaussianZeroPadded(blockL, 2), gaussianZeroPadded(blockShare, 2)];
   const tone = lessQuadratic(
     plane(16, 16, (x, y) => pixel(toneSum, x, y) / Math.max(pixel(toneShare, x, y), 1e-3)),

@@ -42,7 +42,7 @@ export function buildMeasuresModel(): Uint8Array {
   const columns: Record<FeatureName, string> = {
     ...colour.features,
     ...addTextureFeatures(g, cielab.l, colour.spots),
-    ...addToneFeatures(g, cielab.l, colour.spots),
+    ...addToneFeatures(g, cielab.l, colour.spotDegree),
   };
   // Each feature is [n, 1, 1, 1]: stacked along the channels in FEATURES order, then flattened to [n, FEATURES.length].
   const stacked = g.node(

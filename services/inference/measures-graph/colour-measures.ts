@@ -21,12 +21,13 @@ export type ColourFeatures = {
 
 /**
  * The colour features, and `spots`: the mask [n, 1, h, w] of pixels clearly darker or redder than their
- * surroundings, which the texture features leave out.
+ * surroundings, which the texture features leave out; `spotDegree` [n, 1, h, w]: how far each pixel is a
+ * spot, 0 to 1 over THRESHOLDS.spotRamp units of L* or a* around spotContrast, which tone leaves out.
  */
 export function addColourFeatures(
   g: GraphBuilder,
   { l, a, b, linear }: CielabTensors,
-): { features: ColourFeatures; spots: string } {
+): { features: ColourFeatures; spots: string; spotDegree: string } {
   const aSquared = g.node('Mul', [a, a], ['a_squared']);
   const bSquared = g.node('Mul', [b, b], ['b_squared']);
   const chromaSquared = g.node('Add', [aSquared, bSquared], ['chroma_squared']);
@@ -147,7 +148,14 @@ export function addColourFeatures(
     erythema_skin: skinErythema,
     l_median: lMedian,
   };
-  return { features, spots };
+  // By degree: a fold or a faint spot whose contrast is near spotContrast, which a re-encoding tips one way
+  // or the other, then moves tone a little, not the whole 9×9 neighbourhood of each pixel at once.
+  const spotDegree = g.node(
+    'Max',
+    [addSpotDegree(g, lBelowLocal, 'dark_degree'), addSpotDegree(g, aAboveLocal, 'red_degree')],
+    ['spot_degree'],
+  );
+  return { features, spots, spotDegree };
 }
 
 /**
@@ -196,6 +204,20 @@ function addNotBand(g: GraphBuilder, l: string): string {
     [below, g.scalar('dark_spot_strip_contrast', THRESHOLDS.darkSpotStripContrast)],
     ['is_not_band'],
   );
+}
+
+/** clip((contrast − (spotContrast − spotRamp/2)) / spotRamp, 0, 1): how far a pixel is a spot. */
+function addSpotDegree(g: GraphBuilder, contrast: string, name: string): string {
+  const from = THRESHOLDS.spotContrast - THRESHOLDS.spotRamp / 2;
+  const ramped = g.node(
+    'Div',
+    [
+      g.node('Sub', [contrast, g.scalar(`${name}_from`, from)], [`${name}_excess`]),
+      g.scalar(`${name}_ramp`, THRESHOLDS.spotRamp),
+    ],
+    [`${name}_ramped`],
+  );
+  return g.node('Clip', [ramped, g.scalar(`${name}_zero`, 0), g.scalar(`${name}_one`, 1)], [name]);
 }
 
 /** 100·log10(R/G) of linear-light RGB [n, 3, h, w], per pixel [n, 1, h, w]; channels floored at 1e-4. */

@@ -4,7 +4,7 @@
  */
 
 /** Bump when a feature's definition or the column order changes: consumers key their calibration on it. */
-export const MEASURES_MODEL_VERSION = 'skin-measures-11.0.0';
+export const MEASURES_MODEL_VERSION = 'skin-measures-12.0.0';
 
 /** Side of the square face-region patch, in pixels. */
 export const PATCH_SIZE = 64;
@@ -49,6 +49,11 @@ export const THRESHOLDS = {
    * edge) is as dark as that strip, and is no spot.
    */
   darkSpotStripContrast: 3,
+  /**
+   * Tone leaves spots out by degree: a pixel counts as a spot from spotContrast − spotRamp/2 darker or
+   * redder than its surroundings, fully from spotContrast + spotRamp/2.
+   */
+  spotRamp: 4,
   /**
    * Specular shine: pixels far lighter than the patch's median L*. A pixel counts from specularMinExcess
    * above the median, fully from specularMinExcess + specularRamp.

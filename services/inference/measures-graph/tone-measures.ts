@@ -5,7 +5,7 @@
  * quadratic surface through it — taken away, and what is left is the tone. Every feature is [n, 1, 1, 1].
  */
 import { PATCH_SIZE, TONE_SIGMA } from './features.ts';
-import { FLOAT, type GraphBuilder } from './graph-builder.ts';
+import type { GraphBuilder } from './graph-builder.ts';
 import { addGaussianBlur, weightedMean } from './texture-measures.ts';
 
 export type ToneFeatures = { l_std: string };
@@ -35,21 +35,22 @@ export function orthonormalQuadratics(size: number): number[][] {
 
 /**
  * The standard deviation of T − Q over blocks of TONE_BLOCK² pixels, each weighted by its share of skin
- * clear of spots (pixels whose 9×9 neighbourhood holds no spot): T is the clear skin's L* per block,
+ * clear of spots (each pixel weighted by 1 less the largest spot degree in its 9×9 neighbourhood, so a
+ * contrast near the spot threshold, which re-encoding tips either way, moves it a little: with a yes-or-no
+ * mask one pixel took its 81 neighbours in or out): T is the clear skin's L* per block,
  * smoothed by a Gaussian of TONE_SIGMA pixels; Q is the quadratic surface in x and y (1, x, y, x², xy, y²)
  * that fits T best — the light and shade of the cheek's curve and of the light across it — found by
  * projection on separable orthonormal polynomials: C = Pᵀ·T·P, the terms of degree above 2 zeroed,
  * Q = P·C·Pᵀ, four small MatMuls.
  */
-export function addToneFeatures(g: GraphBuilder, l: string, spots: string): ToneFeatures {
+export function addToneFeatures(g: GraphBuilder, l: string, spotDegree: string): ToneFeatures {
+  // Each pixel weighs 1 less the largest spot degree in its 9×9 neighbourhood: a spot and its surroundings
+  // are left out, a pixel near a fold or a faint spot only in part.
   const clear = g.node(
     'Sub',
     [
       g.scalar('tone_one', 1),
-      g.node('MaxPool', [g.node('Cast', [spots], ['tone_spot_mask'], { to: FLOAT })], ['tone_near_spot'], {
-        kernel_shape: [9, 9],
-        pads: [4, 4, 4, 4],
-      }),
+      g.node('MaxPool', [spotDegree], ['tone_near_spot'], { kernel_shape: [9, 9], pads: [4, 4, 4, 4] }),
     ],
     ['tone_clear'],
   );
