@@ -153,3 +153,79 @@ function sampleRow(grid: Grid, j: number, out: Float32Array): void {
     out[o + 2] = b / n;
   }
 }
+
+/**
+ * A grey closing of an RGB grid `cols` samples wide with a 3×3 square, on each channel: the largest
+ * value of each 3×3 neighbourhood, then the smallest of those (at the grid's edge, of the values inside
+ * it), which fills in dark details one or two samples wide and leaves wider ones as they are. In place.
+ */
+export function closeGrid(rgb: Float32Array, cols: number): Float32Array {
+  const spare = new Float32Array(rgb.length);
+  const row = cols * 3;
+  largestAlongRows(rgb, spare, row);
+  largestAlongColumns(spare, rgb, row);
+  smallestAlongRows(rgb, spare, row);
+  smallestAlongColumns(spare, rgb, row);
+  return rgb;
+}
+
+// The closing's four passes, each a function of its own so that V8 compiles its loop whole, each going
+// through memory in order. A value becomes the largest (or smallest) of itself and the same channel of
+// the samples before and after it along its row (3 values away) or its column (a row away); at the grid's
+// edge, of those inside it.
+
+function largestAlongRows(src: Float32Array, out: Float32Array, row: number): void {
+  for (let start = 0; start < src.length; start += row) {
+    const end = start + row;
+    for (let i = start; i < end; i++) {
+      const before = i - 3 >= start ? src[i - 3]! : src[i]!;
+      const after = i + 3 < end ? src[i + 3]! : src[i]!;
+      out[i] = Math.max(Math.max(before, src[i]!), after);
+    }
+  }
+}
+
+function smallestAlongRows(src: Float32Array, out: Float32Array, row: number): void {
+  for (let start = 0; start < src.length; start += row) {
+    const end = start + row;
+    for (let i = start; i < end; i++) {
+      const before = i - 3 >= start ? src[i - 3]! : src[i]!;
+      const after = i + 3 < end ? src[i + 3]! : src[i]!;
+      out[i] = Math.min(Math.min(before, src[i]!), after);
+    }
+  }
+}
+
+function largestAlongColumns(src: Float32Array, out: Float32Array, row: number): void {
+  const n = src.length;
+  for (let i = 0; i < n; i++) {
+    const above = i >= row ? src[i - row]! : src[i]!;
+    const below = i + row < n ? src[i + row]! : src[i]!;
+    out[i] = Math.max(Math.max(above, src[i]!), below);
+  }
+}
+
+function smallestAlongColumns(src: Float32Array, out: Float32Array, row: number): void {
+  const n = src.length;
+  for (let i = 0; i < n; i++) {
+    const above = i >= row ? src[i - row]! : src[i]!;
+    const below = i + row < n ? src[i + row]! : src[i]!;
+    out[i] = Math.min(Math.min(above, src[i]!), below);
+  }
+}
+
+/** A (2·cols)×(2·rows) RGB grid to cols×rows, each value the mean of its 2×2 block. */
+export function halve(fine: Float32Array, cols: number, rows: number): Float32Array {
+  const out = new Float32Array(cols * rows * 3);
+  const row = cols * 2 * 3;
+  for (let j = 0; j < rows; j++) {
+    for (let i = 0; i < cols; i++) {
+      const top = 2 * j * row + 2 * i * 3;
+      for (let c = 0; c < 3; c++) {
+        const p = top + c;
+        out[(j * cols + i) * 3 + c] = (fine[p]! + fine[p + 3]! + fine[p + row]! + fine[p + row + 3]!) / 4;
+      }
+    }
+  }
+  return out;
+}

@@ -36,8 +36,8 @@ export const RAW_MEASURES: Readonly<Record<Measure, (read: Read) => number>> = {
   wrinkles: (read) => read(['forehead', ...CROWS_FEET], 'line_energy'),
   /** Mean depth of the cheeks' small dark pits (3×3 black top-hat of L* less its surround, capped), spots left out. */
   pores: (read) => read(CHEEKS, 'pit_depth'),
-  /** Mean range (9×9 closing − opening) of the cheeks' smoothed L*: bumps and hollows, not tone patches. */
-  texture: (read) => read(CHEEKS, 'coarse_energy'),
+  /** Mean range (7×7 closing − opening) of the cheeks' smoothed L*, pores filled in first: bumps and hollows. */
+  texture: (read) => read(['right_cheek_relief', 'left_cheek_relief'], 'coarse_energy'),
   /**
    * How much darker under the eyes is than the baseline skin, in L*: the median, so the lower lid's lashes
    * at the region's top edge and a spot or line that reaches it weigh little.

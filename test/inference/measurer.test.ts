@@ -47,10 +47,10 @@ describe('measurer', () => {
     const values = out.data as Float32Array;
     const rows = await measurer.measure(patches);
     assert.equal(rows.length, REGIONS.length);
-    // The texture filters run on the cheeks only, the under-eye median under the eyes only.
+    // The texture filters run on the cheeks sampled for relief only, the under-eye median under the eyes only.
     assert.deepEqual(
       REGIONS.filter((_, r) => FEATURES_READ[r]!.includes('coarse_energy')),
-      ['right_cheek', 'left_cheek'],
+      ['right_cheek_relief', 'left_cheek_relief'],
     );
     assert.deepEqual(
       REGIONS.filter((_, r) => FEATURES_READ[r]!.includes('l_median')),
@@ -76,6 +76,6 @@ describe('measurer', () => {
 
   it('refuses a batch that is not one patch per region', async () => {
     const one = new Float32Array(3 * PATCH_SIZE * PATCH_SIZE).fill(0.5);
-    await assert.rejects(measurer.measure(one), /expected 10 patches, got 1/);
+    await assert.rejects(measurer.measure(one), /expected 12 patches, got 1/);
   });
 });

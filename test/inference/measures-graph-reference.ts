@@ -278,12 +278,12 @@ export function referenceFeatures(patch: Patch): Record<string, number> {
       : pixel(clearSum, x, y) / pixel(clearShare, x, y),
   );
   // Coarse texture: details a 5×5 square does not fit in levelled (opening, then closing, by
-  // reconstruction: three 5×5 dilations under the original), a Gaussian of σ 1.25, then the range
-  // (closing − opening, 9×9).
+  // reconstruction: three 5×5 dilations under the original), a Gaussian of σ 1, then the range
+  // (closing − opening, 7×7).
   const ones = plane(SIZE, SIZE, () => 1);
   const levelled = negated(openingByReconstruction(negated(openingByReconstruction(filled))));
-  const smooth = gaussianMean(levelled, ones, 1.25, 0);
-  const [closedCoarse, openedCoarse] = [closing(smooth, 9), opening(smooth, 9)];
+  const smooth = gaussianMean(levelled, ones, 1, 0);
+  const [closedCoarse, openedCoarse] = [closing(smooth, 7), opening(smooth, 7)];
   // Pores: the black top-hat (3×3) of L* minus its Gaussian (σ 3) mean over the clear skin.
   const around = gaussianMean(L, clear, 3, 1e-3);
   const detail = plane(SIZE, SIZE, (x, y) => pixel(L, x, y) - pixel(around, x, y));

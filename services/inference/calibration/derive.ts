@@ -35,7 +35,7 @@ export const MIN_SPAN: Readonly<Record<Measure, number>> = {
   uneven_tone: 4,
   wrinkles: 0.065,
   pores: 0.08,
-  texture: 0.5,
+  texture: 0.25,
   dark_circles: 10,
   oiliness: 0.1,
   dullness: 4,

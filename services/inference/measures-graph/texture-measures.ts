@@ -24,8 +24,8 @@ export type TextureFeatures = {
 const PORE_SQUARE = 5;
 const RECONSTRUCTION_STEPS = 3;
 const GROWTH_SQUARE = 5;
-const COARSE_SIGMA = 1.25;
-const COARSE_WINDOW = 9;
+const COARSE_SIGMA = 1;
+const COARSE_WINDOW = 7;
 
 /** Pores: the Gaussian (pixels) of the clear skin around each pixel that its depth is measured against. */
 const PORE_SURROUND_SIGMA = 3;
