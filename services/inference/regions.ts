@@ -42,10 +42,7 @@ export type Region = (typeof REGIONS)[number];
  * filled in first, they leave the skin between them, and bumps, hollows and tone patches, several
  * millimetres wide, as they were. Sized in eye distances, not pixels: a resized photo reads the same.
  */
-const RELIEF_OF: Partial<Record<Region, Region>> = {
-  right_cheek_relief: 'right_cheek',
-  left_cheek_relief: 'left_cheek',
-};
+const RELIEF: ReadonlySet<Region> = new Set(['right_cheek_relief', 'left_cheek_relief']);
 
 /** A region: its centre in the image and its size across (along u) and down (along v), in eye distances. */
 export interface RegionRect {
@@ -144,17 +141,11 @@ export function regionPatches(image: RgbImage, points: Landmarks): Float32Array 
     const face = name === 'face';
     const across = face ? PATCH : Math.max(2, Math.round(w * SAMPLES_PER_EYE_DISTANCE));
     const down = face ? PATCH : Math.max(2, Math.round(h * SAMPLES_PER_EYE_DISTANCE));
-    const most = face ? 2 : undefined;
-    const coarse = RELIEF_OF[name]
-      ? halve(
-          closeGrid(
-            sampleRect(image, centre, frame.u, frame.v, w * frame.d, h * frame.d, 2 * across, 2 * down),
-            2 * across,
-          ),
-          across,
-          down,
-        )
-      : sampleRect(image, centre, frame.u, frame.v, w * frame.d, h * frame.d, across, down, most);
+    const sample = (cols: number, rows: number, most?: number) =>
+      sampleRect(image, centre, frame.u, frame.v, w * frame.d, h * frame.d, cols, rows, most);
+    const coarse = RELIEF.has(name)
+      ? halve(closeGrid(sample(2 * across, 2 * down), 2 * across), across, down)
+      : sample(across, down, face ? 2 : undefined);
     const rgb = face ? coarse : enlarge(coarse, across, down, PATCH, enlarged);
     const plane = PATCH * PATCH;
     for (let i = 0; i < plane; i++) {

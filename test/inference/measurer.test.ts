@@ -74,6 +74,32 @@ describe('measurer', () => {
     for (const measure of MEASURES) assert.ok(Number.isFinite(raw[measure]), measure);
   });
 
+  it('measures patches apart in the batch but read for the same features together, each in its own row', async () => {
+    // Patches 0 and 2 share a group (copied out of the batch), patch 1 has its own, patch 3 none.
+    const needs = [['l_mean', 'l_std'], ['l_median'], ['l_std', 'l_mean'], []] as const;
+    const spread = await Measurer.load(needs);
+    const four = patches.subarray(0, 4 * 3 * PATCH_SIZE * PATCH_SIZE);
+    const rows = await spread.measure(four);
+    await spread.release();
+    const alone = await Measurer.load([['l_mean', 'l_std', 'l_median']]);
+    for (const [p, names] of needs.entries()) {
+      const [row] = await alone.measure(
+        four.subarray(p * 3 * PATCH_SIZE * PATCH_SIZE, (p + 1) * 3 * PATCH_SIZE * PATCH_SIZE),
+      );
+      for (const name of FEATURES) {
+        if (!(names as readonly string[]).includes(name)) {
+          assert.ok(Number.isNaN(rows[p]![name]), `patch ${p} ${name}`);
+          continue;
+        }
+        assert.ok(
+          Math.abs(rows[p]![name] - row![name]) <= 1e-5 * Math.max(1, Math.abs(row![name])),
+          `patch ${p} ${name}`,
+        );
+      }
+    }
+    await alone.release();
+  });
+
   it('refuses a batch that is not one patch per region', async () => {
     const one = new Float32Array(3 * PATCH_SIZE * PATCH_SIZE).fill(0.5);
     await assert.rejects(measurer.measure(one), /expected 12 patches, got 1/);
