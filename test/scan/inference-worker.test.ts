@@ -23,6 +23,13 @@ async function startInferenceProcess(port: number, stageDelayMs = 0): Promise<Ch
   return child;
 }
 
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
 const ANALYSIS_DEADLINE_MS = 4000;
 
 /**
@@ -109,7 +116,10 @@ describe('scans analysed by the inference process, through the scan worker', fun
   });
 
   it('a stalled inference process (alive, not answering mid-stream) is retried and ends in analysis_unavailable', async () => {
-    inference ??= await startInferenceProcess(port, 300);
+    // Its own slowed process: one left by the test before analyses a photo in tens of milliseconds, which
+    // can finish between the poll that sees it under way and the stop signal.
+    if (inference) await stopProcess(inference);
+    inference = await startInferenceProcess(port, 300);
     const stalled = inference;
     const scan = await newScan();
     await uploadPhoto(stack.orm, scan.run_id, await singleFace('c'), 2);
@@ -126,8 +136,7 @@ describe('scans analysed by the inference process, through the scan worker', fun
       assert.deepEqual(attempts, [1, 2], 'each attempt ended at its deadline and the job was retried');
     } finally {
       stalled.kill('SIGCONT');
-      stalled.kill('SIGKILL');
-      await new Promise((r) => stalled.once('exit', r));
+      await stopProcess(stalled);
       inference = undefined;
     }
   });
