@@ -108,6 +108,7 @@ function qualityMessage(q: Quality): ImageQuality {
     brightness: q.brightness,
     clippedFraction: q.clippedFraction,
     sharpness: q.sharpness,
+    colourfulness: q.colourfulness,
     faces: q.faces,
   });
 }

@@ -24,6 +24,11 @@ const MAX_BRIGHTNESS = 215;
 const MAX_CLIPPED = 0.25;
 /** Variance of the Laplacian of the 128×128 face below which detail is lost. */
 export const MIN_SHARPNESS = 20;
+/**
+ * Mean spread between a face pixel's largest and smallest channel (0–255) below which the photo holds no
+ * colour to measure: 0 in black and white, 40–60 on the reference faces, 16 or more under a strong blue cast.
+ */
+const MIN_COLOURFULNESS = 4;
 
 export type QualityReason =
   | 'no_face'
@@ -33,7 +38,8 @@ export type QualityReason =
   | 'face_turned'
   | 'too_dark'
   | 'overexposed'
-  | 'too_blurry';
+  | 'too_blurry'
+  | 'no_colour';
 
 export interface Quality {
   readonly width: number;
@@ -46,6 +52,7 @@ export interface Quality {
   readonly brightness: number;
   readonly clippedFraction: number;
   readonly sharpness: number;
+  readonly colourfulness: number;
 }
 
 export interface QualityVerdict {
@@ -73,7 +80,15 @@ export function judgeQuality(
     faces: 0,
     faceConfidence: detections[0]?.score ?? 0,
   };
-  const empty = { faceWidthFraction: 0, yaw: 0, roll: 0, brightness: 0, clippedFraction: 0, sharpness: 0 };
+  const empty = {
+    faceWidthFraction: 0,
+    yaw: 0,
+    roll: 0,
+    brightness: 0,
+    clippedFraction: 0,
+    sharpness: 0,
+    colourfulness: 0,
+  };
   if (!face) return { face, quality: { ...base, ...empty }, failure: 'no_face' };
 
   const area = (f: Face) => f.box.w * f.box.h;
@@ -105,7 +120,9 @@ export function judgeQuality(
                 ? 'overexposed'
                 : light.sharpness < MIN_SHARPNESS
                   ? 'too_blurry'
-                  : undefined;
+                  : light.colourfulness < MIN_COLOURFULNESS
+                    ? 'no_colour'
+                    : undefined;
   return { face, quality, failure };
 }
 
@@ -136,18 +153,26 @@ export function pose(face: Face): { yaw: number; roll: number } {
   return { yaw: along / d, roll: (Math.atan2(dy, dx) * 180) / Math.PI };
 }
 
-/** Brightness, clipping and sharpness of the face itself (a 128×128 crop of its box), in luma. */
+/**
+ * Brightness, clipping and sharpness of the face itself (a 128×128 crop of its box), in luma, and how
+ * much colour it holds.
+ */
 function lighting(image: RgbImage, face: Face) {
   const size = 128;
   const rgb = facePatch(image, face, size);
   const luma = new Float32Array(size * size);
   let sum = 0;
   let clipped = 0;
+  let spread = 0;
   for (let i = 0; i < luma.length; i++) {
-    const y = 0.299 * rgb[i * 3]! + 0.587 * rgb[i * 3 + 1]! + 0.114 * rgb[i * 3 + 2]!;
+    const r = rgb[i * 3]!;
+    const g = rgb[i * 3 + 1]!;
+    const b = rgb[i * 3 + 2]!;
+    const y = 0.299 * r + 0.587 * g + 0.114 * b;
     luma[i] = y;
     sum += y;
     if (y >= 250) clipped++;
+    spread += Math.max(r, g, b) - Math.min(r, g, b);
   }
   let lapSum = 0;
   let lapSq = 0;
@@ -166,5 +191,6 @@ function lighting(image: RgbImage, face: Face) {
     brightness: sum / luma.length,
     clippedFraction: clipped / luma.length,
     sharpness: lapSq / n - mean * mean,
+    colourfulness: spread / luma.length,
   };
 }

@@ -15,6 +15,7 @@ export const FAILURE_MESSAGES = {
   too_dark: 'The photo is too dark. Face a window or a lamp.',
   overexposed: 'The photo is too bright. Avoid direct sunlight or flash on your face.',
   too_blurry: 'The photo is blurred. Hold the camera still and let it focus.',
+  no_colour: 'The photo is in black and white. Take a colour photo, with no filter.',
 } as const;
 
 export type FailureReason = keyof typeof FAILURE_MESSAGES;

@@ -64,6 +64,7 @@ describe('calibration from the committed table of raw measures', () => {
           'too_dark',
           'overexposed',
           'too_blurry',
+          'no_colour',
         ].includes(reason),
         reason,
       );

@@ -133,6 +133,24 @@ describe('face analysis on real photos', function () {
           .toBuffer(),
       'face_turned',
     ],
+    ...(['a', 'c'] as FaceName[]).map((name): [string, () => Promise<Buffer>, string] => [
+      `face ${name} in black and white`,
+      async () =>
+        sharp(await singleFace(name))
+          .greyscale()
+          .jpeg()
+          .toBuffer(),
+      'no_colour',
+    ]),
+    [
+      'face d with its colour all but gone (a 95 % desaturating filter), as a PNG',
+      async () =>
+        sharp(await singleFace('d'))
+          .modulate({ saturation: 0.05 })
+          .png()
+          .toBuffer(),
+      'no_colour',
+    ],
     ['bytes that are no image', async () => Buffer.from('this is not a photo'), 'not_an_image'],
     ['a 30000×30000 pixel bomb', async () => pixelBomb(), 'image_too_large'],
   ];
