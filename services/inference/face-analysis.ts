@@ -13,7 +13,7 @@ import { Measurer } from './measurer.ts';
 import { PATCH_SIZE } from './measures-graph/features.ts';
 import { judgeQuality, mainFace, type Quality } from './quality.ts';
 import { REGIONS, regionPatches } from './regions.ts';
-import { CALIBRATION_VERSION, FEATURES_READ, scoreFeatures } from './scoring.ts';
+import { CALIBRATION_VERSION, FEATURES_READ, poreFloor, scoreFeatures } from './scoring.ts';
 
 export const STAGES = ['decoding', 'detecting_face', 'checking_quality', 'measuring', 'scoring'] as const;
 export type StageName = (typeof STAGES)[number];
@@ -93,7 +93,7 @@ export class FaceAnalysis {
       const blank = { data: new Uint8Array(side * side * 3).fill(128), width: side, height: side };
       const faces = await this.#detector.detect(blank);
       const blankPatches = new Float32Array(REGIONS.length * 3 * PATCH_SIZE * PATCH_SIZE).fill(0.5);
-      const { raw } = scoreFeatures(await this.#measurer.measure(blankPatches));
+      const { raw } = scoreFeatures(await this.#measurer.measure(blankPatches, poreFloor));
       return Array.isArray(faces) && Object.values(raw).every(Number.isFinite);
     } catch {
       return false;
@@ -134,7 +134,7 @@ export class FaceAnalysis {
     }
     yield await progress('measuring');
     const patches = regionPatches(image, landmarks);
-    const features = await this.#measurer.measure(normaliseColour(patches, patches));
+    const features = await this.#measurer.measure(normaliseColour(patches, patches), poreFloor);
     yield await progress('scoring');
     const { scores, raw, concerns } = scoreFeatures(features);
     yield { kind: 'result', scores, raw, concerns, quality: verdict.quality };

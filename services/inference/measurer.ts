@@ -19,6 +19,7 @@ import {
   INPUT_NAME,
   MEASURES_MODEL_VERSION,
   PATCH_SIZE,
+  PORE_FLOOR_NAME,
 } from './measures-graph/features.ts';
 import { fileVersion } from './model-version.ts';
 
@@ -39,12 +40,19 @@ export const MEASURES_SESSION_OPTIONS: ort.InferenceSession.SessionOptions = {
   graphOptimizationLevel: 'extended',
 };
 
-/** Patches measured together: their places in the batch, the features read from them, the cut graph. */
+/**
+ * Patches measured together: their places in the batch, the features read from them, the cut graph, and
+ * whether that graph reads the pore floor (then it runs after the groups that do not).
+ */
 interface Group {
   readonly patches: readonly number[];
   readonly features: readonly FeatureName[];
   readonly session: ort.InferenceSession;
+  readonly floored: boolean;
 }
+
+/** The pore floor of a batch (L*), from the features of the patches whose graph does not read it. */
+export type PoreFloor = (rows: readonly Features[]) => number;
 
 export class Measurer {
   readonly #groups: readonly Group[];
@@ -69,11 +77,19 @@ export class Measurer {
     const groups = await Promise.all(
       [...byFeatures].map(async ([key, patches]) => {
         const features = key.split(',') as FeatureName[];
-        const session = await ort.InferenceSession.create(cutDown(model, features), MEASURES_SESSION_OPTIONS);
-        return { patches, features, session };
+        const cut = cutDown(model, features);
+        const session = await ort.InferenceSession.create(
+          toBinary(ModelProtoSchema, cut),
+          MEASURES_SESSION_OPTIONS,
+        );
+        return { patches, features, session, floored: session.inputNames.includes(PORE_FLOOR_NAME) };
       }),
     );
-    return new Measurer(groups, needs.length);
+    // Stable: the groups that read the floor last, each side in the order of its first patch.
+    return new Measurer(
+      [...groups.filter((group) => !group.floored), ...groups.filter((group) => group.floored)],
+      needs.length,
+    );
   }
 
   /** Frees the model; measuring fails from then on. */
@@ -81,18 +97,27 @@ export class Measurer {
     await Promise.all(this.#groups.map((group) => group.session.release()));
   }
 
-  /** Features of each patch of a batch laid out as float32 [n, 3, 64, 64], n as `needs` at load. */
-  async measure(patches: Float32Array): Promise<Features[]> {
+  /**
+   * Features of each patch of a batch laid out as float32 [n, 3, 64, 64], n as `needs` at load. `poreFloor`
+   * gives the pore floor from the rows of the groups that do not read it (0 when absent).
+   */
+  async measure(patches: Float32Array, poreFloor?: PoreFloor): Promise<Features[]> {
     if (patches.length !== this.#batch * PATCH_VALUES)
       throw new Error(`expected ${this.#batch} patches, got ${patches.length / PATCH_VALUES}`);
     const rows = Array.from(
       { length: this.#batch },
       () => Object.fromEntries(FEATURES.map((name) => [name, Number.NaN])) as Record<FeatureName, number>,
     );
-    for (const { patches: places, features, session } of this.#groups) {
+    let floor: number | undefined;
+    for (const { patches: places, features, session, floored } of this.#groups) {
       const input = gather(patches, places);
       const dims = [places.length, 3, PATCH_SIZE, PATCH_SIZE];
-      const out = await session.run({ [INPUT_NAME]: new ort.Tensor('float32', input, dims) });
+      const feeds: Record<string, ort.Tensor> = { [INPUT_NAME]: new ort.Tensor('float32', input, dims) };
+      if (floored) {
+        floor ??= poreFloor?.(rows) ?? 0;
+        feeds[PORE_FLOOR_NAME] = new ort.Tensor('float32', Float32Array.of(floor), []);
+      }
+      const out = await session.run(feeds);
       for (const name of features) {
         const values = out[name]!.data as Float32Array;
         places.forEach((p, k) => {
@@ -117,10 +142,10 @@ function gather(patches: Float32Array, places: readonly number[]): Float32Array 
 }
 
 /**
- * The model with only `features` as outputs and only the nodes (and constants) they are computed from:
- * the builder writes nodes in the order they are computed, so one backward pass finds them.
+ * The model with only `features` as outputs and only the nodes, constants and inputs they are computed
+ * from: the builder writes nodes in the order they are computed, so one backward pass finds them.
  */
-function cutDown(model: ModelProto, features: readonly FeatureName[]): Uint8Array {
+function cutDown(model: ModelProto, features: readonly FeatureName[]): ModelProto {
   const graph = model.graph!;
   const needed = new Set<string>(features);
   const nodes = [...graph.node].reverse().filter((node) => {
@@ -131,6 +156,7 @@ function cutDown(model: ModelProto, features: readonly FeatureName[]): Uint8Arra
   const cut = fromBinary(ModelProtoSchema, toBinary(ModelProtoSchema, model));
   cut.graph!.node = nodes.reverse();
   cut.graph!.initializer = graph.initializer.filter((tensor) => needed.has(tensor.name));
+  cut.graph!.input = graph.input.filter((input) => needed.has(input.name));
   cut.graph!.output = graph.output.filter((output) => features.includes(output.name as FeatureName));
-  return toBinary(ModelProtoSchema, cut);
+  return cut;
 }

@@ -34,7 +34,7 @@ export const RAW_MEASURES: Readonly<Record<Measure, (read: Read) => number>> = {
   uneven_tone: (read) => read(CHEEKS, 'l_std'),
   /** Thin dark creases running across the forehead and the crow's-feet (curvature of L*, pixel by pixel). */
   wrinkles: (read) => read(['forehead', ...CROWS_FEET], 'line_energy'),
-  /** Mean depth of the cheeks' small dark pits (3×3 black top-hat of L* less its surround, capped), spots left out. */
+  /** Mean depth of the cheeks' small dark pits (3×3 black top-hat of L* less its surround, capped) beyond the photo's grain, spots left out. */
   pores: (read) => read(CHEEKS, 'pit_depth'),
   /** Mean range (7×7 closing − opening) of the cheeks' smoothed L*, pores filled in first: bumps and hollows. */
   texture: (read) => read(['right_cheek_relief', 'left_cheek_relief'], 'coarse_energy'),
@@ -49,6 +49,22 @@ export const RAW_MEASURES: Readonly<Record<Measure, (read: Read) => number>> = {
   dullness: (read) => -read(['face'], 'l_contrast'),
 };
 
+/**
+ * A pit counts in `pores` only by how far it is deeper than GRAIN_FLOOR times the photo's grain: the mean
+ * height of the forehead's small bright specks (`grain_height`, the white top-hat at the pits' own scale).
+ * Grain — sensor noise, JPEG's quantisation, resampling — makes as many bright specks as dark pits, and
+ * changes as a photo is re-compressed or resized; pores, lines and hair are dark, so the bright specks read
+ * the grain alone. About a fifth of a grain field's specks stand more than twice their mean height. The forehead is skin the pore measure does not read, so pores painted or grown
+ * on the cheeks do not raise their own floor.
+ */
+const GRAIN_FLOOR = 2;
+const GRAIN: (read: Read) => number = (read) => read(['forehead'], 'grain_height');
+
+/** The pore floor of a photo (L*), from the features of its regions. */
+export function poreFloor(features: readonly Features[]): number {
+  return GRAIN_FLOOR * GRAIN(reader(features));
+}
+
 export interface Scored {
   readonly scores: Readonly<Record<Measure, number>>;
   readonly raw: Readonly<Record<Measure, number>>;
@@ -61,7 +77,7 @@ export interface Scored {
  */
 export const FEATURES_READ: readonly (readonly FeatureName[])[] = (() => {
   const read = REGIONS.map(() => new Set<FeatureName>());
-  for (const raw of Object.values(RAW_MEASURES)) {
+  for (const raw of [...Object.values(RAW_MEASURES), GRAIN]) {
     raw((regions, name) => {
       for (const region of regions) read[REGIONS.indexOf(region)]!.add(name);
       return 0;
@@ -72,9 +88,13 @@ export const FEATURES_READ: readonly (readonly FeatureName[])[] = (() => {
 
 /** Raw values of every measure; `features` holds one row per region, in REGIONS order. */
 export function rawMeasures(features: readonly Features[]): Record<Measure, number> {
-  const read: Read = (regions, name) =>
-    regions.reduce((sum, region) => sum + features[REGIONS.indexOf(region)]![name], 0) / regions.length;
+  const read = reader(features);
   return Object.fromEntries(MEASURES.map((m) => [m, RAW_MEASURES[m](read)])) as Record<Measure, number>;
+}
+
+function reader(features: readonly Features[]): Read {
+  return (regions, name) =>
+    regions.reduce((sum, region) => sum + features[REGIONS.indexOf(region)]![name], 0) / regions.length;
 }
 
 export function scoreRaw(measure: Measure, value: number): number {

@@ -14,7 +14,7 @@ import { FaceLandmarker, type Landmarks } from '../../services/inference/landmar
 import { Measurer } from '../../services/inference/measurer.ts';
 import { judgeQuality, mainFace } from '../../services/inference/quality.ts';
 import { regionPatches } from '../../services/inference/regions.ts';
-import { FEATURES_READ, scoreFeatures } from '../../services/inference/scoring.ts';
+import { FEATURES_READ, poreFloor, scoreFeatures } from '../../services/inference/scoring.ts';
 import { benchPhotos } from './bench-photos.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
@@ -54,7 +54,7 @@ async function analyse(photo: Buffer, cpu: Map<Stage, number[]>, wall: Map<Stage
   await timed('quality', () => judgeQuality(image, faces, landmarks));
   const patches = await timed('regions', () => regionPatches(image, landmarks));
   const normalised = await timed('colour', () => normaliseColour(patches, patches));
-  const features = await timed('measure', () => measurer.measure(normalised));
+  const features = await timed('measure', () => measurer.measure(normalised, poreFloor));
   return timed('score', () => scoreFeatures(features));
 }
 

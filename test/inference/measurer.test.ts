@@ -16,10 +16,11 @@ import {
   INPUT_NAME,
   OUTPUT_NAME,
   PATCH_SIZE,
+  PORE_FLOOR_NAME,
 } from '../../services/inference/measures-graph/features.ts';
 import { mainFace } from '../../services/inference/quality.ts';
 import { REGIONS, regionPatches } from '../../services/inference/regions.ts';
-import { FEATURES_READ, rawMeasures } from '../../services/inference/scoring.ts';
+import { FEATURES_READ, poreFloor, rawMeasures } from '../../services/inference/scoring.ts';
 import { MEASURES } from '../../services/shared/measures.ts';
 import { singleFace } from './support/photos.ts';
 
@@ -40,13 +41,24 @@ describe('measurer', () => {
   after(() => measurer.release());
 
   it('reads each region for the features scoring reads from it, and for no other', async () => {
+    const rows = await measurer.measure(patches, poreFloor);
+    assert.equal(rows.length, REGIONS.length);
+    // The cheeks' pits are measured beyond the floor their photo's grain gives, read from the forehead first.
+    const floor = poreFloor(rows);
+    assert.ok(floor > 0, `pore floor ${floor}`);
+    assert.deepEqual(
+      REGIONS.filter((_, r) => FEATURES_READ[r]!.includes('grain_height')),
+      ['forehead'],
+    );
     const whole = await InferenceSession.create(readFileSync(MEASURES_MODEL_PATH), MEASURES_SESSION_OPTIONS);
     const dims = [REGIONS.length, 3, PATCH_SIZE, PATCH_SIZE];
-    const out = (await whole.run({ [INPUT_NAME]: new Tensor('float32', patches, dims) }))[OUTPUT_NAME]!;
+    const feeds = {
+      [INPUT_NAME]: new Tensor('float32', patches, dims),
+      [PORE_FLOOR_NAME]: new Tensor('float32', Float32Array.of(floor), []),
+    };
+    const out = (await whole.run(feeds))[OUTPUT_NAME]!;
     await whole.release();
     const values = out.data as Float32Array;
-    const rows = await measurer.measure(patches);
-    assert.equal(rows.length, REGIONS.length);
     // The texture filters run on the cheeks sampled for relief only, the under-eye median under the eyes only.
     assert.deepEqual(
       REGIONS.filter((_, r) => FEATURES_READ[r]!.includes('coarse_energy')),

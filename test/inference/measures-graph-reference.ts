@@ -233,7 +233,7 @@ const SECOND_DY = [0, 1, 0, 0, -2, 0, 0, 1, 0];
 const SECOND_DX = [0, 0, 0, 1, -2, 1, 0, 0, 0];
 
 /** The fifteen features of one patch, by name. */
-export function referenceFeatures(patch: Patch): Record<string, number> {
+export function referenceFeatures(patch: Patch, poreFloor = 0): Record<string, number> {
   const area = SIZE * SIZE;
   const lab = Array.from({ length: area }, (_, i) =>
     srgbToLab(patch[i]!, patch[area + i]!, patch[2 * area + i]!),
@@ -288,6 +288,7 @@ export function referenceFeatures(patch: Patch): Record<string, number> {
   const around = gaussianMean(L, clear, 3, 1e-3);
   const detail = plane(SIZE, SIZE, (x, y) => pixel(L, x, y) - pixel(around, x, y));
   const closed = closing(detail, 3);
+  const opened = opening(detail, 3);
   // Shine: L* more than 12 above the patch's median (the (area/2)-th largest value), fully from 20.
   const median = [...L.data].sort((a, b) => b - a)[area / 2 - 1]!;
   const shine = plane(SIZE, SIZE, (x, y) => Math.min(1, Math.max(0, (pixel(L, x, y) - median - 12) / 8)));
@@ -334,10 +335,17 @@ export function referenceFeatures(patch: Patch): Record<string, number> {
         Math.min(rowL.data[i]!, columnL.data[i]!) - l > 3 &&
         !(A.data[i]! - localA.data[i]! > 3),
     ),
-    // Pits are read 6 pixels (2σ of the surround) or more inside the patch's edge.
+    // Pits are read 6 pixels (2σ of the surround) or more inside the patch's edge, beyond the floor.
     pit_depth: weightedMean(
       plane(SIZE - 12, SIZE - 12, (x, y) =>
-        Math.min(pixel(closed, x + 6, y + 6) - pixel(detail, x + 6, y + 6), 4),
+        Math.max(0, Math.min(pixel(closed, x + 6, y + 6) - pixel(detail, x + 6, y + 6), 4) - poreFloor),
+      ),
+      plane(SIZE - 12, SIZE - 12, (x, y) => pixel(clear, x + 6, y + 6)),
+    ),
+    // Grain: the white top-hat (3×3) of the same detail, over the same pixels.
+    grain_height: weightedMean(
+      plane(SIZE - 12, SIZE - 12, (x, y) =>
+        Math.min(pixel(detail, x + 6, y + 6) - pixel(opened, x + 6, y + 6), 4),
       ),
       plane(SIZE - 12, SIZE - 12, (x, y) => pixel(clear, x + 6, y + 6)),
     ),

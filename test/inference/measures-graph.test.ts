@@ -12,6 +12,7 @@ import {
   MEASURES_MODEL_VERSION,
   OUTPUT_NAME,
   PATCH_SIZE,
+  PORE_FLOOR_NAME,
 } from '../../services/inference/measures-graph/features.ts';
 import {
   AREA,
@@ -33,11 +34,15 @@ import { type Patch, referenceFeatures } from './measures-graph-reference.ts';
 
 type Row = Record<FeatureName, number>;
 
-async function measure(session: InferenceSession, patches: readonly Patch[]): Promise<Row[]> {
+async function measure(session: InferenceSession, patches: readonly Patch[], poreFloor = 0): Promise<Row[]> {
   const input = new Float32Array(patches.length * 3 * AREA);
   for (const [i, patch] of patches.entries()) input.set(patch, i * 3 * AREA);
   const dims = [patches.length, 3, PATCH_SIZE, PATCH_SIZE];
-  const output = (await session.run({ [INPUT_NAME]: new Tensor('float32', input, dims) }))[OUTPUT_NAME]!;
+  const feeds = {
+    [INPUT_NAME]: new Tensor('float32', input, dims),
+    [PORE_FLOOR_NAME]: new Tensor('float32', Float32Array.of(poreFloor), []),
+  };
+  const output = (await session.run(feeds))[OUTPUT_NAME]!;
   assert.deepEqual(output.dims, [patches.length, FEATURES.length]);
   const values = output.data as Float32Array;
   return patches.map((_, i) =>
@@ -46,8 +51,8 @@ async function measure(session: InferenceSession, patches: readonly Patch[]): Pr
 }
 
 /** Float32 graph against float64 reference: 1e-3 relative or 1e-2 absolute, whichever is looser. */
-function assertMatchesReference(row: Row, patch: Patch): void {
-  const expected = referenceFeatures(patch);
+function assertMatchesReference(row: Row, patch: Patch, poreFloor = 0): void {
+  const expected = referenceFeatures(patch, poreFloor);
   for (const name of FEATURES) {
     const error = Math.abs(row[name] - expected[name]!);
     assert.ok(
@@ -107,20 +112,21 @@ describe('skin-measures model', () => {
       );
     });
 
-    it('takes patches [n, 3, 64, 64] and returns features [n, 15] in the documented order, and each feature [n, 1, 1, 1]', () => {
+    it('takes patches [n, 3, 64, 64] and the pore floor, and returns features [n, 16] in the documented order, and each feature [n, 1, 1, 1]', () => {
       // The order the documentation's tables give, read from docs/measures-graph.md itself.
       const documented: string[] = [];
       for (const [, column, name] of readFileSync('docs/measures-graph.md', 'utf8').matchAll(
         /^\| (\d+) \| `(\w+)` \|/gm,
       ))
         documented[Number(column)] = name!;
-      assert.equal(documented.length, 15);
+      assert.equal(documented.length, 16);
       assert.deepEqual(FEATURES, documented);
       assert.deepEqual(session.inputMetadata, [
         { name: 'patches', isTensor: true, type: 'float32', shape: ['n', 3, 64, 64] },
+        { name: 'pore_floor', isTensor: true, type: 'float32', shape: [] },
       ]);
       assert.deepEqual(session.outputMetadata, [
-        { name: 'features', isTensor: true, type: 'float32', shape: ['n', 15] },
+        { name: 'features', isTensor: true, type: 'float32', shape: ['n', 16] },
         ...FEATURES.map((name) => ({ name, isTensor: true, type: 'float32', shape: ['n', 1, 1, 1] })),
       ]);
     });
@@ -135,7 +141,7 @@ describe('skin-measures model', () => {
       assert.ok(Math.abs(row.a_mean - 13.5343) < 0.1, `a_mean ${row.a_mean}`);
       assert.ok(Math.abs(row.b_mean - 19.8784) < 0.1, `b_mean ${row.b_mean}`);
       assert.ok(Math.abs(row.chroma_mean - 24.0484) < 0.1, `chroma_mean ${row.chroma_mean}`);
-      for (const name of ['l_std', 'pit_depth', 'coarse_energy', 'line_energy'] as const) {
+      for (const name of ['l_std', 'pit_depth', 'grain_height', 'coarse_energy', 'line_energy'] as const) {
         assert.ok(row[name] < 1e-3, `${name} ${row[name]}`);
       }
       for (const name of ['red_spot_frac', 'dark_spot_frac', 'specular_frac', 'red_frac'] as const) {
@@ -210,6 +216,25 @@ describe('skin-measures model', () => {
       const { pit_depth, coarse_energy } = rows.noise;
       assert.ok(pit_depth > 0.1, `pit_depth ${pit_depth}`);
       assert.ok(coarse_energy < 0.25 * pit_depth, `coarse_energy ${coarse_energy}, pit_depth ${pit_depth}`);
+    });
+
+    it('grain: noise stands as high as it sinks deep; dark dots are pits, not grain', () => {
+      const { pit_depth, grain_height } = rows.noise;
+      assert.ok(
+        Math.abs(grain_height - pit_depth) < 0.2 * pit_depth,
+        `grain ${grain_height}, pits ${pit_depth}`,
+      );
+      assert.ok(rows.darkDots.grain_height < 1e-3, `dark dots: grain ${rows.darkDots.grain_height}`);
+    });
+
+    it('the pore floor: a pit counts by its depth beyond it, grain is not floored', async () => {
+      const floor = 2 * rows.noise.grain_height;
+      const [floored] = await measure(session, [PATCHES.noise], floor);
+      assertMatchesReference(floored!, PATCHES.noise, floor);
+      // Only the tail of the noise's pits, those deeper than twice the mean height of its bumps, is left.
+      const left = floored!.pit_depth;
+      assert.ok(left > 0 && left < 0.25 * rows.noise.pit_depth, `pit_depth ${left}`);
+      assert.equal(floored!.grain_height, rows.noise.grain_height);
     });
   });
 

@@ -18,6 +18,7 @@ import {
   MEASURES_MODEL_VERSION,
   OUTPUT_NAME,
   PATCH_SIZE,
+  PORE_FLOOR_NAME,
 } from './features.ts';
 import { GraphBuilder } from './graph-builder.ts';
 import { addTextureFeatures } from './texture-measures.ts';
@@ -39,9 +40,10 @@ export function buildMeasuresModel(): Uint8Array {
   const g = new GraphBuilder();
   const cielab = addCielab(g, INPUT_NAME);
   const colour = addColourFeatures(g, cielab);
+  const poreFloor = PORE_FLOOR_NAME;
   const columns: Record<FeatureName, string> = {
     ...colour.features,
-    ...addTextureFeatures(g, cielab.l, colour.spots),
+    ...addTextureFeatures(g, cielab.l, colour.spots, poreFloor),
     ...addToneFeatures(g, cielab.l, colour.spotDegree),
   };
   // Each feature is [n, 1, 1, 1]: stacked along the channels in FEATURES order, then flattened to [n, FEATURES.length].
@@ -60,7 +62,7 @@ export function buildMeasuresModel(): Uint8Array {
 
   const graph = g.toGraph(
     'skin_measures',
-    { [INPUT_NAME]: ['n', 3, PATCH_SIZE, PATCH_SIZE] },
+    { [INPUT_NAME]: ['n', 3, PATCH_SIZE, PATCH_SIZE], [PORE_FLOOR_NAME]: [] },
     {
       [OUTPUT_NAME]: ['n', FEATURES.length],
       ...Object.fromEntries(single.map((name) => [name, ['n', 1, 1, 1]])),

@@ -4,13 +4,20 @@
  */
 
 /** Bump when a feature's definition or the column order changes: consumers key their calibration on it. */
-export const MEASURES_MODEL_VERSION = 'skin-measures-13.0.0';
+export const MEASURES_MODEL_VERSION = 'skin-measures-14.0.0';
 
 /** Side of the square face-region patch, in pixels. */
 export const PATCH_SIZE = 64;
 
 /** Input tensor: float32 [n, 3, PATCH_SIZE, PATCH_SIZE], sRGB in 0..1, channels R, G, B. */
 export const INPUT_NAME = 'patches';
+
+/**
+ * Second input: float32 rank 0, the depth (L*) a pit must exceed to count in `pit_depth` — the photo's
+ * grain, which scoring.ts derives from the forehead's `grain_height` (measurer.ts runs the patches it is
+ * read from first).
+ */
+export const PORE_FLOOR_NAME = 'pore_floor';
 
 /** Output tensor: float32 [n, FEATURES.length], one row per patch, columns in FEATURES order. */
 export const OUTPUT_NAME = 'features';
@@ -35,6 +42,7 @@ export const FEATURES = [
   'erythema_skin',
   'l_contrast',
   'l_median',
+  'grain_height',
 ] as const;
 
 export type FeatureName = (typeof FEATURES)[number];

@@ -11,6 +11,7 @@ import { FLOAT, type GraphBuilder } from './graph-builder.ts';
 
 export type TextureFeatures = {
   pit_depth: string;
+  grain_height: string;
   coarse_energy: string;
   line_energy: string;
   l_contrast: string;
@@ -52,12 +53,19 @@ const LINE_SIGMA = 2;
 const LINE_BROAD_SIGMA = 4;
 
 /**
- * `spots` ([n, 1, h, w] bool) marks spot pixels: pores are measured on the skin around them
- * (each output pixel whose filter window comes near a spot is left out), coarse texture on L* with the
+ * `poreFloor` (a rank-0 float, L*) is the depth a pit must exceed to count as a pore: the photo's own
+ * grain (scoring.ts derives it from `grain_height`). `spots` ([n, 1, h, w] bool) marks spot pixels: pores
+ * are measured on the skin around them (each output pixel whose filter window comes near a spot is left
+ * out), coarse texture on L* with the
  * spots filled in from the skin around them, so that spots count as spots, not as pores or rough
  * texture.
  */
-export function addTextureFeatures(g: GraphBuilder, l: string, spots: string): TextureFeatures {
+export function addTextureFeatures(
+  g: GraphBuilder,
+  l: string,
+  spots: string,
+  poreFloor: string,
+): TextureFeatures {
   // The 3×3 blur removes pixel noise and pores, leaving tone changes and lines: [n, 1, h−2, w−2].
   const blurred = g.node('AveragePool', [l], ['l_blurred'], { kernel_shape: [3, 3] });
   const cap = g.scalar('texture_cap', THRESHOLDS.textureCap);
@@ -77,8 +85,10 @@ export function addTextureFeatures(g: GraphBuilder, l: string, spots: string): T
     );
   const clear = keep(spotMask, 9, 4, 'clear_of_spots');
 
+  const pits = addPitDepth(g, l, cap, clear, poreFloor);
   return {
-    pit_depth: addPitDepth(g, l, cap, clear),
+    pit_depth: pits.depth,
+    grain_height: pits.grain,
     coarse_energy: addCoarseEnergy(g, addSpotsFilledIn(g, l, clear)),
     line_energy: addLineEnergy(
       g,
@@ -113,10 +123,20 @@ export function weightedMean(g: GraphBuilder, input: string, weights: string, ou
  * lies below the pit-free surface, and is zero on bumps, slopes and anything wider than a pit. The detail
  * is L* minus its Gaussian mean over the clear skin around it (σ = PORE_SURROUND_SIGMA, spots left out),
  * so the curvature of coarser relief and of tone patches, which the closing would otherwise read as
- * shallow pits, is taken away first. Each pixel counts up to THRESHOLDS.textureCap, spots and their
- * surroundings left out.
+ * shallow pits, is taken away first. Each pixel counts up to THRESHOLDS.textureCap, less `floor` (clipped
+ * at 0), spots and their surroundings left out.
+ *
+ * The photo's grain — sensor noise, compression, resampling — makes pits of this size too, and as many
+ * bumps: the white top-hat (the detail minus its 3×3 opening), averaged the same way, is `grain`, how high
+ * the patch's small bright specks stand. Pores, lines and hair are dark; grain is as often bright as dark.
  */
-function addPitDepth(g: GraphBuilder, l: string, cap: string, clear: string): string {
+function addPitDepth(
+  g: GraphBuilder,
+  l: string,
+  cap: string,
+  clear: string,
+  floor: string,
+): { depth: string; grain: string } {
   const around = g.node(
     'Div',
     [
@@ -135,6 +155,21 @@ function addPitDepth(g: GraphBuilder, l: string, cap: string, clear: string): st
   const detail = g.node('Sub', [l, around], ['pore_detail']);
   const depth = g.node('Sub', [addClosing(g, detail, 3, 'pore_detail'), detail], ['pit_depth_map']);
   const capped = g.node('Min', [depth, cap], ['pit_depth_capped']);
+  const beyond = g.node(
+    'Relu',
+    [g.node('Sub', [capped, floor], ['pit_depth_less_floor'])],
+    ['pit_depth_beyond'],
+  );
+  const opened = g.node(
+    'Neg',
+    [addClosing(g, g.node('Neg', [detail], ['grain_detail_negated']), 3, 'grain_detail_negated')],
+    ['grain_detail_opened'],
+  );
+  const height = g.node(
+    'Min',
+    [g.node('Sub', [detail, opened], ['grain_height_map']), cap],
+    ['grain_height_capped'],
+  );
   // The inner part of the patch, PORE_MARGIN from each edge: [n, 1, h − 2·margin, w − 2·margin].
   const bounds = [
     g.ints('pore_inner_starts', [PORE_MARGIN, PORE_MARGIN]),
@@ -142,7 +177,11 @@ function addPitDepth(g: GraphBuilder, l: string, cap: string, clear: string): st
     g.ints('pore_inner_axes', [2, 3]),
   ];
   const inner = (x: string, out: string) => g.node('Slice', [x, ...bounds], [out]);
-  return weightedMean(g, inner(capped, 'pit_depth_inner'), inner(clear, 'pore_weights_inner'), 'pit_depth');
+  const weights = inner(clear, 'pore_weights_inner');
+  return {
+    depth: weightedMean(g, inner(beyond, 'pit_depth_inner'), weights, 'pit_depth'),
+    grain: weightedMean(g, inner(height, 'grain_height_inner'), weights, 'grain_height'),
+  };
 }
 
 /**
