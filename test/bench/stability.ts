@@ -35,6 +35,8 @@ async function scores(photo: Buffer): Promise<Record<Measure, number> | undefine
 
 const files = readdirSync(dir).filter((f) => /\.jpe?g$/i.test(f));
 const originals = new Map<string, Record<Measure, number>>();
+/** Per change and measure moved by more than LIMIT somewhere: the photo of the largest move. */
+const outliers = new Map<string, string>();
 for (const file of files) {
   const base = await scores(readFileSync(join(dir, file)));
   if (base) originals.set(file, base);
@@ -53,6 +55,7 @@ for (const [label, change] of Object.entries(CHANGES)) {
     }
     for (const m of MEASURES) {
       const delta = Math.abs(moved[m] - base[m]);
+      if (delta > worst[m]) outliers.set(`${label} ${m}`, `${file} ${base[m]} → ${moved[m]}`);
       worst[m] = Math.max(worst[m], delta);
       if (delta > LIMIT) over[m]++;
     }
@@ -61,4 +64,9 @@ for (const [label, change] of Object.entries(CHANGES)) {
   console.log(`${label.padEnd(14)}${String(refused).padStart(7)}  ${cells}`);
 }
 console.log(`\nEach cell: the largest move in points (how many photos moved by more than ${LIMIT}).`);
+console.log(`\nThe largest moves over ${LIMIT}:`);
+for (const [cell, move] of outliers) {
+  const [, from, , to] = move.split(' ');
+  if (Math.abs(Number(to) - Number(from)) > LIMIT) console.log(`  ${cell.padEnd(26)} ${move}`);
+}
 await analysis.close();
