@@ -71,6 +71,21 @@ export function highlighted(radius: number): Patch {
   return paint((x, y) => ((x - 32) ** 2 + (y - 32) ** 2 <= radius ** 2 ? SHINE : SKIN));
 }
 
+/**
+ * SKIN lit from one side, steeply — in linear light from 0.1 of its colour at the left edge to all of it at
+ * the right (L* about 28 to 73), as the side of a nose turned from the light — with, when `withHighlight`,
+ * the disc of `highlighted(5)` on it.
+ */
+export function rampOfLight(withHighlight: boolean): Patch {
+  const toLinear = (c: number) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+  const toSrgb = (c: number) => (c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055);
+  return paint((x, y) =>
+    withHighlight && (x - 32) ** 2 + (y - 32) ** 2 <= 25
+      ? SHINE
+      : (SKIN.map((c) => toSrgb((0.1 + (0.9 * x) / 63) * toLinear(c))) as unknown as Rgb),
+  );
+}
+
 /** Pixels inside the disc `highlighted(radius)` paints. */
 export function discArea(radius: number): number {
   let count = 0;

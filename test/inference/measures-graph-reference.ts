@@ -232,6 +232,21 @@ const BOX_3 = Array<number>(9).fill(1 / 9);
 const SECOND_DY = [0, 1, 0, 0, -2, 0, 0, 1, 0];
 const SECOND_DX = [0, 0, 0, 1, -2, 1, 0, 0, 0];
 
+/** The plane less: p minus its least-squares fit a + b·x + c·y (x and y are orthogonal on a full grid). */
+function lessPlane(p: Plane): Plane {
+  const c = (p.width - 1) / 2;
+  let [sx, sy, xx, yy] = [0, 0, 0, 0];
+  for (let y = 0; y < p.height; y++) {
+    for (let x = 0; x < p.width; x++) {
+      sx += (x - c) * pixel(p, x, y);
+      sy += (y - c) * pixel(p, x, y);
+      xx += (x - c) ** 2;
+      yy += (y - c) ** 2;
+    }
+  }
+  return plane(p.width, p.height, (x, y) => pixel(p, x, y) - ((x - c) * sx) / xx - ((y - c) * sy) / yy);
+}
+
 /** The fifteen features of one patch, by name. */
 export function referenceFeatures(patch: Patch, poreFloor = 0): Record<string, number> {
   const area = SIZE * SIZE;
@@ -292,6 +307,12 @@ export function referenceFeatures(patch: Patch, poreFloor = 0): Record<string, n
   // Shine: L* more than 12 above the patch's median (the (area/2)-th largest value), fully from 20.
   const median = [...L.data].sort((a, b) => b - a)[area / 2 - 1]!;
   const shine = plane(SIZE, SIZE, (x, y) => Math.min(1, Math.max(0, (pixel(L, x, y) - median - 12) / 8)));
+  // Oiliness: the same degree of shine on L* less its least-squares plane in x and y.
+  const level = lessPlane(L);
+  const levelMedian = [...level.data].sort((a, b) => b - a)[area / 2 - 1]!;
+  const levelShine = plane(SIZE, SIZE, (x, y) =>
+    Math.min(1, Math.max(0, (pixel(level, x, y) - levelMedian - 12) / 8)),
+  );
   const awayFromSpots = keepAwayFrom(spots, 5, 2);
   // The skin's redness also leaves out the halo of shine: the pixels of a 4×4 block with shine or next
   // to one (its largest degree over the 3×3 blocks around), and the lightest tenth of the patch (L* above
@@ -351,7 +372,7 @@ export function referenceFeatures(patch: Patch, poreFloor = 0): Record<string, n
     ),
     coarse_energy: mean(plane(SIZE, SIZE, (x, y) => pixel(closedCoarse, x, y) - pixel(openedCoarse, x, y))),
     line_energy: mean(lineMap),
-    specular_frac: mean(shine),
+    specular_frac: mean(levelShine),
     red_frac: share(A, (a) => a > 15),
     l_contrast: weightedStd(
       blurred,

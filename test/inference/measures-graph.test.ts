@@ -25,6 +25,7 @@ import {
   litFromTheSide,
   MOLE,
   noisy,
+  rampOfLight,
   SHINE,
   SKIN,
   stripes,
@@ -70,6 +71,8 @@ const PATCHES = {
   horizontalStripes: stripes('horizontal'),
   verticalStripes: stripes('vertical'),
   highlight: highlighted(5),
+  rampOfLight: rampOfLight(false),
+  highlightOnRamp: rampOfLight(true),
   noise: noisy(0.025, 42),
   shading: litFromTheSide(false),
   tonePatch: litFromTheSide(true),
@@ -184,6 +187,19 @@ describe('skin-measures model', () => {
       // Shine is judged against the patch's own skin: the same light colour all over is skin, not shine.
       const [light] = await measure(session, [uniform(SHINE)]);
       assert.equal(light!.specular_frac, 0);
+    });
+
+    it('a steep gradient of light across the patch is no shine; a highlight on it still is', () => {
+      assertMatchesReference(rows.rampOfLight, PATCHES.rampOfLight);
+      assertMatchesReference(rows.highlightOnRamp, PATCHES.highlightOnRamp);
+      // Its lit side lies more than 12 above its median L*: read against the median alone, it shone
+      // (specular_frac 0.024, a quarter of the calibrated span).
+      assert.equal(rows.rampOfLight.specular_frac, 0);
+      const disc = discArea(5) / AREA;
+      assert.ok(
+        rows.highlightOnRamp.specular_frac > 0.9 * disc && rows.highlightOnRamp.specular_frac <= disc,
+        `${rows.highlightOnRamp.specular_frac} against the disc's ${disc}`,
+      );
     });
 
     it('the erythema index ignores shading: the same skin in 60 % of the light is as red, and darker', async () => {

@@ -41,20 +41,30 @@ export function addColourFeatures(
   const zero = g.scalar('zero', 0);
   const one = g.scalar('unit', 1);
   const lMedian = addMedian(g, l, 'l_median');
-  const excess = g.node(
-    'Sub',
-    [
-      g.node('Sub', [l, lMedian], ['l_above_median']),
-      g.scalar('specular_min_excess', THRESHOLDS.specularMinExcess),
-    ],
-    ['l_above_shine'],
-  );
-  const ramped = g.node(
-    'Div',
-    [excess, g.scalar('specular_ramp', THRESHOLDS.specularRamp)],
-    ['shine_ramped'],
-  );
-  const specular = g.node('Clip', [ramped, zero, one], ['shine']);
+  /** Each pixel's degree of shine, 0 to 1, by how far `level` lies above its patch's median. */
+  const shineDegree = (level: string, median: string, name: string) => {
+    const excess = g.node(
+      'Sub',
+      [
+        g.node('Sub', [level, median], [`${name}_above_median`]),
+        g.scalar(`${name}_min_excess`, THRESHOLDS.specularMinExcess),
+      ],
+      [`${name}_above_shine`],
+    );
+    const ramped = g.node(
+      'Div',
+      [excess, g.scalar(`${name}_ramp`, THRESHOLDS.specularRamp)],
+      [`${name}_ramped`],
+    );
+    return g.node('Clip', [ramped, zero, one], [name]);
+  };
+  // Where redness leaves shine out: any light far above the median, side light and all.
+  const specular = shineDegree(l, lMedian, 'shine');
+  // Oiliness reads shine on L* less its plane: a gradient of light across the patch (a nose lit from one
+  // side, half of it 12 above the median) is no shine; a highlight, lighter than what lies on both sides
+  // of it, is.
+  const lLevel = addLessPlane(g, l, 'l_level');
+  const levelShine = shineDegree(lLevel, addMedian(g, lLevel, 'l_level_median'), 'level_shine');
   const red = g.node('Greater', [a, g.scalar('red_min_a', THRESHOLDS.redMinA)], ['is_red']);
 
   // A spot is measured against its neighbourhood, not an absolute level, so it is found on any skin tone.
@@ -143,7 +153,7 @@ export function addColourFeatures(
     chroma_mean: g.mean(chroma, 'chroma_mean'),
     red_spot_frac: g.fraction(redSpot, 'red_spot_frac'),
     dark_spot_frac: g.fraction(darkSpot, 'dark_spot_frac'),
-    specular_frac: g.mean(specular, 'specular_frac'),
+    specular_frac: g.mean(levelShine, 'specular_frac'),
     red_frac: g.fraction(red, 'red_frac'),
     erythema_skin: skinErythema,
     l_median: lMedian,
@@ -237,6 +247,43 @@ function addErythema(g: GraphBuilder, linear: string): string {
     [g.node('Log', [ratio], ['log_red_over_green']), g.scalar('erythema_scale', 100 / Math.LN10)],
     ['erythema'],
   );
+}
+
+/**
+ * Each patch less its best plane (least squares in x and y): a gradient of light across the patch — the
+ * nose lit from one side — is taken away, a compact highlight is left. x and y are centred and scaled to
+ * a mean square of 1 over the patch, so the coefficient of each is the patch's mean of value × it.
+ */
+function addLessPlane(g: GraphBuilder, input: string, output: string): string {
+  const centre = (PATCH_SIZE - 1) / 2;
+  const scale = Math.sqrt((PATCH_SIZE * PATCH_SIZE - 1) / 12);
+  const axis = (along: (x: number, y: number) => number) =>
+    Array.from({ length: PATCH_SIZE * PATCH_SIZE }, (_, i) =>
+      along(i % PATCH_SIZE, Math.floor(i / PATCH_SIZE)),
+    );
+  const dims = [1, 1, PATCH_SIZE, PATCH_SIZE];
+  const across = g.constant(
+    `${output}_x`,
+    dims,
+    axis((x) => (x - centre) / scale),
+  );
+  const down = g.constant(
+    `${output}_y`,
+    dims,
+    axis((_, y) => (y - centre) / scale),
+  );
+  const along = (basis: string, name: string) =>
+    g.node(
+      'Mul',
+      [g.mean(g.node('Mul', [input, basis], [`${name}_products`]), `${name}_slope`), basis],
+      [name],
+    );
+  const plane = g.node(
+    'Add',
+    [along(across, `${output}_across`), along(down, `${output}_down`)],
+    [`${output}_plane`],
+  );
+  return g.node('Sub', [input, plane], [output]);
 }
 
 /**
