@@ -156,7 +156,8 @@ the analysis. If that was you, open the link there.</p></section>
 <section id="photo-step" aria-labelledby="photo-title"${shown('photo', 'failed')}>
 <h2 tabindex="-1" id="photo-title">${step === 'failed' ? 'Try again' : 'Your photo'}</h2>
 <p>Face a window or a lamp, look straight at the camera, and make sure only your face is in the picture.
-Photos up to ${mb} MB; the page makes large photos smaller before sending them.</p>
+Take off glasses, keep hair off your forehead, and use no filter: the skin they cover or change cannot be
+measured. Photos up to ${mb} MB; the page makes large photos smaller before sending them.</p>
 <div class="choices">
 <div class="choice"><input type="file" id="selfie" accept="image/*" capture="user" class="file">
 <label for="selfie" class="button primary">Take a selfie</label></div>
