@@ -5,6 +5,7 @@
  */
 import type { FailureReason } from '../shared/failure-messages.ts';
 import type { Measure } from '../shared/measures.ts';
+import { BufferPool } from './buffer-pool.ts';
 import { normaliseColour } from './colour-constancy.ts';
 import { decodeImage, ImageError } from './decode.ts';
 import { FaceDetector } from './face-detector.ts';
@@ -12,7 +13,7 @@ import { FaceLandmarker } from './landmarks.ts';
 import { Measurer } from './measurer.ts';
 import { PATCH_SIZE } from './measures-graph/features.ts';
 import { judgeQuality, mainFace, type Quality } from './quality.ts';
-import { REGIONS, regionPatches } from './regions.ts';
+import { PATCHES_LENGTH, REGIONS, regionPatches } from './regions.ts';
 import { CALIBRATION_VERSION, FEATURES_READ, poreFloor, scoreFeatures } from './scoring.ts';
 
 export const STAGES = ['decoding', 'detecting_face', 'checking_quality', 'measuring', 'scoring'] as const;
@@ -51,6 +52,8 @@ export class FaceAnalysis {
   readonly #landmarker: FaceLandmarker;
   readonly #measurer: Measurer;
   readonly #stageDelayMs: number;
+  /** The region patches of a photo, from sampling to the end of measuring. */
+  readonly #patches = new BufferPool(PATCHES_LENGTH);
 
   private constructor(
     detector: FaceDetector,
@@ -133,8 +136,10 @@ export class FaceAnalysis {
       return;
     }
     yield await progress('measuring');
-    const patches = regionPatches(image, landmarks);
-    const features = await this.#measurer.measure(normaliseColour(patches, patches), poreFloor);
+    const features = await this.#patches.lend((buffer) => {
+      const patches = regionPatches(image, landmarks, buffer);
+      return this.#measurer.measure(normaliseColour(patches, patches), poreFloor);
+    });
     yield await progress('scoring');
     const { scores, raw, concerns } = scoreFeatures(features);
     yield { kind: 'result', scores, raw, concerns, quality: verdict.quality };

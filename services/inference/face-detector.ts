@@ -9,6 +9,7 @@
 import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
 import { type Anchor, blazeFaceAnchors } from './anchors.ts';
+import { BufferPool } from './buffer-pool.ts';
 import type { RgbImage } from './decode.ts';
 import { type Box, type Face, mergeDetections } from './face.ts';
 import { fileVersion } from './model-version.ts';
@@ -23,6 +24,8 @@ interface Model {
   readonly session: ort.InferenceSession;
   readonly size: number;
   readonly anchors: readonly Anchor[];
+  /** Input buffers, size×size RGB. */
+  readonly inputs: BufferPool;
 }
 
 /** A square region of the image, looked at by one model, possibly mirrored. */
@@ -55,6 +58,7 @@ export class FaceDetector {
       session: await ort.InferenceSession.create(`${MODEL_DIR}${file}`, options),
       size,
       anchors: blazeFaceAnchors(),
+      inputs: new BufferPool(size * size * 3),
     });
     const files = [
       'face_detection_front_128x128_barracuda.onnx',
@@ -86,7 +90,10 @@ export class FaceDetector {
     // A face too small for the whole views fails a gate anyway, but it must be found to say so.
     if (faces.length === 0) {
       for (const view of this.#tiles(image)) {
-        found.push(...(await this.#run(view, sample(image, view.box, view.model.size))));
+        const { size, inputs } = view.model;
+        found.push(
+          ...(await inputs.lend((pixels) => this.#run(view, sample(image, view.box, size, pixels)))),
+        );
       }
       faces = mergeDetections(found);
     }
@@ -97,12 +104,13 @@ export class FaceDetector {
    * The model on the box and on its mirror image. The mirror's pixel x is the view's pixel size−1−x, the
    * very same sample, so the view's pixels are mirrored in place rather than sampled again.
    */
-  async #runWithMirror(model: Model, box: Box, image: RgbImage): Promise<Face[]> {
-    const pixels = sample(image, box, model.size);
-    const faces = await this.#run({ model, box }, pixels);
-    mirrorRows(pixels, model.size);
-    faces.push(...(await this.#run({ model, box, mirrored: true }, pixels)));
-    return faces;
+  #runWithMirror(model: Model, box: Box, image: RgbImage): Promise<Face[]> {
+    return model.inputs.lend(async (pixels) => {
+      const faces = await this.#run({ model, box }, sample(image, box, model.size, pixels));
+      mirrorRows(pixels, model.size);
+      faces.push(...(await this.#run({ model, box, mirrored: true }, pixels)));
+      return faces;
+    });
   }
 
   /** Tiles of half the long side, overlapping by half. */
@@ -161,9 +169,8 @@ export class FaceDetector {
   }
 }
 
-/** The view's square of the image, bilinearly resampled to size×size, NHWC, scaled to [-1, 1]. */
-function sample(image: RgbImage, box: Box, size: number): Float32Array {
-  const out = new Float32Array(size * size * 3);
+/** The view's square of the image, bilinearly resampled to size×size, NHWC, scaled to [-1, 1], into `out`. */
+function sample(image: RgbImage, box: Box, size: number, out: Float32Array): Float32Array {
   const { data, width, height } = image;
   const scale = box.w / size;
   const columns = new Float64Array(size);

@@ -6,6 +6,7 @@
  * points swapped left for right), so a mirrored photo gets mirrored landmarks and the same scores.
  */
 import * as ort from 'onnxruntime-node';
+import { BufferPool } from './buffer-pool.ts';
 import type { RgbImage } from './decode.ts';
 import type { Face, Point } from './face.ts';
 import {
@@ -36,6 +37,8 @@ const MIRROR: readonly number[] = [
 
 export class FaceLandmarker {
   readonly #session: ort.InferenceSession;
+  /** The network's input: the crop and its mirror, [2, 3, size, size]. */
+  readonly #inputs = new BufferPool(2 * 3 * LANDMARKS_INPUT_SIZE * LANDMARKS_INPUT_SIZE);
   readonly version = fileVersion(LANDMARKS_MODEL_PATH, LANDMARKS_MODEL_VERSION);
 
   private constructor(session: ort.InferenceSession) {
@@ -60,12 +63,12 @@ export class FaceLandmarker {
     const crop = cropFrame(face);
     const size = LANDMARKS_INPUT_SIZE;
     const plane = size * size;
-    const input = new Float32Array(2 * 3 * plane);
-    sampleCrop(image, crop, input.subarray(0, 3 * plane));
-    mirrorCrop(input.subarray(0, 3 * plane), input.subarray(3 * plane));
-    const tensor = new ort.Tensor('float32', input, [2, 3, size, size]);
-    const out = (await this.#session.run({ [LANDMARKS_INPUT]: tensor }))[LANDMARKS_OUTPUT]!
-      .data as Float32Array;
+    const out = await this.#inputs.lend(async (input) => {
+      sampleCrop(image, crop, input.subarray(0, 3 * plane));
+      mirrorCrop(input.subarray(0, 3 * plane), input.subarray(3 * plane));
+      const tensor = new ort.Tensor('float32', input, [2, 3, size, size]);
+      return (await this.#session.run({ [LANDMARKS_INPUT]: tensor }))[LANDMARKS_OUTPUT]!.data as Float32Array;
+    });
     const n = LANDMARK_COUNT * 2;
     return Array.from({ length: LANDMARK_COUNT }, (_, i) => {
       const m = MIRROR[i]!;

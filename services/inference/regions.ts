@@ -127,11 +127,17 @@ export function regionCorners(rect: RegionRect, frame: FaceFrame): Point[] {
   ]);
 }
 
-/** All regions as one batch: float32 [REGIONS.length, 3, 64, 64], sRGB 0..1, channel-major. */
-export function regionPatches(image: RgbImage, points: Landmarks): Float32Array {
+/** Values in the batch of every region's patch. */
+export const PATCHES_LENGTH = REGIONS.length * 3 * PATCH * PATCH;
+
+/** All regions as one batch, into `out`: float32 [REGIONS.length, 3, 64, 64], sRGB 0..1, channel-major. */
+export function regionPatches(
+  image: RgbImage,
+  points: Landmarks,
+  out: Float32Array = new Float32Array(PATCHES_LENGTH),
+): Float32Array {
   const frame = faceFrame(points);
   const layout = regionLayout(points);
-  const out = new Float32Array(REGIONS.length * 3 * PATCH * PATCH);
   // One buffer for every region's enlargement: fewer large allocations, fewer full garbage collections.
   const enlarged = new Float32Array(PATCH * PATCH * 3);
   REGIONS.forEach((name, r) => {
@@ -147,12 +153,21 @@ export function regionPatches(image: RgbImage, points: Landmarks): Float32Array 
       ? halve(closeGrid(sample(2 * across, 2 * down), 2 * across), across, down)
       : sample(across, down, face ? 2 : undefined);
     const rgb = face ? coarse : enlarge(coarse, across, down, PATCH, enlarged);
-    const plane = PATCH * PATCH;
-    for (let i = 0; i < plane; i++) {
-      for (let c = 0; c < 3; c++) out[(r * 3 + c) * plane + i] = rgb[i * 3 + c]! / 255;
-    }
+    const values = 3 * PATCH * PATCH;
+    toPlanes(rgb, out.subarray(r * values, (r + 1) * values));
   });
   return out;
+}
+
+/**
+ * An RGB patch (0..255, pixel by pixel) as three planes (0..1), into `out`. A function of its own so that
+ * V8 compiles the loop whole (nested in the per-region callback it ran as on-stack-replaced code).
+ */
+function toPlanes(rgb: Float32Array, out: Float32Array): void {
+  const plane = PATCH * PATCH;
+  for (let i = 0; i < plane; i++) {
+    for (let c = 0; c < 3; c++) out[c * plane + i] = rgb[i * 3 + c]! / 255;
+  }
 }
 
 /** The inner part of the face box (skin rather than hair and background), upright, size×size RGB. */

@@ -206,6 +206,19 @@ describe('face analysis on real photos', function () {
     );
   });
 
+  it('analyses running at once on one instance answer as each does alone (buffers are lent, not shared)', async () => {
+    // Faces (every model and the region patches) and a group photo (the back model too), each twice, so
+    // that two analyses fill the same kind of buffer while the other's model has yet to read it.
+    const photos = [
+      ...(await Promise.all((['a', 'b', 'c', 'd'] as FaceName[]).map((name) => singleFace(name)))),
+      groupPhoto(1),
+    ];
+    const alone = [];
+    for (const photo of photos) alone.push(await run(analysis, photo));
+    const together = await Promise.all([...photos, ...photos].map((photo) => run(analysis, photo)));
+    assert.deepEqual(together, [...alone, ...alone]);
+  });
+
   for (const name of ['a', 'b', 'c'] as FaceName[]) {
     it(`face ${name}: JPEG quality 80, resizing by 0.75 and mirroring move no score by more than 3`, async () => {
       const photo = await singleFace(name);
