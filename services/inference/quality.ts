@@ -6,6 +6,7 @@ import type { RgbImage } from './decode.ts';
 import type { Face } from './face.ts';
 import type { Landmarks } from './landmarks.ts';
 import { faceFrame, facePatch, REGIONS, regionCorners, regionLayout } from './regions.ts';
+import { Scratch } from './sampling.ts';
 
 /** Detections below this are not faces for the gates. */
 const FACE_SCORE = 0.6;
@@ -153,6 +154,9 @@ export function pose(face: Face): { yaw: number; roll: number } {
   return { yaw: along / d, roll: (Math.atan2(dy, dx) * 180) / Math.PI };
 }
 
+/** lighting's luma plane (it runs without awaiting: see Scratch). */
+const LUMA = new Scratch();
+
 /**
  * Brightness, clipping and sharpness of the face itself (a 128×128 crop of its box), in luma, and how
  * much colour it holds.
@@ -160,7 +164,7 @@ export function pose(face: Face): { yaw: number; roll: number } {
 function lighting(image: RgbImage, face: Face) {
   const size = 128;
   const rgb = facePatch(image, face, size);
-  const luma = new Float32Array(size * size);
+  const luma = LUMA.take(size * size);
   let sum = 0;
   let clipped = 0;
   let spread = 0;

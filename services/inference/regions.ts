@@ -9,7 +9,7 @@
 import type { RgbImage } from './decode.ts';
 import type { Face, Point } from './face.ts';
 import type { Landmarks } from './landmarks.ts';
-import { closeGrid, enlarge, halve, sampleRect } from './sampling.ts';
+import { closeGrid, enlarge, halve, Scratch, sampleRect } from './sampling.ts';
 
 export const PATCH = 64;
 /**
@@ -127,6 +127,12 @@ export function regionCorners(rect: RegionRect, frame: FaceFrame): Point[] {
   ]);
 }
 
+// regionPatches' and facePatch's working buffers (both run without awaiting: see Scratch).
+const SAMPLES = new Scratch();
+const HALVED = new Scratch();
+const ENLARGED = new Float32Array(PATCH * PATCH * 3);
+const FACE = new Scratch();
+
 /** Values in the batch of every region's patch. */
 export const PATCHES_LENGTH = REGIONS.length * 3 * PATCH * PATCH;
 
@@ -138,8 +144,6 @@ export function regionPatches(
 ): Float32Array {
   const frame = faceFrame(points);
   const layout = regionLayout(points);
-  // One buffer for every region's enlargement: fewer large allocations, fewer full garbage collections.
-  const enlarged = new Float32Array(PATCH * PATCH * 3);
   REGIONS.forEach((name, r) => {
     const { centre, w, h } = layout[name];
     // The whole face is larger than a patch at the sampling density: it is shrunk, each pixel the mean of
@@ -147,12 +151,14 @@ export function regionPatches(
     const face = name === 'face';
     const across = face ? PATCH : Math.max(2, Math.round(w * SAMPLES_PER_EYE_DISTANCE));
     const down = face ? PATCH : Math.max(2, Math.round(h * SAMPLES_PER_EYE_DISTANCE));
+    const { u, v, d } = frame;
     const sample = (cols: number, rows: number, most?: number) =>
-      sampleRect(image, centre, frame.u, frame.v, w * frame.d, h * frame.d, cols, rows, most);
+      sampleRect(image, centre, u, v, w * d, h * d, cols, rows, most, SAMPLES.take(cols * rows * 3));
+    const halved = HALVED.take(across * down * 3);
     const coarse = RELIEF.has(name)
-      ? halve(closeGrid(sample(2 * across, 2 * down), 2 * across), across, down)
+      ? halve(closeGrid(sample(2 * across, 2 * down), 2 * across), across, down, halved)
       : sample(across, down, face ? 2 : undefined);
-    const rgb = face ? coarse : enlarge(coarse, across, down, PATCH, enlarged);
+    const rgb = face ? coarse : enlarge(coarse, across, down, PATCH, ENLARGED);
     const values = 3 * PATCH * PATCH;
     toPlanes(rgb, out.subarray(r * values, (r + 1) * values));
   });
@@ -170,13 +176,28 @@ function toPlanes(rgb: Float32Array, out: Float32Array): void {
   }
 }
 
-/** The inner part of the face box (skin rather than hair and background), upright, size×size RGB. */
+/**
+ * The inner part of the face box (skin rather than hair and background), upright, size×size RGB, in a
+ * working buffer that the next call overwrites.
+ */
 export function facePatch(image: RgbImage, face: Face, size: number): Float32Array {
   const [right, left] = face.keypoints;
   const d = Math.hypot(left[0] - right[0], left[1] - right[1]) || 1;
   const u: Point = [(left[0] - right[0]) / d, (left[1] - right[1]) / d];
   const centre: Point = [face.box.x + face.box.w / 2, face.box.y + face.box.h / 2];
-  return sampleRect(image, centre, u, [-u[1], u[0]], face.box.w * 0.7, face.box.h * 0.7, size, size);
+  const { w, h } = face.box;
+  return sampleRect(
+    image,
+    centre,
+    u,
+    [-u[1], u[0]],
+    w * 0.7,
+    h * 0.7,
+    size,
+    size,
+    6,
+    FACE.take(size * size * 3),
+  );
 }
 
 export function meanOf(points: Landmarks, indices: readonly number[]): Point {

@@ -9,6 +9,21 @@
  */
 import type { RgbImage } from './decode.ts';
 
+/**
+ * A working buffer kept from photo to photo, so that a photo's temporaries are not each new garbage
+ * (fewer full collections). Only for work that runs start to end without awaiting, during which no
+ * other analysis can take it.
+ */
+export class Scratch {
+  #values = new Float32Array(0);
+
+  /** A view of n values, contents left from before, grown when it is too small. */
+  take(n: number): Float32Array {
+    if (this.#values.length < n) this.#values = new Float32Array(n);
+    return this.#values.subarray(0, n);
+  }
+}
+
 /** Bilinear enlargement of a cols×rows RGB image to size×size, into `out` when given. */
 export function enlarge(
   rgb: Float32Array,
@@ -46,7 +61,7 @@ export function enlarge(
 }
 
 /**
- * A rotated rectangle resampled to cols×rows RGB (0..255): each output pixel averages a k×k grid of
+ * A rotated rectangle resampled to cols×rows RGB (0..255), into `out` when given: each output pixel averages a k×k grid of
  * bilinear samples across its footprint, so shrinking a large region does not alias its texture; k is
  * the footprint's size in image pixels, at most `maxPerAxis`.
  */
@@ -60,8 +75,8 @@ export function sampleRect(
   cols: number,
   rows: number,
   maxPerAxis = 6,
+  out: Float32Array = new Float32Array(cols * rows * 3),
 ): Float32Array {
-  const out = new Float32Array(cols * rows * 3);
   const k = Math.max(1, Math.min(maxPerAxis, Math.ceil(Math.max(w / cols, h / rows))));
   const { data, width, height } = image;
   // Sample positions: centre + a·u + e·v, evaluated left to right, so centre + a·u once per column sample.
@@ -154,13 +169,16 @@ function sampleRow(grid: Grid, j: number, out: Float32Array): void {
   }
 }
 
+/** closeGrid's intermediate values. */
+const CLOSING = new Scratch();
+
 /**
  * A grey closing of an RGB grid `cols` samples wide with a 3×3 square, on each channel: the largest
  * value of each 3×3 neighbourhood, then the smallest of those (at the grid's edge, of the values inside
  * it), which fills in dark details one or two samples wide and leaves wider ones as they are. In place.
  */
 export function closeGrid(rgb: Float32Array, cols: number): Float32Array {
-  const spare = new Float32Array(rgb.length);
+  const spare = CLOSING.take(rgb.length);
   const row = cols * 3;
   largestAlongRows(rgb, spare, row);
   largestAlongColumns(spare, rgb, row);
@@ -214,9 +232,13 @@ function smallestAlongColumns(src: Float32Array, out: Float32Array, row: number)
   }
 }
 
-/** A (2·cols)×(2·rows) RGB grid to cols×rows, each value the mean of its 2×2 block. */
-export function halve(fine: Float32Array, cols: number, rows: number): Float32Array {
-  const out = new Float32Array(cols * rows * 3);
+/** A (2·cols)×(2·rows) RGB grid to cols×rows, each value the mean of its 2×2 block, into `out` when given. */
+export function halve(
+  fine: Float32Array,
+  cols: number,
+  rows: number,
+  out: Float32Array = new Float32Array(cols * rows * 3),
+): Float32Array {
   const row = cols * 2 * 3;
   for (let j = 0; j < rows; j++) {
     for (let i = 0; i < cols; i++) {
