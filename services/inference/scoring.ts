@@ -54,8 +54,9 @@ export const RAW_MEASURES: Readonly<Record<Measure, (read: Read) => number>> = {
  * height of the forehead's small bright specks (`grain_height`, the white top-hat at the pits' own scale).
  * Grain — sensor noise, JPEG's quantisation, resampling — makes as many bright specks as dark pits, and
  * changes as a photo is re-compressed or resized; pores, lines and hair are dark, so the bright specks read
- * the grain alone. About a fifth of a grain field's specks stand more than twice their mean height. The forehead is skin the pore measure does not read, so pores painted or grown
- * on the cheeks do not raise their own floor.
+ * the grain alone. About a fifth of a grain field's specks stand more than twice their mean height. The
+ * forehead is skin the pore measure does not read, so pores painted or grown on the cheeks do not raise
+ * their own floor.
  */
 const GRAIN_FLOOR = 2;
 const GRAIN: (read: Read) => number = (read) => read(['forehead'], 'grain_height');
