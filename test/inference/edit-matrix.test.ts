@@ -32,7 +32,6 @@ const STRENGTHS: Strength[] = [1, 2, 3];
 const KNOWN_CROSS_TALK: Partial<Record<Measure, Partial<Record<Measure, number>>>> = {
   dark_spots: { pores: 9, dark_circles: 10 },
   uneven_tone: { texture: 18, pores: 8 },
-  wrinkles: { dark_circles: 9 },
   texture: { uneven_tone: 9, pores: 8 },
   dullness: { texture: 9 },
 };
