@@ -35,8 +35,8 @@ async function scores(photo: Buffer): Promise<Record<Measure, number> | undefine
 
 const files = readdirSync(dir).filter((f) => /\.jpe?g$/i.test(f));
 const originals = new Map<string, Record<Measure, number>>();
-/** Per change and measure moved by more than LIMIT somewhere: the photo of the largest move. */
-const outliers = new Map<string, string>();
+/** Per change and measure, the photo of the largest move so far and its scores before and after. */
+const largest = new Map<string, { file: string; from: number; to: number }>();
 for (const file of files) {
   const base = await scores(readFileSync(join(dir, file)));
   if (base) originals.set(file, base);
@@ -55,7 +55,7 @@ for (const [label, change] of Object.entries(CHANGES)) {
     }
     for (const m of MEASURES) {
       const delta = Math.abs(moved[m] - base[m]);
-      if (delta > worst[m]) outliers.set(`${label} ${m}`, `${file} ${base[m]} → ${moved[m]}`);
+      if (delta > worst[m]) largest.set(`${label} ${m}`, { file, from: base[m], to: moved[m] });
       worst[m] = Math.max(worst[m], delta);
       if (delta > LIMIT) over[m]++;
     }
@@ -65,8 +65,7 @@ for (const [label, change] of Object.entries(CHANGES)) {
 }
 console.log(`\nEach cell: the largest move in points (how many photos moved by more than ${LIMIT}).`);
 console.log(`\nThe largest moves over ${LIMIT}:`);
-for (const [cell, move] of outliers) {
-  const [, from, , to] = move.split(' ');
-  if (Math.abs(Number(to) - Number(from)) > LIMIT) console.log(`  ${cell.padEnd(26)} ${move}`);
+for (const [cell, { file, from, to }] of largest) {
+  if (Math.abs(to - from) > LIMIT) console.log(`  ${cell.padEnd(26)} ${file} ${from} → ${to}`);
 }
 await analysis.close();

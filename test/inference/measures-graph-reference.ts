@@ -61,18 +61,7 @@ function filterValid(p: Plane, kernel: readonly number[]): Plane {
 
 /** Mean over a window² neighbourhood, same size, counting only pixels inside the image. */
 function localMean(p: Plane, window: number): Plane {
-  const half = (window - 1) / 2;
-  return plane(p.width, p.height, (x, y) => {
-    let sum = 0;
-    let count = 0;
-    for (let v = Math.max(0, y - half); v <= Math.min(p.height - 1, y + half); v++) {
-      for (let u = Math.max(0, x - half); u <= Math.min(p.width - 1, x + half); u++) {
-        sum += pixel(p, u, v);
-        count++;
-      }
-    }
-    return sum / count;
-  });
+  return stripMean(p, window, window);
 }
 
 /** Mean over a width×height neighbourhood, same size, counting only pixels inside the image. */
