@@ -70,12 +70,22 @@ const CLOSED = new Float32Array(PATCH * PATCH);
  */
 function skinPixels(patches: Float32Array, offset: number, skin: Uint8Array): number {
   const plane = PATCH * PATCH;
-  for (let i = 0; i < plane; i++) GREEN[i] = toLinear(patches[offset + plane + i]!);
+  linearGreen(patches, offset + plane, GREEN);
   boxMean(GREEN, ALONG_ROWS, 1, PATCH);
   boxMean(ALONG_ROWS, AROUND, PATCH, 1);
+  return markSkin(GREEN, AROUND, skin);
+}
+
+/** Into `out`, the plane at `offset` in linear light. */
+function linearGreen(patches: Float32Array, offset: number, out: Float64Array): void {
+  for (let i = 0; i < out.length; i++) out[i] = toLinear(patches[offset + i]!);
+}
+
+/** Marks in `skin` the pixels not darker than CREASE_DEPTH below their surroundings; returns how many. */
+function markSkin(green: Float64Array, around: Float64Array, skin: Uint8Array): number {
   let count = 0;
-  for (let i = 0; i < plane; i++) {
-    skin[i] = GREEN[i]! >= (1 - CREASE_DEPTH) * AROUND[i]! ? 1 : 0;
+  for (let i = 0; i < green.length; i++) {
+    skin[i] = green[i]! >= (1 - CREASE_DEPTH) * around[i]! ? 1 : 0;
     count += skin[i]!;
   }
   return count;
@@ -138,20 +148,32 @@ export function normaliseColour(
 ): Float32Array {
   const gains = baselineGains(patches);
   const plane = PATCH * PATCH;
-  const lut = gains.map((gain) => {
+  const curves = gains.map((gain, c) => {
     // 256 input levels cover 8-bit photos exactly; patches are bilinear mixes, so interpolate.
     const table = new Float32Array(257);
     for (let i = 0; i <= 256; i++) table[i] = toSrgb(Math.min(1, toLinear(Math.min(1, i / 256)) * gain));
-    return table;
+    const levels = LEVELS_OF[c]!;
+    const steps = STEPS_OF[c]!;
+    // The same doubles the interpolation reads from the float32 table (a difference of two float32 is
+    // exact in a double), looked up once per level rather than per value.
+    for (let i = 0; i < 256; i++) {
+      levels[i] = table[i]!;
+      steps[i] = table[i + 1]! - table[i]!;
+    }
+    return { levels, steps };
   });
   for (let p = 0; p < patches.length / (3 * plane); p++) {
     for (let c = 0; c < 3; c++) {
-      const offset = (p * 3 + c) * plane;
-      applyCurve(patches.subarray(offset, offset + plane), lut[c]!, out.subarray(offset, offset + plane));
+      const { levels, steps } = curves[c]!;
+      applyCurve(patches, (p * 3 + c) * plane, plane, levels, steps, out);
     }
   }
   return out;
 }
+
+/** Each channel's curve at the 256 levels, and its steps to the next level (normaliseColour's scratch). */
+const LEVELS_OF = [0, 1, 2].map(() => new Float64Array(256));
+const STEPS_OF = [0, 1, 2].map(() => new Float64Array(256));
 
 /*
  * The per-pixel loops are functions of their own: called for every plane, they are compiled whole by V8
@@ -207,11 +229,22 @@ function count(plane: Float32Array, skin: Uint8Array, histogram: Uint32Array): v
   }
 }
 
-/** The plane's values (0..1) through the 257-entry curve, linearly interpolated. */
-function applyCurve(plane: Float32Array, table: Float32Array, out: Float32Array): void {
-  for (let i = 0; i < plane.length; i++) {
-    const x = Math.min(256, Math.max(0, plane[i]! * 256));
-    const k = Math.min(255, Math.floor(x));
-    out[i] = table[k]! + (table[k + 1]! - table[k]!) * (x - k);
+/**
+ * The `length` values (0..1) from `start` through the curve (its value at each of 256 levels and its step
+ * to the next), linearly interpolated, into the same places of `out`.
+ */
+function applyCurve(
+  values: Float32Array,
+  start: number,
+  length: number,
+  levels: Float64Array,
+  steps: Float64Array,
+  out: Float32Array,
+): void {
+  for (let i = start; i < start + length; i++) {
+    const x = Math.min(256, Math.max(0, values[i]! * 256));
+    // Truncation is the floor here: x is 0 or more.
+    const k = Math.min(255, x | 0);
+    out[i] = levels[k]! + steps[k]! * (x - k);
   }
 }

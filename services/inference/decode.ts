@@ -48,6 +48,19 @@ export async function decodeImage(input: Uint8Array): Promise<RgbImage> {
 }
 
 /**
+ * Frees the decoded pixels at once, when the analysis is done with them, rather than when V8's collector
+ * next runs. Their 2.4 MB buffer (a 1024-pixel image) lies outside V8's heap, which counts it towards the
+ * limit at which a full collection starts: left to the collector, decoded images alone made it run one
+ * every 7 photos or so. Detaching the buffer (`transfer(0)`) runs sharp's own free at once; the image
+ * reads as empty from then on. Only a buffer the image has to itself, as decodeImage returns it.
+ */
+export function releaseImage(image: RgbImage): void {
+  const { buffer, byteOffset, byteLength } = image.data;
+  if (buffer instanceof ArrayBuffer && byteOffset === 0 && byteLength === buffer.byteLength)
+    buffer.transfer(0);
+}
+
+/**
  * The person's file as the reason it cannot be used, or undefined when the failure is the server's
  * (memory, libvips itself, a bug): that one must not tell the person their photo is bad, so it is thrown
  * as it is, the analysis attempt fails, and the scan worker retries it.

@@ -7,7 +7,7 @@ import type { FailureReason } from '../shared/failure-messages.ts';
 import type { Measure } from '../shared/measures.ts';
 import { BufferPool } from './buffer-pool.ts';
 import { normaliseColour } from './colour-constancy.ts';
-import { decodeImage, ImageError } from './decode.ts';
+import { decodeImage, ImageError, releaseImage } from './decode.ts';
 import { FaceDetector } from './face-detector.ts';
 import { FaceLandmarker } from './landmarks.ts';
 import { Measurer } from './measurer.ts';
@@ -125,23 +125,28 @@ export class FaceAnalysis {
       }
       throw err;
     }
-    yield await progress('detecting_face');
-    const faces = await this.#detector.detect(image);
-    const main = mainFace(faces);
-    const landmarks = main && (await this.#landmarker.locate(image, main));
-    yield await progress('checking_quality');
-    const verdict = judgeQuality(image, faces, landmarks);
-    if (!verdict.face || !landmarks || (verdict.failure && !options.skipQualityGates)) {
-      yield { kind: 'failure', reason: verdict.failure ?? 'no_face', quality: verdict.quality };
-      return;
+    try {
+      yield await progress('detecting_face');
+      const faces = await this.#detector.detect(image);
+      const main = mainFace(faces);
+      const landmarks = main && (await this.#landmarker.locate(image, main));
+      yield await progress('checking_quality');
+      const verdict = judgeQuality(image, faces, landmarks);
+      if (!verdict.face || !landmarks || (verdict.failure && !options.skipQualityGates)) {
+        yield { kind: 'failure', reason: verdict.failure ?? 'no_face', quality: verdict.quality };
+        return;
+      }
+      yield await progress('measuring');
+      const features = await this.#patches.lend((buffer) => {
+        const patches = regionPatches(image, landmarks, buffer);
+        return this.#measurer.measure(normaliseColour(patches, patches), poreFloor);
+      });
+      yield await progress('scoring');
+      const { scores, raw, concerns } = scoreFeatures(features);
+      yield { kind: 'result', scores, raw, concerns, quality: verdict.quality };
+    } finally {
+      // Nothing reads the pixels any more (measuring and scoring read the patches).
+      releaseImage(image);
     }
-    yield await progress('measuring');
-    const features = await this.#patches.lend((buffer) => {
-      const patches = regionPatches(image, landmarks, buffer);
-      return this.#measurer.measure(normaliseColour(patches, patches), poreFloor);
-    });
-    yield await progress('scoring');
-    const { scores, raw, concerns } = scoreFeatures(features);
-    yield { kind: 'result', scores, raw, concerns, quality: verdict.quality };
   }
 }

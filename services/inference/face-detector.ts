@@ -171,46 +171,54 @@ export class FaceDetector {
 
 /** The view's square of the image, bilinearly resampled to size×size, NHWC, scaled to [-1, 1], into `out`. */
 function sample(image: RgbImage, box: Box, size: number, out: Float32Array): Float32Array {
-  const { data, width, height } = image;
   const scale = box.w / size;
   const columns = new Float64Array(size);
   for (let x = 0; x < size; x++) columns[x] = box.x + (x + 0.5) * scale - 0.5;
-  for (let y = 0; y < size; y++) {
-    const sy = box.y + (y + 0.5) * scale - 0.5;
-    for (let x = 0; x < size; x++) {
-      const sx = columns[x]!;
-      const o = (y * size + x) * 3;
-      if (sx < -0.5 || sy < -0.5 || sx > width - 0.5 || sy > height - 0.5) {
-        out[o] = out[o + 1] = out[o + 2] = -1; // padding outside the photo
-        continue;
-      }
-      const x0 = Math.max(0, Math.min(width - 1, Math.floor(sx)));
-      const y0 = Math.max(0, Math.min(height - 1, Math.floor(sy)));
-      const x1 = Math.min(width - 1, x0 + 1);
-      const y1 = Math.min(height - 1, y0 + 1);
-      const fx = Math.max(0, Math.min(1, sx - x0));
-      const fy = Math.max(0, Math.min(1, sy - y0));
-      for (let c = 0; c < 3; c++) {
-        const top = data[(y0 * width + x0) * 3 + c]! * (1 - fx) + data[(y0 * width + x1) * 3 + c]! * fx;
-        const bottom = data[(y1 * width + x0) * 3 + c]! * (1 - fx) + data[(y1 * width + x1) * 3 + c]! * fx;
-        out[o + c] = ((top * (1 - fy) + bottom * fy) / 255) * 2 - 1;
-      }
+  for (let y = 0; y < size; y++)
+    sampleRow(image, columns, box.y + (y + 0.5) * scale - 0.5, out, y * size * 3);
+  return out;
+}
+
+/**
+ * One row of sample's pixels, at image row `sy`, into `out` from `o`. A function of its own so that V8
+ * compiles the loop whole (in sample, called once or twice a photo, it ran as on-stack-replaced code).
+ */
+function sampleRow(image: RgbImage, columns: Float64Array, sy: number, out: Float32Array, o: number): void {
+  const { data, width, height } = image;
+  for (let x = 0; x < columns.length; x++, o += 3) {
+    const sx = columns[x]!;
+    if (sx < -0.5 || sy < -0.5 || sx > width - 0.5 || sy > height - 0.5) {
+      out[o] = out[o + 1] = out[o + 2] = -1; // padding outside the photo
+      continue;
+    }
+    const x0 = Math.max(0, Math.min(width - 1, Math.floor(sx)));
+    const y0 = Math.max(0, Math.min(height - 1, Math.floor(sy)));
+    const x1 = Math.min(width - 1, x0 + 1);
+    const y1 = Math.min(height - 1, y0 + 1);
+    const fx = Math.max(0, Math.min(1, sx - x0));
+    const fy = Math.max(0, Math.min(1, sy - y0));
+    for (let c = 0; c < 3; c++) {
+      const top = data[(y0 * width + x0) * 3 + c]! * (1 - fx) + data[(y0 * width + x1) * 3 + c]! * fx;
+      const bottom = data[(y1 * width + x0) * 3 + c]! * (1 - fx) + data[(y1 * width + x1) * 3 + c]! * fx;
+      out[o + c] = ((top * (1 - fy) + bottom * fy) / 255) * 2 - 1;
     }
   }
-  return out;
 }
 
 /** An NHWC RGB square mirrored left to right, in place. */
 function mirrorRows(pixels: Float32Array, size: number): void {
-  for (let y = 0; y < size; y++) {
-    for (let x = 0; x < size / 2; x++) {
-      const a = (y * size + x) * 3;
-      const b = (y * size + size - 1 - x) * 3;
-      for (let c = 0; c < 3; c++) {
-        const t = pixels[a + c]!;
-        pixels[a + c] = pixels[b + c]!;
-        pixels[b + c] = t;
-      }
+  for (let y = 0; y < size; y++) mirrorRow(pixels, y * size * 3, size);
+}
+
+/** One row of mirrorRows, from `start` (a function of its own, compiled whole as sampleRow is). */
+function mirrorRow(pixels: Float32Array, start: number, size: number): void {
+  for (let x = 0; x < size / 2; x++) {
+    const a = start + x * 3;
+    const b = start + (size - 1 - x) * 3;
+    for (let c = 0; c < 3; c++) {
+      const t = pixels[a + c]!;
+      pixels[a + c] = pixels[b + c]!;
+      pixels[b + c] = t;
     }
   }
 }

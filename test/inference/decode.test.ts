@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
-import { decodeImage, ImageError, inputFault } from '../../services/inference/decode.ts';
+import { decodeImage, ImageError, inputFault, releaseImage } from '../../services/inference/decode.ts';
 
 const colour = { width: 120, height: 90, channels: 3 as const, background: '#a07050' };
 const encoded = (format: 'jpeg' | 'png' | 'webp') => sharp({ create: colour }).toFormat(format).toBuffer();
@@ -35,6 +35,16 @@ describe('decoding: whose fault a failure is', () => {
   it('a readable photo decodes', async () => {
     const image = await decodeImage(await encoded('png'));
     assert.deepEqual([image.width, image.height, image.data.length], [120, 90, 120 * 90 * 3]);
+  });
+
+  it('a decoded image is freed once released; a view of a larger buffer is left alone', async () => {
+    const image = await decodeImage(await encoded('png'));
+    releaseImage(image);
+    assert.equal(image.data.length, 0);
+    const larger = new Uint8Array(2 * 120 * 90 * 3).fill(7);
+    releaseImage({ data: larger.subarray(0, 120 * 90 * 3), width: 120, height: 90 });
+    assert.equal(larger.length, 2 * 120 * 90 * 3);
+    assert.equal(larger[0], 7);
   });
 
   // libvips' own failures, as it words them: the server's fault, so not the person's reason.
