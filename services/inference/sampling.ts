@@ -32,17 +32,20 @@ export function enlarge(
   size: number,
   out: Float32Array = new Float32Array(size * size * 3),
 ): Float32Array {
-  const column = (i: number) => Math.max(0, Math.min(cols - 1.001, ((i + 0.5) * cols) / size - 0.5));
+  // Positions clamped to the first and last sample alike (the last one's weight 1, on the pair before
+  // it), so that the enlargement of a mirrored grid is the mirrored enlargement: clamped short of the
+  // last sample (cols − 1.001), a mirrored photo's patch edges differed by up to 0.07 of a level.
+  const position = (i: number, n: number) => Math.max(0, Math.min(n - 1, ((i + 0.5) * n) / size - 0.5));
   const x0s = new Int32Array(size);
   const fxs = new Float64Array(size);
   for (let i = 0; i < size; i++) {
-    const sx = column(i);
-    x0s[i] = Math.floor(sx);
+    const sx = position(i, cols);
+    x0s[i] = Math.max(0, Math.min(cols - 2, Math.floor(sx)));
     fxs[i] = sx - x0s[i]!;
   }
   for (let j = 0; j < size; j++) {
-    const sy = Math.max(0, Math.min(rows - 1.001, ((j + 0.5) * rows) / size - 0.5));
-    const y0 = Math.floor(sy);
+    const sy = position(j, rows);
+    const y0 = Math.max(0, Math.min(rows - 2, Math.floor(sy)));
     enlargeRow(rgb, y0 * cols * 3, cols * 3, sy - y0, x0s, fxs, out, j * size * 3);
   }
   return out;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { sampleRect } from '../../services/inference/sampling.ts';
+import { enlarge, sampleRect } from '../../services/inference/sampling.ts';
 
 /** sampleRect as its plain per-sample formula, every sample clamped to the image. */
 function reference(
@@ -69,4 +69,44 @@ describe('sampling a rotated rectangle', () => {
       }
     });
   }
+});
+
+/** A cols×rows RGB grid mirrored left to right. */
+function mirrored(rgb: Float32Array, cols: number, rows: number): Float32Array {
+  const out = new Float32Array(rgb.length);
+  for (let y = 0; y < rows; y++) {
+    for (let x = 0; x < cols; x++) {
+      for (let c = 0; c < 3; c++) out[(y * cols + x) * 3 + c] = rgb[(y * cols + cols - 1 - x) * 3 + c]!;
+    }
+  }
+  return out;
+}
+
+describe('enlarging a patch', () => {
+  // Both ends clamped alike: clamped to cols − 1.001 at one end, the last column of a patch kept 0.1 % of
+  // its neighbour, and a mirrored photo's patches differed at their edges (docs/inference.md, Stability).
+  for (const [cols, rows] of [
+    [27, 23],
+    [15, 15],
+    [6, 9],
+  ] as const) {
+    it(`enlarging a mirrored ${cols}×${rows} grid to 64×64 gives the mirrored enlargement`, () => {
+      const grid = Float32Array.from({ length: cols * rows * 3 }, (_, i) => (i * 7919) % 256);
+      const direct = mirrored(enlarge(grid, cols, rows, 64), 64, 64);
+      const ofMirror = enlarge(mirrored(grid, cols, rows), cols, rows, 64);
+      let worst = 0;
+      for (let i = 0; i < direct.length; i++) worst = Math.max(worst, Math.abs(direct[i]! - ofMirror[i]!));
+      assert.ok(worst < 1e-3, `largest difference ${worst}`);
+    });
+  }
+
+  it('an enlarged grid keeps its corner samples at its corners', () => {
+    const grid = Float32Array.from({ length: 5 * 4 * 3 }, (_, i) => (i * 31) % 256);
+    const out = enlarge(grid, 5, 4, 64);
+    const at = (rgb: Float32Array, cols: number, x: number, y: number) => rgb[(y * cols + x) * 3]!;
+    assert.equal(out[0], grid[0]);
+    assert.ok(Math.abs(at(out, 64, 63, 0) - at(grid, 5, 4, 0)) < 1e-4);
+    assert.ok(Math.abs(at(out, 64, 0, 63) - at(grid, 5, 0, 3)) < 1e-4);
+    assert.ok(Math.abs(at(out, 64, 63, 63) - at(grid, 5, 4, 3)) < 1e-4);
+  });
 });
