@@ -9,7 +9,14 @@
  */
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { JSONRPCRequest, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  InitializeRequestSchema,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+  RequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/sdk/types.js';
 import { context, SpanKind, trace } from '@opentelemetry/api';
 import type { Context } from 'koa';
 import type { Logger } from '../../services/shared/logger.ts';
@@ -67,8 +74,15 @@ export function mcpEndpoint(mux: RequestMultiplexer, limits: GuestLimits, logger
     const kind = envelope(message);
     if (kind === 'request') {
       const request = message as JSONRPCRequest;
-      if (refuse?.(ctx, request)) return;
       const isToolCall = request.method === 'tools/call';
+      // Malformed tools/call params keep their own answer below; anything else the SDK would refuse is
+      // answered here.
+      const problem =
+        isToolCall && !toolCallParamsOk(request.params)
+          ? undefined
+          : requestProblem(message as Record<string, unknown>);
+      if (problem) return reject(ctx, problem.status, problem.code, problem.message, request.id);
+      if (refuse?.(ctx, request)) return;
       if (!isToolCall) {
         const response = await serve(mux, request, extra, ctx);
         if (response) ctx.body = response;
@@ -160,9 +174,8 @@ function toolCallParamsOk(params: unknown): boolean {
 }
 
 /**
- * The JSON-RPC 2.0 envelope, checked by shape only: the SDK's server validates every message fully, and a
- * message let through here must be one it will route, or its HTTP request would wait for an answer that
- * never comes.
+ * The JSON-RPC 2.0 envelope, checked by shape only: a request (a string method and an id) is answered
+ * with its own id from here on, and `requestProblem` checks the rest before the SDK sees it.
  */
 function envelope(message: unknown): 'request' | 'notification' | 'response' | undefined {
   if (typeof message !== 'object' || message === null || Array.isArray(message)) return undefined;
@@ -173,11 +186,51 @@ function envelope(message: unknown): 'request' | 'notification' | 'response' | u
     params === undefined || (typeof params === 'object' && params !== null && !Array.isArray(params));
   const idOk = typeof m.id === 'string' || (typeof m.id === 'number' && Number.isInteger(m.id));
   if (typeof m.method === 'string') {
-    if (!paramsOk) return undefined;
     if (idOk) return 'request';
-    return 'id' in m ? undefined : 'notification';
+    return 'id' in m || !paramsOk ? undefined : 'notification';
   }
   return idOk && ('result' in m || 'error' in m) ? 'response' : undefined;
+}
+
+/** The SDK's schema of each method the server serves; any other method only needs the common params. */
+interface ParamsSchema {
+  safeParse(
+    value: unknown,
+  ):
+    | { success: true }
+    | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
+}
+const PARAMS_SCHEMAS: Record<string, ParamsSchema> = {
+  initialize: InitializeRequestSchema,
+  ping: PingRequestSchema,
+  'tools/list': ListToolsRequestSchema,
+  'tools/call': CallToolRequestSchema,
+};
+const REQUEST_MEMBERS = new Set(['jsonrpc', 'id', 'method', 'params']);
+
+/**
+ * What the SDK's server would refuse in a request, answered here with the request's id. The server drops
+ * a message that fails its envelope schema (an unknown member, `params._meta` of the wrong shape) without
+ * an answer, so its HTTP request would wait out the deadline; and it answers params that fail a method's
+ * schema as an internal error (-32603) with the whole validation dump.
+ */
+function requestProblem(
+  message: Record<string, unknown>,
+): { status: number; code: number; message: string } | undefined {
+  const extra = Object.keys(message).find((key) => !REQUEST_MEMBERS.has(key));
+  if (extra !== undefined) {
+    return { status: 400, code: -32600, message: `Invalid Request: unknown member "${extra}".` };
+  }
+  const { method, params } = message as { method: string; params?: unknown };
+  if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
+    return { status: 200, code: -32602, message: 'Invalid params: params must be an object.' };
+  }
+  const parsed = (PARAMS_SCHEMAS[method] ?? RequestSchema).safeParse({ method, params });
+  if (parsed.success) return undefined;
+  const issue = parsed.error.issues[0];
+  const where = issue ? issue.path.map(String).join('.') : 'params';
+  const why = issue ? issue.message.replace(/^Invalid input: /, '') : 'invalid';
+  return { status: 200, code: -32602, message: `Invalid params: ${where}: ${why}.` };
 }
 
 function acceptsBoth(accept: string): boolean {

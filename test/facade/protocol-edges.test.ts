@@ -70,6 +70,62 @@ describe('MCP protocol edges', () => {
     });
   }
 
+  describe('a request the SDK would not route is answered at once, never left to time out', () => {
+    // Each of these passed the façade's envelope check but failed the SDK's own, which then dropped the
+    // message: the HTTP request waited the whole MCP_REQUEST_TIMEOUT_MS for a server-fault answer.
+    const post = (message: object) =>
+      fetch(`${stack.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: JSON_RPC_HEADERS,
+        body: JSON.stringify(message),
+      });
+    const cases: [string, object, number, number][] = [
+      ['a member JSON-RPC does not define', { method: 'ping', extra: 1 }, 400, -32600],
+      ['params._meta not an object', { method: 'tools/list', params: { _meta: 5 } }, 200, -32602],
+      [
+        'a progressToken that is not an integer',
+        { method: 'ping', params: { _meta: { progressToken: 1.5 } } },
+        200,
+        -32602,
+      ],
+      [
+        'tools/call with params._meta a string',
+        { method: 'tools/call', params: { name: 'get_skin_scan', arguments: {}, _meta: 'x' } },
+        200,
+        -32602,
+      ],
+      ['params a string', { method: 'tools/call', params: 'x' }, 200, -32602],
+      ['params an array', { method: 'tools/list', params: [1] }, 200, -32602],
+      ['params null', { method: 'ping', params: null }, 200, -32602],
+    ];
+    for (const [title, fields, status, code] of cases) {
+      it(`${title} → ${code} with the request's id`, async () => {
+        const started = performance.now();
+        const res = await post({ jsonrpc: '2.0', id: 7, ...fields });
+        assert.ok(performance.now() - started < 2000, 'answered at once');
+        assert.equal(res.status, status);
+        const body = (await res.json()) as any;
+        assert.equal(body.id, 7);
+        assert.equal(body.error.code, code);
+      });
+    }
+
+    const invalid: [string, string, object][] = [
+      ['initialize without its fields', 'initialize', {}],
+      ['tools/list with a numeric cursor', 'tools/list', { cursor: 5 }],
+    ];
+    for (const [title, method, params] of invalid) {
+      it(`${title} → -32602 with a short message, not an internal error`, async () => {
+        const { status, body } = await rpc(stack.baseUrl, method, params);
+        assert.equal(status, 200);
+        assert.equal(body.id, 1);
+        assert.equal(body.error.code, -32602);
+        assert.match(body.error.message, /^Invalid params: params\.\w+/);
+        assert.doesNotMatch(body.error.message, /\n/);
+      });
+    }
+  });
+
   describe('lengths count characters, as the schema does', () => {
     const wide = (n: number) => '𝒜'.repeat(n); // outside the BMP: two UTF-16 units each
 
