@@ -25,7 +25,7 @@ import { endSpan, REQUEST_ID_HEADER, tracer } from '../../services/shared/teleme
 import { readBody } from '../body.ts';
 import type { GuestLimits } from '../rate-limits.ts';
 import { type RequestMultiplexer, TIMED_OUT } from './multiplexer.ts';
-import { errorResult, unavailable } from './tool-errors.ts';
+import { errorResult, ToolError, unavailable } from './tool-errors.ts';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -112,6 +112,14 @@ export function mcpEndpoint(mux: RequestMultiplexer, limits: GuestLimits, logger
           if (refusal) {
             outcome = refusal.code;
             ctx.body = { jsonrpc: '2.0', id: request.id, result: errorResult(refusal) };
+            return;
+          }
+          if (Object.hasOwn(request.params?.arguments ?? {}, '__proto__')) {
+            // JSON.parse keeps this key, but the SDK's parse of params drops it before the tools' own
+            // check could refuse it as the unknown argument it is.
+            outcome = 'invalid_input';
+            const unknown = new ToolError('invalid_input', 'Unknown argument "__proto__".', '__proto__');
+            ctx.body = { jsonrpc: '2.0', id: request.id, result: errorResult(unknown) };
             return;
           }
           const response = await serve(mux, request, extra, ctx);

@@ -126,6 +126,35 @@ describe('MCP protocol edges', () => {
     }
   });
 
+  describe('an argument named "__proto__" is an unknown argument like any other', () => {
+    // JSON.parse keeps it as a key, but the SDK's parse of params drops it before the tool's own check.
+    const raw = (args: string) =>
+      fetch(`${stack.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: JSON_RPC_HEADERS,
+        body: `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_skin_scan","arguments":${args}}}`,
+      });
+    const token = 'a'.repeat(64);
+    const runId = '00000000-0000-4000-8000-000000000000';
+    for (const [title, extra] of [
+      ['an object', '{"run_id":"x"}'],
+      ['null', 'null'],
+    ]) {
+      it(`"__proto__": ${title} → invalid_input naming it`, async () => {
+        const res = await raw(`{"run_id":"${runId}","access_token":"${token}","__proto__":${extra}}`);
+        assert.equal(res.status, 200);
+        const body = (await res.json()) as any;
+        assert.equal(body.id, 3);
+        assert.equal(errorCode(body.result), 'invalid_input');
+        assert.deepEqual(body.result.structuredContent.error, {
+          code: 'invalid_input',
+          message: 'Unknown argument "__proto__".',
+          field: '__proto__',
+        });
+      });
+    }
+  });
+
   describe('lengths count characters, as the schema does', () => {
     const wide = (n: number) => '𝒜'.repeat(n); // outside the BMP: two UTF-16 units each
 
