@@ -192,7 +192,7 @@ function envelope(message: unknown): 'request' | 'notification' | 'response' | u
   const params = m.params;
   const paramsOk =
     params === undefined || (typeof params === 'object' && params !== null && !Array.isArray(params));
-  const idOk = typeof m.id === 'string' || (typeof m.id === 'number' && Number.isInteger(m.id));
+  const idOk = typeof m.id === 'string' || Number.isSafeInteger(m.id);
   if (typeof m.method === 'string') {
     if (idOk) return 'request';
     return 'id' in m || !paramsOk ? undefined : 'notification';

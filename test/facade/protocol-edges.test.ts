@@ -126,6 +126,19 @@ describe('MCP protocol edges', () => {
     }
   });
 
+  it('an id past the safe integers → -32600 with id null, never an answer under another id', async () => {
+    // JSON.parse reads 9007199254740993 as 9007199254740992: echoing it would answer a different id.
+    const res = await fetch(`${stack.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: JSON_RPC_HEADERS,
+      body: '{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}',
+    });
+    assert.equal(res.status, 400);
+    const body = (await res.json()) as any;
+    assert.equal(body.id, null);
+    assert.equal(body.error.code, -32600);
+  });
+
   describe('an argument named "__proto__" is an unknown argument like any other', () => {
     // JSON.parse keeps it as a key, but the SDK's parse of params drops it before the tool's own check.
     const raw = (args: string) =>
