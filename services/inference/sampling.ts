@@ -128,15 +128,7 @@ export function sampleRect(
     downX,
     downY,
   };
-  // Every sample inside the image (fl(a + e) grows with a and with e, so the extreme sums bound every
-  // sum): the clamps would change nothing, and the rows are sampled without them.
-  const inside =
-    least(acrossX) + least(downX) >= 0 &&
-    most(acrossX) + most(downX) <= grid.maxX &&
-    least(acrossY) + least(downY) >= 0 &&
-    most(acrossY) + most(downY) <= grid.maxY;
-  if (inside) for (let j = 0; j < rows; j++) sampleRowInside(grid, j, out);
-  else for (let j = 0; j < rows; j++) sampleRow(grid, j, out);
+  for (let j = 0; j < rows; j++) sampleRow(grid, j, out);
   return out;
 }
 
@@ -206,45 +198,6 @@ function sampleRow(grid: Grid, j: number, out: Float32Array): void {
     out[o] = r / n;
     out[o + 1] = g / n;
     out[o + 2] = b / n;
-  }
-}
-
-/** sampleRow for a rectangle whose every sample lies inside the image: the same sums, no clamps. */
-function sampleRowInside(grid: Grid, j: number, out: Float32Array): void {
-  const { data, stride, k, cols, acrossX, acrossY, downX, downY } = grid;
-  const n = k * k;
-  const first = j * k;
-  let o = j * cols * 3;
-  for (let i = 0; i < cols; i++) {
-    let r = 0;
-    let g = 0;
-    let b = 0;
-    const along = i * k;
-    for (let sj = 0; sj < k; sj++) {
-      const ex = downX[first + sj]!;
-      const ey = downY[first + sj]!;
-      for (let si = 0; si < k; si++) {
-        const sx = acrossX[along + si]! + ex;
-        const sy = acrossY[along + si]! + ey;
-        const x0 = sx | 0;
-        const y0 = sy | 0;
-        const fx = sx - x0;
-        const fy = sy - y0;
-        const w00 = (1 - fx) * (1 - fy);
-        const w10 = fx * (1 - fy);
-        const w01 = (1 - fx) * fy;
-        const w11 = fx * fy;
-        const p = y0 * stride + x0 * 3;
-        const q = p + stride;
-        r += w00 * data[p]! + w10 * data[p + 3]! + w01 * data[q]! + w11 * data[q + 3]!;
-        g += w00 * data[p + 1]! + w10 * data[p + 4]! + w01 * data[q + 1]! + w11 * data[q + 4]!;
-        b += w00 * data[p + 2]! + w10 * data[p + 5]! + w01 * data[q + 2]! + w11 * data[q + 5]!;
-      }
-    }
-    out[o] = r / n;
-    out[o + 1] = g / n;
-    out[o + 2] = b / n;
-    o += 3;
   }
 }
 
