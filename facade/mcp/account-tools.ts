@@ -104,8 +104,9 @@ export function accountScanTools(
           },
           page_token: {
             type: 'string',
-            maxLength: 20,
-            description: 'The next_page_token of the previous page.',
+            minLength: 1,
+            maxLength: 100,
+            description: 'The next_page_token of the previous page, as it was given.',
           },
         },
         additionalProperties: false,

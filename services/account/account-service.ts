@@ -6,7 +6,7 @@
 import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ServiceImpl } from '@connectrpc/connect';
-import type { EntityManager } from '@mikro-orm/core';
+import { type EntityManager, raw } from '@mikro-orm/core';
 import {
   type AccountService,
   DeleteAccountDataResponseSchema,
@@ -25,6 +25,7 @@ import type { ScanServiceImpl } from '../scan/scan-service.ts';
 import { toScanMessage } from '../scan/scan-view.ts';
 import { serviceError } from '../shared/errors.ts';
 import { type AccountRow, deleteAccount, findAccount, signIn } from './account-store.ts';
+import { decodePageToken, encodePageToken } from './scan-page-token.ts';
 import { checkSavable, type SaveRequest, saveScan } from './scan-saving.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -100,20 +101,23 @@ export class AccountServiceImpl implements ServiceImpl<typeof AccountService> {
       throw serviceError('invalid_input', `page_size must be 0 to ${MAX_PAGE}.`, { field: 'page_size' });
     }
     const size = req.pageSize || DEFAULT_PAGE;
-    const offset = req.pageToken === '' ? 0 : Number(req.pageToken);
-    if (!Number.isSafeInteger(offset) || offset < 0 || String(offset) !== (req.pageToken || '0')) {
-      throw serviceError('invalid_input', 'page_token is not one this service issued.', {
-        field: 'page_token',
-      });
-    }
+    const pepper = this.#deps.pepper;
+    const after = req.pageToken === '' ? undefined : decodePageToken(pepper, account.id, req.pageToken);
+    // A row comparison, so that the scan of scans_account_idx (account_id, created_at desc, id desc) starts
+    // right after the cursor.
     const scans = await em.find(
       Scan,
-      { accountId: account.id },
-      { orderBy: { createdAt: 'desc', id: 'asc' }, limit: size + 1, offset },
+      after
+        ? { accountId: account.id, [raw('(created_at, id) < (?, ?)', [after.createdAt, after.runId])]: [] }
+        : { accountId: account.id },
+      { orderBy: { createdAt: 'desc', id: 'desc' }, limit: size + 1 },
     );
+    const last = scans.length > size ? scans[size - 1] : undefined;
     return create(ListAccountScansResponseSchema, {
       scans: scans.slice(0, size).map((scan) => toScanMessage(scan, this.#deps.publicBaseUrl)),
-      nextPageToken: scans.length > size ? String(offset + size) : '',
+      nextPageToken: last
+        ? encodePageToken(pepper, account.id, { createdAt: last.createdAt, runId: last.id })
+        : '',
     });
   }
 

@@ -2,9 +2,15 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-export async function connectSdkClient(baseUrl: string, path = '/mcp'): Promise<Client> {
+export async function connectSdkClient(
+  baseUrl: string,
+  path = '/mcp',
+  headers?: Record<string, string>,
+): Promise<Client> {
   const client = new Client({ name: 'skinmatch-tests', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(path, baseUrl)));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(path, baseUrl), { requestInit: { headers } }),
+  );
   return client;
 }
 

@@ -17,6 +17,7 @@ import { ProductsInlineMigration } from './migrations/0011-products-inline.ts';
 import { ScanVersionMigration } from './migrations/0012-scan-version.ts';
 import { ScanPurgeIndexMigration } from './migrations/0012b-scan-purge-index.ts';
 import { ProductsDerivedJsonMigration } from './migrations/0013-products-derived-json.ts';
+import { ScanListIndexMigration } from './migrations/0014-scan-list-index.ts';
 import { ScanSchema } from './scan-entity.ts';
 import { SettingSchema } from './setting-entity.ts';
 
@@ -34,6 +35,7 @@ const MIGRATIONS = [
   { name: '0012-scan-version', class: ScanVersionMigration },
   { name: '0012b-scan-purge-index', class: ScanPurgeIndexMigration },
   { name: '0013-products-derived-json', class: ProductsDerivedJsonMigration },
+  { name: '0014-scan-list-index', class: ScanListIndexMigration },
 ];
 
 export async function openDatabase(databaseUrl: string): Promise<Orm> {
