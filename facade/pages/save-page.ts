@@ -47,10 +47,10 @@ export interface SavePageOptions {
 export function savePages(options: SavePageOptions) {
   const { accounts, signIn, logger } = options;
   const publicOrigin = new URL(options.publicBaseUrl).origin;
-  const routes: [string, RegExp, (ctx: Context, m: RegExpExecArray) => Promise<void>][] = [
-    ['GET', /^\/save\/([^/]+)$/, (ctx, m) => show(ctx, m[1]!)],
-    ['GET', /^\/save\/([^/]+)\/sign-in\/(\w+)$/, (ctx, m) => goUpstream(ctx, m[1]!, m[2]!)],
-    ['POST', /^\/save\/([^/]+)$/, (ctx, m) => save(ctx, m[1]!)],
+  const routes: [string, RegExp, (ctx: Context, id: string, m: RegExpExecArray) => Promise<void>][] = [
+    ['GET', /^\/save\/([^/]+)$/, (ctx, id) => show(ctx, id)],
+    ['GET', /^\/save\/([^/]+)\/sign-in\/(\w+)$/, (ctx, id, m) => goUpstream(ctx, id, m[2]!)],
+    ['POST', /^\/save\/([^/]+)$/, (ctx, id) => save(ctx, id)],
   ];
 
   signIn.on('save', (ctx, runId, accountId, upstream) => {
@@ -156,7 +156,8 @@ export function savePages(options: SavePageOptions) {
   return async (ctx: Context, next: () => Promise<void>) => {
     for (const [method, pattern, handle] of routes) {
       const m = pattern.exec(ctx.path);
-      if (m && ctx.method === method) return handle(ctx, m);
+      // A run_id in any case, as the tools take it; one spelling from here on (core, cookie path, links).
+      if (m && ctx.method === method) return handle(ctx, m[1]!.toLowerCase(), m);
     }
     return next();
   };

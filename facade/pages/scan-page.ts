@@ -210,7 +210,8 @@ export function scanPages(options: ScanPageOptions) {
     for (const route of routes) {
       const m = route.pattern.exec(ctx.path);
       if (!m || ctx.method !== route.method) continue;
-      const id = m[1]!;
+      // A run_id in any case, as the tools take it; one spelling from here on (core, the page's links).
+      const id = m[1]!.toLowerCase();
       const isPhoto = route.handle === photo;
       if (route.method === 'POST' && !fromThisOrigin(ctx, publicOrigin)) {
         if (isPhoto) leaveUnread(ctx, maxBytes);

@@ -174,6 +174,20 @@ describe('the save page /save/:id in a browser', function () {
     assert.match(bodies[0]!, /This link does not work/);
   });
 
+  it('takes the id in any case, as the tools take run_id; after sign-in the page is at its one spelling', async () => {
+    const scan = await consentedScan(stack);
+    const url = await saveUrl(scan);
+    const { page } = await openBrowser(scan.browserSecret);
+    const res = await page.goto(`${base}/save/${scan.runId.toUpperCase()}`);
+    assert.equal(res?.status(), 200);
+    assert.equal(await page.title(), 'Save your skin scan');
+    await signIn(page, 'Alpha', 'casey');
+    await page.getByRole('button', { name: 'Save to my account' }).click();
+    await page.waitForURL(url);
+    assert.equal(await page.title(), 'Your scan is saved');
+    assert.equal(await ownerOf(scan.runId), await accountOf(upstreams[0]!, 'casey'));
+  });
+
   it('saving is a POST from the page itself: another Origin, or none, is refused', async () => {
     const scan = await consentedScan(stack);
     const url = await saveUrl(scan);

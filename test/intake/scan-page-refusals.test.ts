@@ -82,7 +82,7 @@ describe('the upload page /scan/:id over HTTP: page, cookie and refusals', funct
     assert.equal(removed.status, 200);
     const paths = [
       '/scan/not-a-scan',
-      `/scan/${expired.run_id.toUpperCase()}`,
+      `/scan/${expired.run_id}x`,
       '/scan/00000000-0000-4000-8000-000000000000',
       `/scan/${deletedByAgent.run_id}`,
       `/scan/${deletedOnPage.run_id}`,
@@ -99,6 +99,31 @@ describe('the upload page /scan/:id over HTTP: page, cookie and refusals', funct
     assert.equal(late.status, 404);
     bodies.push(await late.text());
     for (const body of bodies) assert.equal(body, SCAN_NOT_FOUND_HTML);
+  });
+
+  it('takes the id in any case, as the tools take run_id: page, challenge, consent, photo, events, delete', async () => {
+    const scan = await startScan(base);
+    const upper = scan.run_id.toUpperCase();
+    const mixed = upper.slice(0, 18) + scan.run_id.slice(18);
+    const withoutNonce = async (res: Response) => (await res.text()).replace(/nonce="[^"]+"/g, 'nonce="N"');
+    const page = await pageFetch(base, `/scan/${upper}`);
+    assert.equal(page.status, 200);
+    assert.equal(await withoutNonce(page), await withoutNonce(await pageFetch(base, `/scan/${scan.run_id}`)));
+
+    const secret = await consentOnPage(base, mixed);
+    const photo = await postPhoto(base, upper, face, { secret });
+    assert.equal(photo.status, 202, await photo.clone().text());
+    const events = await pageFetch(base, `/scan/${mixed}/events`, { secret });
+    assert.equal(events.status, 200);
+    assert.equal(events.headers.get('content-type'), 'text/event-stream; charset=utf-8');
+    await events.body?.cancel();
+    assert.ok(await storedPhoto(scan.run_id));
+
+    const removed = await pageFetch(base, `/scan/${upper}/delete`, { method: 'POST', secret });
+    assert.equal(removed.status, 200);
+    assert.deepEqual(await removed.json(), { deleted: true });
+    assert.equal(errorCode(await callTool(base, 'get_skin_scan', scan)), 'not_found');
+    assert.equal((await pageFetch(base, `/scan/${upper}`)).status, 404);
   });
 
   it('consent sets the __Host- cookie: 64 hex, Path=/, Secure, HttpOnly, SameSite=Strict, no Domain, not past the scan', async () => {
