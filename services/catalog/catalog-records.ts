@@ -101,6 +101,16 @@ export function checkRecord(line: number, value: unknown): RecordResult {
     return { line, rejected: 'a record must be a JSON object' };
   }
   const r = value as Record<string, unknown>;
+  // PostgreSQL text cannot hold U+0000: one such character would fail the whole batch it travels in.
+  const nul = FIELDS.find((field) => hasNul(r[field]));
+  const namedId = nul === 'product_id' ? null : text(r.product_id);
+  if (nul !== undefined) {
+    return {
+      line,
+      rejected: `${nul} contains a NUL character (U+0000)`,
+      ...(namedId ? { productId: namedId } : {}),
+    };
+  }
   const productId = text(r.product_id);
   if (!productId) return { line, rejected: 'product_id is required' };
   if (productId.length > MAX_ID) return { line, rejected: `product_id is over ${MAX_ID} characters` };
@@ -118,8 +128,9 @@ export function checkRecord(line: number, value: unknown): RecordResult {
   }
   for (const field of ['image_url', 'product_url', 'buy_url'] as const) {
     const t = text(r[field]);
-    if (t && !isHttpUrl(t)) return problem(`${field} must be an http(s) URL`);
-    fields[field] = t;
+    const url = t === null ? null : httpUrl(t);
+    if (t !== null && url === null) return problem(`${field} must be an http(s) URL`);
+    fields[field] = url;
   }
   const ingredients = r.ingredients ?? null;
   if (ingredients !== null && typeof ingredients !== 'string')
@@ -159,11 +170,46 @@ function text(value: unknown): string | null {
   return t === '' ? null : t;
 }
 
-function isHttpUrl(value: string): boolean {
+/**
+ * An http(s) URL as a valid URI (the tools' output schemas say `format: uri`): a value with characters a
+ * URI cannot hold (spaces, non-ASCII paths and hosts, as retailers' feeds carry them) is written as the
+ * WHATWG serialisation, percent-encoded with the host in punycode (and the ASCII it leaves raw that RFC
+ * 3986 forbids, encoded too); any other is kept as given. Null when
+ * the value is not an http(s) URL.
+ */
+function httpUrl(value: string): string | null {
   try {
     const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+    if (URI_CHARACTERS.test(value)) return value;
+    // WHATWG leaves a few ASCII characters RFC 3986 forbids (`|`, `^`, `{`…) raw in a path or query.
+    return url.href.replace(
+      /[^A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]/g,
+      (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
+    );
   } catch {
-    return false;
+    return null;
   }
+}
+
+/** Only characters RFC 3986 allows in a URI: such a value is kept exactly as the source gives it. */
+const URI_CHARACTERS = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]*$/;
+
+/** Every field a record carries that is stored, in the order they are checked. */
+const FIELDS = [
+  'product_id',
+  'name',
+  'brand',
+  'product_type',
+  'country',
+  'image_url',
+  'product_url',
+  'buy_url',
+  'ingredients',
+  'skin_types',
+] as const;
+
+function hasNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  return Array.isArray(value) && value.some((item) => typeof item === 'string' && item.includes('\u0000'));
 }

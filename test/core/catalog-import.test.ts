@@ -175,6 +175,72 @@ describe('catalog import of retailer data', () => {
     assert.deepEqual(await ids(), ['y-1', 'y-2']);
   });
 
+  it('a NUL character in any stored field rejects that record, naming line and field; the rest import whole', async () => {
+    // Past the first write batch, so a record that reached PostgreSQL would fail a batch after others committed.
+    const records: Record<string, unknown>[] = Array.from({ length: 2600 }, (_, i) =>
+      real(`n-${String(i).padStart(4, '0')}`),
+    );
+    const poisoned = {
+      1200: ['name', (r: Record<string, unknown>) => ({ ...r, name: `${r.name}\u0000` })],
+      1999: ['brand', (r: Record<string, unknown>) => ({ ...r, brand: '\u0000Brand' })],
+      2100: ['ingredients', (r: Record<string, unknown>) => ({ ...r, ingredients: 'Aqua,\u0000 Glycerin' })],
+      2400: ['skin_types', (r: Record<string, unknown>) => ({ ...r, skin_types: ['dry', 'oi\u0000ly'] })],
+      2500: ['product_id', (r: Record<string, unknown>) => ({ ...r, product_id: `${r.product_id}\u0000` })],
+    } as const;
+    for (const [at, [, poison]] of Object.entries(poisoned))
+      records[Number(at)] = poison(records[Number(at)]!);
+    const bad = Object.keys(poisoned).length;
+
+    const result = await importFile(jsonl('nul.jsonl', records));
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stdout, new RegExp(`^${records.length - bad} products imported`));
+    const rejections = result.stderr.split('\n').filter((line) => line.startsWith('rejected line'));
+    assert.deepEqual(
+      rejections,
+      Object.entries(poisoned).map(
+        ([at, [field]]) => `rejected line ${Number(at) + 1}: ${field} contains a NUL character (U+0000)`,
+      ),
+    );
+    assert.equal((await ids()).length, records.length - bad);
+
+    // CSV carries the character the same way.
+    const csv = write(
+      'nul.csv',
+      [
+        'product_id,name,brand,product_type,country,image_url,product_url,buy_url,ingredients,skin_types,vegan,cruelty_free',
+        'c-1,Good,B,serum,GB,,,,"Aqua, Glycerin",,,',
+        'c-2,Bad\u0000Name,B,serum,GB,,,,"Aqua, Glycerin",,,',
+      ].join('\n'),
+    );
+    const fromCsv = await importFile(csv);
+    assert.equal(fromCsv.code, 1, fromCsv.stderr);
+    assert.match(fromCsv.stderr, /rejected line 3: name contains a NUL character \(U\+0000\)/);
+    assert.ok((await ids()).includes('c-1'));
+  });
+
+  it('URLs with characters a URI cannot hold are stored percent-encoded; valid ones exactly as given', async () => {
+    const urls = {
+      'https://shop.example/img/crème 1.jpg': 'https://shop.example/img/cr%C3%A8me%201.jpg',
+      'https://bücher.example/p?q=a b': 'https://xn--bcher-kva.example/p?q=a%20b',
+      'https://shop.example/p/"x"|y': 'https://shop.example/p/%22x%22%7Cy',
+      'https://Shop.example/A.JPG?x=1&y=2#top': 'https://Shop.example/A.JPG?x=1&y=2#top',
+    };
+    const fields = ['image_url', 'product_url', 'buy_url'] as const;
+    const records = Object.keys(urls).flatMap((url, i) =>
+      fields.map((field) => ({ ...real(`url-${i}-${field}`), [field]: url })),
+    );
+    assert.equal((await importFile(jsonl('urls.jsonl', records))).code, 0);
+    for (const [i, expected] of Object.values(urls).entries()) {
+      for (const field of fields) {
+        const id = `url-${i}-${field}`;
+        await untilCore(id, true);
+        const { product } = await catalog.getProduct({ productId: id });
+        const camel = { image_url: 'imageUrl', product_url: 'productUrl', buy_url: 'buyUrl' } as const;
+        assert.equal(product?.[camel[field]], expected, `${id}`);
+      }
+    }
+  });
+
   it('demo products never mix with real ones', async () => {
     const demo = await loadDemoCatalog(stack.orm.em.fork());
     assert.equal(demo.skipped, null);
