@@ -36,9 +36,13 @@ const STAGING = `create temporary table if not exists product_rows
   (${COLUMNS.map((column) => column.join(' ')).join(', ')}) on commit delete rows`;
 const COPY = `copy product_rows (${names.join(', ')}) from stdin`;
 const UPSERT = `insert into products (${names.join(', ')}, updated_at)
-  select ${names.join(', ')}, $1::timestamptz from product_rows
+  select ${names.join(', ')}, $1::timestamptz from product_rows order by product_id
   on conflict (product_id) do update set
   ${[...names.slice(1), 'updated_at'].map((name) => `${name} = excluded.${name}`).join(', ')}`;
+
+// The rows are locked in product_id order, as every other import's are: two imports writing the same
+// products at once (files in different orders, or a full import beside an update) then wait on each other
+// instead of deadlocking, and neither fails half-written.
 
 /** Sessions that already hold the staging table. */
 const staged = new WeakSet<PoolClient>();

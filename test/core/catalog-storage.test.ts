@@ -77,6 +77,33 @@ describe('catalog storage', () => {
     }
   });
 
+  it('concurrent imports of the same products in different orders both complete, never deadlocked', async () => {
+    await migrate(orm);
+    const products = Array.from({ length: 6000 }, (_, i) => ({
+      ...plain,
+      product_id: `c-${String(i).padStart(5, '0')}`,
+      ingredients: 'Aqua, Glycerin, Niacinamide',
+    }));
+    const lines = (list: readonly RawProduct[]) => list.map((product, i) => ({ product, line: i + 1 }));
+    // One file in catalog order, the other as another export lists it: reversed, and shuffled by a fixed step.
+    const orders = [products, [...products].reverse(), products.map((_, i) => products[(i * 7919) % 6000]!)];
+    for (let round = 0; round < 3; round++) {
+      const [first, second] = [orders[round % 3]!, orders[(round + 1) % 3]!];
+      const renamed = second.map((product) => ({ ...product, name: `Round ${round}` }));
+      const reports = await Promise.all([
+        importRecords(orm.em.fork(), lines(first)),
+        importRecords(orm.em.fork(), lines(renamed)),
+      ]);
+      assert.deepEqual(
+        reports.map((report) => report.imported),
+        [6000, 6000],
+        `round ${round}`,
+      );
+    }
+    const rows = await orm.em.getConnection().execute('select count(*)::int as n from products');
+    assert.equal(rows[0]!.n, 6000);
+  });
+
   it('migration 0013 keeps the derived documents the catalog held as jsonb', async () => {
     await orm.migrator.up({ to: '0012b-scan-purge-index' });
     const before = deriveProduct(awkward);
