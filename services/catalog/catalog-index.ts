@@ -122,14 +122,22 @@ function toEntry(product: DerivedProduct): CatalogEntry {
   return {
     product,
     engine: compileProduct(product),
-    typeKey: key(product.product_type),
+    typeKey: typeKey(product.product_type),
     brandKey: key(product.brand),
     countryKey: key(product.country),
     searchText: [product.name, product.brand ?? '', product.ingredients ?? ''].join(' ').toLowerCase(),
   };
 }
 
-const key = (value: string | null | undefined) => (value ?? '').trim().toLowerCase();
+/**
+ * A filter's comparison key: the same text however the catalog or the caller encoded it (composed or
+ * decomposed accents, full-width letters, case, runs of spaces).
+ */
+const key = (value: string | null | undefined) =>
+  (value ?? '').normalize('NFKC').trim().replace(/\s+/g, ' ').toLowerCase();
+
+/** A product type's key: `Eye Care`, `eye-care` and `eye_care` are the enumeration's `eye_care`. */
+const typeKey = (value: string | null | undefined) => key(value).replace(/[\s_-]+/g, '_');
 
 /** Everything of a compiled product that its score (concern or maintenance) reads: scoreColumns and
  * maintenanceScore. A product's other fields (targets: which concerns it names) never change a score. */
@@ -147,7 +155,7 @@ const FREE_FROM: Readonly<Record<string, keyof DerivedProduct['attributes']>> = 
 /** Filters narrow the candidates and never touch a score; unknown (null) attributes never pass. */
 function matcher(filter: ProductFilter | undefined): ((entry: CatalogEntry) => boolean) | undefined {
   if (!filter) return undefined;
-  const type = key(filter.productType);
+  const type = typeKey(filter.productType);
   const brand = key(filter.brand);
   const country = key(filter.country);
   const skinType = filter.skinType;

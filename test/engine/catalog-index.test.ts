@@ -61,3 +61,67 @@ describe('the catalog index, scoring each signature once', () => {
     );
   });
 });
+
+describe('the catalog index, filtering text as retailers spell it', () => {
+  const concerns = [{ name: 'acne' as const, severity: 0.5 }];
+  /** The ids a filter keeps from `products`, derived from `base` with the given fields. */
+  const kept = (
+    products: readonly object[],
+    filter: Parameters<typeof create<typeof ProductFilterSchema>>[1],
+  ) => {
+    const index = new CatalogIndex(
+      products.map((fields, i) => derive({ ...catalog[0]!, product_id: `p-${i}`, ...fields })),
+    );
+    return index
+      .recommend(concerns, null, create(ProductFilterSchema, filter), 100)
+      .best.map(({ entry }) => entry.product.product_id)
+      .sort();
+  };
+
+  it('a product type written with spaces, hyphens or capitals is the enumeration value', () => {
+    for (const type of PRODUCT_TYPES) {
+      const words = type.split('_');
+      const spellings = [
+        type,
+        type.toUpperCase(),
+        words.join(' '),
+        words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join(' '),
+        words.join('-'),
+        ` ${words.join('  ')} `,
+      ];
+      const others = PRODUCT_TYPES.filter((t) => t !== type).map((t) => ({
+        product_type: t.replace('_', ' '),
+      }));
+      const ids = kept([...spellings.map((product_type) => ({ product_type })), ...others], {
+        productType: type,
+      });
+      assert.deepEqual(ids, spellings.map((_, i) => `p-${i}`).sort(), type);
+    }
+  });
+
+  it('brand and country match however their accents, width, case and spaces were encoded', () => {
+    const variants = (text: string) => [
+      text.normalize('NFC'),
+      text.normalize('NFD'),
+      text.toUpperCase(),
+      ` ${text.replace(' ', '   ')} `,
+      text.replace(/[A-Za-z]/g, (c) => String.fromCodePoint(c.codePointAt(0)! + 0xfee0)), // full-width
+    ];
+    for (const brand of ['L’Oréal Paris', 'Crème Étoile', 'Dr Ürsel']) {
+      const products = [...variants(brand).map((b) => ({ brand: b })), { brand: 'Another Brand' }];
+      for (const asked of variants(brand)) {
+        assert.deepEqual(kept(products, { brand: asked }), ['p-0', 'p-1', 'p-2', 'p-3', 'p-4'], asked);
+      }
+    }
+    for (const country of ['Côte d’Ivoire', 'Türkiye']) {
+      const products = [...variants(country).map((c) => ({ country: c })), { country: 'GB' }];
+      assert.deepEqual(kept(products, { country: country.normalize('NFD') }), [
+        'p-0',
+        'p-1',
+        'p-2',
+        'p-3',
+        'p-4',
+      ]);
+    }
+  });
+});
