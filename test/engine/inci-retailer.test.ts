@@ -177,3 +177,50 @@ describe('INCI parser on retailer data', () => {
     });
   });
 });
+
+describe('INCI parser on lists copied from a product page', () => {
+  const lists = [
+    ['Aqua', 'Glycerin', 'Niacinamide', 'Alcohol Denat.', 'Parfum'],
+    ['Water', 'Butylene Glycol', 'Cetearyl Alcohol', 'Salicylic Acid (2%)', 'Fragrance', 'Linalool'],
+    ['Aqua/Water/Eau', 'Crème de Coco', 'Sodium Hyaluronate', 'Citrus Aurantium Dulcis (Orange) Peel Oil'],
+  ];
+  const entity = (text: string) =>
+    text.replace(/[^\x20-\x7e]/g, (c) => `&#${c.codePointAt(0)};`).replace(/'/g, '&#39;');
+  const named = (text: string) => text.replace(/&/g, '&amp;').replace(/è/g, '&egrave;');
+  // Each shape wraps a comma-less or comma list the way shops' pages and exports carry it.
+  const shapes: Record<string, (entries: readonly string[]) => string> = {
+    paragraph: (e) => `<p>${e.join(', ')}</p>`,
+    'line breaks': (e) => e.join('<br>'),
+    'self-closing breaks': (e) => e.join('<br />\n'),
+    'list items': (e) => `<ul>${e.map((x) => `<li>${x}</li>`).join('')}</ul>`,
+    'inline tags': (e) =>
+      e.map((x, i) => (i % 2 ? `<strong>${x}</strong>` : `<span class="inci">${x}</span>`)).join(', '),
+    'numeric references': (e) => entity(e.join(', ')),
+    'escaped twice': (e) => e.join(', &lt;br&gt;'),
+    'escaped paragraph': (e) => `&lt;p&gt;${e.join(', ')}&lt;/p&gt;`,
+    'named references': (e) => named(e.join(', ')),
+  };
+  for (const [shape, wrap] of Object.entries(shapes)) {
+    it(`${shape}: the same ingredients as the plain list`, () => {
+      for (const entries of lists) {
+        const text = wrap(entries);
+        assert.deepEqual(names(text), names(entries.join(', ')), text);
+      }
+    });
+  }
+  it('decodes the accents and entities shops use, and leaves a "<" that opens no tag alone', () => {
+    assert.deepEqual(
+      names('Aqua, Cr&egrave;me de Coco, Glycerin &amp; Water'),
+      names('Aqua, Crème de Coco, Glycerin & Water'),
+    );
+    assert.deepEqual(names('Aqua, Glycerin, Parfum < 1%'), names('Aqua, Glycerin, Parfum'));
+    assert.deepEqual(names('Aqua, &lt;1% Parfum, Glycerin'), names('Aqua, <1% Parfum, Glycerin'));
+  });
+  it('fragrance and drying alcohol inside markup still count', () => {
+    for (const wrap of Object.values(shapes)) {
+      const got = names(wrap(lists[0]!));
+      for (const name of ['fragrance', 'alcohol denat'])
+        assert.ok(got.includes(name), `${wrap(lists[0]!)} → ${got}`);
+    }
+  });
+});
