@@ -35,26 +35,34 @@ export function readJsonLines(text: string): RecordResult[] {
  * number is not the line an operator has to look at.
  */
 export function readCsv(text: string): RecordResult[] {
-  let rows: Record<string, string>[];
+  let rows: string[][];
   try {
     rows = parseCsv(text, {
-      columns: true,
       skip_empty_lines: true,
       bom: true,
       trim: true,
-      relax_column_count: false,
+      // A row with a field too many or too few is that row's problem: rejected below, the others imported.
+      relax_column_count: true,
       record_delimiter: ['\r\n', '\n', '\r'],
     });
   } catch (err) {
     const line = (err as { lines?: number }).lines ?? 0;
     return [{ line, rejected: `unreadable CSV: ${(err as Error).message}` }];
   }
+  const [header, ...body] = rows;
+  if (header === undefined) return [];
   const starts = recordStartLines(text).slice(1); // the first record is the header
-  return rows.map((row, index) => {
+  return body.map((cells, index) => {
+    const line = starts[index] ?? index + 2;
+    if (cells.length !== header.length) {
+      // Its fields are shifted, so even its product_id cannot be trusted: it names no product.
+      return { line, rejected: `${cells.length} fields where the header has ${header.length}` };
+    }
+    const row: Record<string, string> = Object.fromEntries(header.map((name, i) => [name, cells[i]!]));
     const record: Record<string, unknown> = { ...row };
     record.skin_types = row.skin_types ? row.skin_types.split(';').map((s) => s.trim()) : null;
     for (const field of ['vegan', 'cruelty_free', 'demo']) record[field] = csvBoolean(row[field]);
-    return checkRecord(starts[index] ?? index + 2, record);
+    return checkRecord(line, record);
   });
 }
 

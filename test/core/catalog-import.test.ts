@@ -218,6 +218,56 @@ describe('catalog import of retailer data', () => {
     assert.ok((await ids()).includes('c-1'));
   });
 
+  it('a CSV row with a field too many or too few is rejected on its own line; the other rows import', async () => {
+    const header =
+      'product_id,name,brand,product_type,country,image_url,product_url,buy_url,ingredients,skin_types,vegan,cruelty_free';
+    const good = (id: string) => `${id},Name ${id},B,serum,GB,,,,"Aqua, Glycerin",,,`;
+    // The shapes exports produce: an unquoted comma in a field, a trailing comma, a row cut short, and a
+    // row cut short inside a quoted multi-line list.
+    const bad = [
+      (id: string) => `${id},Name, with comma,B,serum,GB,,,,"Aqua, Glycerin",,,`,
+      (id: string) => `${good(id)},`,
+      (id: string) => `${id},Name,B,serum,GB`,
+      (id: string) => `${id},Name,B,serum,GB,,,,"Aqua,\nGlycerin"`,
+    ];
+    const rows: string[] = [];
+    const rejectedLines: number[] = [];
+    let line = 2;
+    for (let i = 0; i < 12; i++) {
+      const make = i % 3 === 1 ? bad[(i - 1) / 3]! : good;
+      const row = make(`cr-${i}`);
+      if (make !== good) rejectedLines.push(line);
+      rows.push(row);
+      line += row.split('\n').length;
+    }
+    await importFile(jsonl('cr-base.jsonl', [real('cr-1'), real('cr-keep')]));
+    const result = await importFile(write('columns.csv', [header, ...rows].join('\n')), '--replace');
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stdout, /^8 products imported/);
+    assert.deepEqual(
+      result.stderr
+        .split('\n')
+        .filter((l) => l.startsWith('rejected line'))
+        .map((l) => Number(/\d+/.exec(l)![0])),
+      rejectedLines,
+    );
+    assert.match(
+      result.stderr,
+      new RegExp(`rejected line ${rejectedLines[0]}: 13 fields where the header has 12`),
+    );
+    assert.match(
+      result.stderr,
+      new RegExp(`rejected line ${rejectedLines[2]}: 5 fields where the header has 12`),
+    );
+    // The shifted rows say nothing reliable about their products, so a full import withdraws nothing.
+    assert.match(result.stderr, /nothing withdrawn: some rejected lines name no product_id/);
+    assert.ok((await ids()).includes('cr-keep'));
+    assert.deepEqual(
+      (await ids("product_id like 'cr-%' and product_id <> 'cr-keep'")).sort(),
+      ['cr-0', 'cr-1', 'cr-11', 'cr-2', 'cr-3', 'cr-5', 'cr-6', 'cr-8', 'cr-9'].sort(),
+    );
+  });
+
   it('URLs with characters a URI cannot hold are stored percent-encoded; valid ones exactly as given', async () => {
     const urls = {
       'https://shop.example/img/crème 1.jpg': 'https://shop.example/img/cr%C3%A8me%201.jpg',
