@@ -259,11 +259,23 @@ const DECLARED: Readonly<Record<string, readonly ProductSkinType[]>> = {
   'all skin types': SKIN_TYPES,
 };
 
-/** Known declared skin types in a fixed order; unknown words are ignored rather than guessed. */
+/** Between several types in one value: `oily, combination`, `Normal to Dry`, `Oily/Combination`, `&`, `and`. */
+const TYPE_SEPARATOR = /\s*(?:[,/&|+;]|\band\b|\bto\b)\s*/;
+/** The words around a type in retailers' spellings: `Oily Skin`, `Skin type: dry`, `all skin types`. */
+const TYPE_FILLER = /\bskin\b|\btypes?\b|\bfor\b|:|-|_/g;
+
+/**
+ * Known declared skin types in a fixed order; unknown words are ignored rather than guessed. A value may
+ * hold several types and the words retailers put around them (`Oily Skin`, `Normal to Dry`,
+ * `All-Skin-Types`); a value with any other word (`not for dry skin`) declares nothing.
+ */
 function declaredSkinTypes(declared: readonly string[] | null): ProductSkinType[] {
   const found = new Set<ProductSkinType>();
   for (const value of declared ?? []) {
-    for (const type of DECLARED[value.trim().toLowerCase()] ?? []) found.add(type);
+    for (const part of value.normalize('NFKC').toLowerCase().split(TYPE_SEPARATOR)) {
+      const word = part.replace(TYPE_FILLER, ' ').replace(/\s+/g, ' ').trim();
+      for (const type of DECLARED[word] ?? []) found.add(type);
+    }
   }
   return [...SKIN_TYPES, 'sensitive' as const].filter((type) => found.has(type));
 }

@@ -188,3 +188,55 @@ describe('product derivation', () => {
     assert.equal(alcoholFree('Water, Methyl Alcohol, Glycerin'), false);
   });
 });
+
+describe('declared skin types as retailers write them', () => {
+  const declared = (values: string[]) => deriveProduct({ ...raw({}), skin_types: values }).skin_types;
+  const all = ['dry', 'oily', 'combination', 'normal'];
+  // Each type, and pairs of them, in the spellings exports use; the expected types in the fixed order.
+  const types = ['dry', 'oily', 'combination', 'normal', 'sensitive'] as const;
+  const single = (t: string) => [
+    t,
+    `${t[0]!.toUpperCase()}${t.slice(1)} Skin`,
+    `${t.toUpperCase()} SKIN`,
+    `skin type: ${t}`,
+    `for ${t} skin`,
+    `${t}-skin`,
+  ];
+  const joins = [', ', '/', ' & ', ' and ', ' to ', ' | ', ' + '];
+
+  it('one type, with the words around it', () => {
+    for (const t of types)
+      for (const spelling of single(t)) assert.deepEqual(declared([spelling]), [t], spelling);
+  });
+  it('several types in one value', () => {
+    for (const a of types) {
+      for (const b of types) {
+        if (a === b) continue;
+        const expected = types.filter((t) => t === a || t === b);
+        for (const join of joins) {
+          const value = `${single(a)[1]}${join}${b}`;
+          assert.deepEqual(declared([value]), expected, value);
+        }
+      }
+    }
+  });
+  it('every skin type, however it is spelt', () => {
+    for (const value of [
+      'all',
+      'All Skin Types',
+      'ALL-SKIN-TYPES',
+      'all skin type',
+      'All  Skin  Types',
+      'for all skin types',
+    ]) {
+      const product = deriveProduct({ ...raw({}), skin_types: [value] });
+      assert.deepEqual([product.skin_types, product.skin_types_source], [all, 'declared'], value);
+    }
+  });
+  it('a value with any other word declares nothing, so the formula decides', () => {
+    for (const value of ['not for dry skin', 'teen skin', 'dry-ish']) {
+      const product = deriveProduct({ ...raw({}), skin_types: [value] });
+      assert.equal(product.skin_types_source, 'derived', value);
+    }
+  });
+});
