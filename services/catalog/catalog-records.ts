@@ -49,8 +49,15 @@ export function readCsv(text: string): RecordResult[] {
     const line = (err as { lines?: number }).lines ?? 0;
     return [{ line, rejected: `unreadable CSV: ${(err as Error).message}` }];
   }
-  const [header, ...body] = rows;
-  if (header === undefined) return [];
+  const [named, ...body] = rows;
+  if (named === undefined) return [];
+  // Spreadsheets capitalise headers (`Product_ID`, `NAME`): the field names are matched ignoring case.
+  const header = named.map((name) => name.toLowerCase());
+  for (const required of ['product_id', 'name']) {
+    if (!header.includes(required)) {
+      return [{ line: 1, rejected: `the header has no ${required} column (it has: ${named.join(', ')})` }];
+    }
+  }
   const starts = recordStartLines(text).slice(1); // the first record is the header
   return body.map((cells, index) => {
     const line = starts[index] ?? index + 2;

@@ -268,6 +268,50 @@ describe('catalog import of retailer data', () => {
     );
   });
 
+  it('CSV header names match ignoring case; a header without product_id or name is one clear rejection', async () => {
+    const fields = [
+      'product_id',
+      'name',
+      'brand',
+      'product_type',
+      'country',
+      'ingredients',
+      'skin_types',
+      'vegan',
+    ];
+    const spellings = [
+      (f: string) => f.toUpperCase(),
+      (f: string) => f.replace(/(^|_)(\w)/g, (_, sep: string, c: string) => sep + c.toUpperCase()),
+      (f: string) => ` ${f} `,
+    ];
+    for (const [i, spell] of spellings.entries()) {
+      const id = `hc-${i}`;
+      const file = write(
+        `header-${i}.csv`,
+        `${fields.map(spell).join(',')}\n${id},Name,Brand,serum,GB,"Aqua, Glycerin",oily,true\n`,
+      );
+      const result = await importFile(file);
+      assert.equal(result.code, 0, result.stderr);
+      await untilCore(id, true);
+      const { product } = await catalog.getProduct({ productId: id });
+      assert.deepEqual(
+        [product?.brand, product?.productType, product?.skinTypes, product?.attributes?.vegan],
+        ['Brand', 'serum', ['oily'], true],
+        spell('product_id'),
+      );
+    }
+    for (const missing of ['product_id', 'name']) {
+      const header = fields.filter((f) => f !== missing);
+      const file = write(`no-${missing}.csv`, `${header.join(',')}\n${header.map(() => 'x').join(',')}\n`);
+      const result = await importFile(file);
+      assert.equal(result.code, 1);
+      assert.deepEqual(
+        result.stderr.split('\n').filter((l) => l.startsWith('rejected line')),
+        [`rejected line 1: the header has no ${missing} column (it has: ${header.join(', ')})`],
+      );
+    }
+  });
+
   it('URLs with characters a URI cannot hold are stored percent-encoded; valid ones exactly as given', async () => {
     const urls = {
       'https://shop.example/img/crème 1.jpg': 'https://shop.example/img/cr%C3%A8me%201.jpg',
