@@ -127,6 +127,8 @@ export function catalogTools(catalog: Client<typeof CatalogService>): ToolDefini
           brand: { type: 'string', maxLength: MAX_BRAND },
           country: { type: 'string', maxLength: MAX_COUNTRY },
           ...PAGE,
+          // A keyset cursor carrying a product_id (up to 200 characters, 600 UTF-8 bytes) and its tag.
+          page_token: { ...PAGE.page_token, minLength: 1, maxLength: 1024 },
         },
         additionalProperties: false,
       },

@@ -108,13 +108,33 @@ export class CatalogIndex {
     return { best, candidates };
   }
 
-  /** Products whose name, brand or ingredients contain every word of `query`, that pass `filter`. */
-  search(query: string, filter: ProductFilter | undefined): CatalogEntry[] {
+  /**
+   * Up to `limit` products after product_id `after`, in product_id order, whose name, brand or ingredients
+   * contain every word of `query` and that pass `filter`. Entries are in product_id order: a page starts at
+   * a binary search and stops as soon as it is full, however deep it is.
+   */
+  search(query: string, filter: ProductFilter | undefined, after: string | undefined, limit: number) {
     const words = query.toLowerCase().split(/\s+/).filter(Boolean);
     const keep = matcher(filter) ?? (() => true);
-    return this.entries.filter(
-      (entry) => keep(entry) && words.every((word) => entry.searchText.includes(word)),
-    );
+    const found: CatalogEntry[] = [];
+    for (let i = after === undefined ? 0 : this.#firstAfter(after); i < this.size; i++) {
+      const entry = this.entries[i]!;
+      if (!keep(entry) || !words.every((word) => entry.searchText.includes(word))) continue;
+      if (found.push(entry) === limit) break;
+    }
+    return found;
+  }
+
+  /** The index of the first entry whose product_id sorts after `productId`. */
+  #firstAfter(productId: string): number {
+    let low = 0;
+    let high = this.size;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (this.entries[mid]!.product.product_id <= productId) low = mid + 1;
+      else high = mid;
+    }
+    return low;
   }
 }
 

@@ -1,6 +1,8 @@
 /**
  * CatalogService: products and ingredients, read from the live in-memory catalog (the same index
- * recommendations use), a page at a time. Page tokens are opaque offsets into a stable order.
+ * recommendations use), a page at a time. search_products pages by a keyset cursor (the last product_id
+ * listed, shared/page-token.ts), so products imported or withdrawn between two pages neither repeat nor skip
+ * one; the ingredient list, which only changes with the knowledge base, pages by offset.
  */
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
@@ -18,26 +20,37 @@ import {
 import { checkFilter } from '../match/match-input.ts';
 import { toProductMessage } from '../match/product-message.ts';
 import { serviceError } from '../shared/errors.ts';
+import { openPageToken, sealPageToken } from '../shared/page-token.ts';
 import type { LiveCatalog } from './catalog-store.ts';
 import { describeIngredient, ingredientNames, resolveIngredient } from './ingredient-book.ts';
 
 const DEFAULT_PAGE = 20;
 const MAX_PAGE = 100;
+const SEARCH_TOKEN = 'search_products page token';
 
 export class CatalogServiceImpl implements ServiceImpl<typeof CatalogService> {
   readonly #catalog: LiveCatalog;
+  readonly #pepper: Buffer;
 
-  constructor(catalog: LiveCatalog) {
+  constructor(catalog: LiveCatalog, pepper: Buffer) {
     this.#catalog = catalog;
+    this.#pepper = pepper;
   }
 
   async searchProducts(req: SearchProductsRequest) {
     checkFilter(req.filter);
-    const found = this.#index().search(req.query, req.filter);
-    const { start, end, next } = page(req.pageSize, req.pageToken, found.length);
+    const size = pageSize(req.pageSize);
+    const after =
+      req.pageToken === ''
+        ? undefined
+        : openPageToken(this.#pepper, SEARCH_TOKEN, req.pageToken).toString('utf8');
+    const found = this.#index().search(req.query, req.filter, after, size + 1);
+    const last = found.length > size ? found[size - 1] : undefined;
     return create(SearchProductsResponseSchema, {
-      products: found.slice(start, end).map((entry) => toProductMessage(entry.product)),
-      nextPageToken: next,
+      products: found.slice(0, size).map((entry) => toProductMessage(entry.product)),
+      nextPageToken: last
+        ? sealPageToken(this.#pepper, SEARCH_TOKEN, Buffer.from(last.product.product_id, 'utf8'))
+        : '',
     });
   }
 
@@ -71,10 +84,14 @@ export class CatalogServiceImpl implements ServiceImpl<typeof CatalogService> {
   }
 }
 
-function page(pageSize: number, pageToken: string, total: number) {
-  if (pageSize < 0)
+function pageSize(requested: number): number {
+  if (requested < 0)
     throw serviceError('invalid_input', 'page_size must not be negative.', { field: 'page_size' });
-  const size = Math.min(pageSize || DEFAULT_PAGE, MAX_PAGE);
+  return Math.min(requested || DEFAULT_PAGE, MAX_PAGE);
+}
+
+function page(requestedSize: number, pageToken: string, total: number) {
+  const size = pageSize(requestedSize);
   const start = pageToken === '' ? 0 : Number.parseInt(pageToken, 10);
   if (!Number.isInteger(start) || start < 0 || String(start) !== pageToken.replace(/^$/, '0')) {
     throw serviceError('invalid_input', 'page_token is not one this service issued.', {

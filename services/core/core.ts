@@ -132,7 +132,7 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
       router.service(ScanService, scans);
       router.service(IntakeService, intake);
       router.service(MatchService, new MatchServiceImpl({ ...options, sql, catalog }));
-      router.service(CatalogService, new CatalogServiceImpl(catalog));
+      router.service(CatalogService, new CatalogServiceImpl(catalog, options.pepper));
       router.service(AccountService, new AccountServiceImpl({ ...options, scans }));
       router.service(OAuthStateService, new OAuthStateServiceImpl(orm));
       router.service(StatusService, new StatusServiceImpl(orm, catalog, logger));
