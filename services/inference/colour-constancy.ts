@@ -139,29 +139,19 @@ export function baselineGains(patches: Float32Array): [number, number, number] {
 }
 
 /**
- * The patches with the gains applied in linear light, back in sRGB 0..1 (clipped at white), into `out`
- * when given (which may be `patches` itself: each value is read before it is written).
+ * The patches with the gains (baselineGains unless given) applied in linear light, back in sRGB, into `out`
+ * when given (which may be `patches` itself: each value is read before it is written). Not clipped at
+ * white: a channel the gain lifts past 1 keeps its value above 1, so the correction undoes a camera's
+ * scaling of the channels whatever the exposure (clipped at 1, 36 % of face e's nose's red channel was,
+ * at a gain of 2.5, and how much depended on the exposure: docs/inference.md, Colour constancy).
  */
 export function normaliseColour(
   patches: Float32Array,
   out: Float32Array = new Float32Array(patches.length),
+  gains: readonly number[] = baselineGains(patches),
 ): Float32Array {
-  const gains = baselineGains(patches);
   const plane = PATCH * PATCH;
-  const curves = gains.map((gain, c) => {
-    // 256 input levels cover 8-bit photos exactly; patches are bilinear mixes, so interpolate.
-    const table = new Float32Array(257);
-    for (let i = 0; i <= 256; i++) table[i] = toSrgb(Math.min(1, toLinear(Math.min(1, i / 256)) * gain));
-    const levels = LEVELS_OF[c]!;
-    const steps = STEPS_OF[c]!;
-    // The same doubles the interpolation reads from the float32 table (a difference of two float32 is
-    // exact in a double), looked up once per level rather than per value.
-    for (let i = 0; i < 256; i++) {
-      levels[i] = table[i]!;
-      steps[i] = table[i + 1]! - table[i]!;
-    }
-    return { levels, steps };
-  });
+  const curves = gains.map((gain, c) => curve(gain, LEVELS_OF[c]!, STEPS_OF[c]!));
   for (let p = 0; p < patches.length / (3 * plane); p++) {
     for (let c = 0; c < 3; c++) {
       const { levels, steps } = curves[c]!;
@@ -169,6 +159,44 @@ export function normaliseColour(
     }
   }
   return out;
+}
+
+/**
+ * A channel's correction by `gain` (linear light, in and out sRGB) at 256 levels, and its steps to the next
+ * level, into `levels` and `steps`.
+ */
+function curve(gain: number, levels: Float64Array, steps: Float64Array) {
+  // 256 input levels cover 8-bit photos exactly; patches are bilinear mixes, so interpolate.
+  const table = new Float32Array(257);
+  for (let i = 0; i <= 256; i++) table[i] = toSrgb(toLinear(i / 256) * gain);
+  // The same doubles the interpolation reads from the float32 table (a difference of two float32 is
+  // exact in a double), looked up once per level rather than per value.
+  for (let i = 0; i < 256; i++) {
+    levels[i] = table[i]!;
+    steps[i] = table[i + 1]! - table[i]!;
+  }
+  return { levels, steps };
+}
+
+/**
+ * A patch value (0..1) at or above which a channel counts as clipped in the photo: white, or a mix
+ * (sampling averages neighbouring pixels) mostly of white.
+ */
+export const CLIPPED = 250 / 255;
+
+/**
+ * Per channel, the level of the corrected patches (normaliseColour with `gains`) at or above which a pixel
+ * was clipped in the photo: CLIPPED through that channel's curve, the same arithmetic as applyCurve on
+ * the same float32 table entries, so a corrected value reaches it exactly when the photo's value reached
+ * CLIPPED (the curve rises).
+ */
+export function clipLevels(gains: readonly number[]): number[] {
+  const x = Math.fround(CLIPPED) * 256;
+  const k = Math.min(255, x | 0);
+  return gains.map((gain) => {
+    const [below, above] = [k, k + 1].map((i) => Math.fround(toSrgb(toLinear(i / 256) * gain)));
+    return Math.fround(below! + (above! - below!) * (x - k));
+  });
 }
 
 /** Each channel's curve at the 256 levels, and its steps to the next level (normaliseColour's scratch). */

@@ -6,7 +6,7 @@
 import type { FailureReason } from '../shared/failure-messages.ts';
 import type { Measure } from '../shared/measures.ts';
 import { BufferPool } from './buffer-pool.ts';
-import { normaliseColour } from './colour-constancy.ts';
+import { baselineGains, clipLevels, normaliseColour } from './colour-constancy.ts';
 import { decodeImage, ImageError, releaseImage } from './decode.ts';
 import { FaceDetector } from './face-detector.ts';
 import { FaceLandmarker } from './landmarks.ts';
@@ -139,7 +139,8 @@ export class FaceAnalysis {
       yield await progress('measuring');
       const features = await this.#patches.lend((buffer) => {
         const patches = regionPatches(image, landmarks, buffer);
-        return this.#measurer.measure(normaliseColour(patches, patches), poreFloor);
+        const gains = baselineGains(patches);
+        return this.#measurer.measure(normaliseColour(patches, patches, gains), poreFloor, clipLevels(gains));
       });
       yield await progress('scoring');
       const { scores, raw, concerns } = scoreFeatures(features);

@@ -14,6 +14,7 @@ import { fromBinary, toBinary } from '@bufbuild/protobuf';
 import { type ModelProto, ModelProtoSchema } from 'onnx-buf';
 import * as ort from 'onnxruntime-node';
 import {
+  CLIP_LEVELS_NAME,
   FEATURES,
   type FeatureName,
   INPUT_NAME,
@@ -49,7 +50,12 @@ interface Group {
   readonly features: readonly FeatureName[];
   readonly session: ort.InferenceSession;
   readonly floored: boolean;
+  /** Whether that graph reads the clip levels. */
+  readonly clipped: boolean;
 }
+
+/** Clip levels under which no pixel counts as clipped in the photo. */
+const NOT_CLIPPED = [Infinity, Infinity, Infinity] as const;
 
 /** The pore floor of a batch (L*), from the features of the patches whose graph does not read it. */
 export type PoreFloor = (rows: readonly Features[]) => number;
@@ -82,7 +88,13 @@ export class Measurer {
           toBinary(ModelProtoSchema, cut),
           MEASURES_SESSION_OPTIONS,
         );
-        return { patches, features, session, floored: session.inputNames.includes(PORE_FLOOR_NAME) };
+        return {
+          patches,
+          features,
+          session,
+          floored: session.inputNames.includes(PORE_FLOOR_NAME),
+          clipped: session.inputNames.includes(CLIP_LEVELS_NAME),
+        };
       }),
     );
     // Stable: the groups that read the floor last, each side in the order of its first patch.
@@ -99,9 +111,15 @@ export class Measurer {
 
   /**
    * Features of each patch of a batch laid out as float32 [n, 3, 64, 64], n as `needs` at load. `poreFloor`
-   * gives the pore floor from the rows of the groups that do not read it (0 when absent).
+   * gives the pore floor from the rows of the groups that do not read it (0 when absent); `clipLevels` the
+   * per-channel levels from which a pixel was clipped in the photo (colour-constancy.ts clipLevels; when
+   * absent, none was).
    */
-  async measure(patches: Float32Array, poreFloor?: PoreFloor): Promise<Features[]> {
+  async measure(
+    patches: Float32Array,
+    poreFloor?: PoreFloor,
+    clipLevels: readonly number[] = NOT_CLIPPED,
+  ): Promise<Features[]> {
     if (patches.length !== this.#batch * PATCH_VALUES)
       throw new Error(`expected ${this.#batch} patches, got ${patches.length / PATCH_VALUES}`);
     const rows = Array.from(
@@ -109,10 +127,11 @@ export class Measurer {
       () => Object.fromEntries(FEATURES.map((name) => [name, Number.NaN])) as Record<FeatureName, number>,
     );
     let floor: number | undefined;
-    for (const { patches: places, features, session, floored } of this.#groups) {
+    for (const { patches: places, features, session, floored, clipped } of this.#groups) {
       const input = gather(patches, places);
       const dims = [places.length, 3, PATCH_SIZE, PATCH_SIZE];
       const feeds: Record<string, ort.Tensor> = { [INPUT_NAME]: new ort.Tensor('float32', input, dims) };
+      if (clipped) feeds[CLIP_LEVELS_NAME] = new ort.Tensor('float32', Float32Array.from(clipLevels), [3]);
       if (floored) {
         floor ??= poreFloor?.(rows) ?? 0;
         feeds[PORE_FLOOR_NAME] = new ort.Tensor('float32', Float32Array.of(floor), []);

@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
-import { baselineGains, normaliseColour } from '../../services/inference/colour-constancy.ts';
+import {
+  baselineGains,
+  CLIPPED,
+  clipLevels,
+  normaliseColour,
+} from '../../services/inference/colour-constancy.ts';
 import { FaceAnalysis } from '../../services/inference/face-analysis.ts';
 import { PATCH, REGIONS } from '../../services/inference/regions.ts';
 import { MEASURES, type Measure } from '../../services/shared/measures.ts';
@@ -59,6 +64,46 @@ describe('colour constancy', function () {
     let worst = 0;
     for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i]! - b[i]!));
     assert.ok(worst < 2e-3, `largest difference ${worst}`);
+  });
+
+  it('a channel the gain lifts past white keeps its value above 1, and scaled patches still normalise alike', () => {
+    const plane = PATCH * PATCH;
+    const patches = new Float32Array(REGIONS.length * 3 * plane);
+    for (let i = 0; i < patches.length; i++) patches[i] = 0.35 + 0.6 * Math.abs(Math.sin(i * 0.37));
+    const toLinear = (c: number) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+    const toSrgb = (c: number) => (c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055);
+    // Half the red light and less blue: every value stays under white in the photo.
+    const cast = [0.5, 1, 0.8];
+    const tinted = patches.map((v, i) => toSrgb(toLinear(v) * cast[Math.floor(i / plane) % 3]!));
+    const a = normaliseColour(patches);
+    const b = normaliseColour(tinted);
+    let worst = 0;
+    let above = 0;
+    for (let i = 0; i < a.length; i++) {
+      worst = Math.max(worst, Math.abs(a[i]! - b[i]!));
+      if (a[i]! > 1) above++;
+    }
+    // 9 % of the values lie above 1: clipped at white, as they were, the graph read their R/G wrong.
+    assert.ok(above > a.length / 50, `${above} of ${a.length} above 1`);
+    assert.ok(worst < 2e-3, `largest difference ${worst}`);
+  });
+
+  it('the clip levels are where the correction takes a value clipped in the photo (CLIPPED), exactly', () => {
+    const plane = PATCH * PATCH;
+    const patches = new Float32Array(REGIONS.length * 3 * plane);
+    for (let i = 0; i < patches.length; i++) patches[i] = 0.35 + 0.3 * Math.abs(Math.sin(i * 0.37));
+    const gains = baselineGains(patches);
+    const levels = clipLevels(gains);
+    const probe = new Float32Array(REGIONS.length * 3 * plane);
+    for (let c = 0; c < 3; c++) {
+      probe.fill(CLIPPED, c * plane, c * plane + 2);
+      probe.fill(Math.fround(CLIPPED) - 2 ** -20, c * plane + 2, c * plane + 4);
+    }
+    const out = normaliseColour(probe, undefined, gains);
+    for (let c = 0; c < 3; c++) {
+      assert.equal(out[c * plane], levels[c], `channel ${c}`);
+      assert.ok(out[c * plane + 2]! < levels[c]!, `channel ${c} just below`);
+    }
   });
 
   for (const [name, load] of faces) {

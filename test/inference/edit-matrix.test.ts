@@ -30,10 +30,12 @@ const STRENGTHS: Strength[] = [1, 2, 3];
  * the test accepts. Each is a known limit, not a design: see docs/inference.md.
  */
 const KNOWN_CROSS_TALK: Partial<Record<Measure, Partial<Record<Measure, number>>>> = {
+  acne: { redness: 8 },
   dark_spots: { pores: 9, dark_circles: 10 },
   uneven_tone: { texture: 18, pores: 8 },
+  pores: { texture: 8 },
   texture: { uneven_tone: 9, pores: 8 },
-  dullness: { texture: 9 },
+  dullness: { texture: 8 },
 };
 
 async function scoresOf(analysis: FaceAnalysis, photo: Buffer): Promise<Scores> {

@@ -5,13 +5,14 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
-import { normaliseColour } from '../../services/inference/colour-constancy.ts';
+import { baselineGains, clipLevels, normaliseColour } from '../../services/inference/colour-constancy.ts';
 import { decodeImage } from '../../services/inference/decode.ts';
 import { FaceDetector } from '../../services/inference/face-detector.ts';
 import { FaceLandmarker } from '../../services/inference/landmarks.ts';
 import { MEASURES_SESSION_OPTIONS, Measurer } from '../../services/inference/measurer.ts';
 import { MEASURES_MODEL_PATH } from '../../services/inference/measures-graph/build.ts';
 import {
+  CLIP_LEVELS_NAME,
   FEATURES,
   INPUT_NAME,
   OUTPUT_NAME,
@@ -27,6 +28,7 @@ import { singleFace } from './support/photos.ts';
 describe('measurer', () => {
   let measurer: Measurer;
   let patches: Float32Array;
+  let levels: number[];
 
   before(async () => {
     const image = await decodeImage(await singleFace('b'));
@@ -34,14 +36,16 @@ describe('measurer', () => {
     const landmarker = await FaceLandmarker.load();
     const landmarks = await landmarker.locate(image, mainFace(await detector.detect(image))!);
     const sampled = regionPatches(image, landmarks);
-    patches = normaliseColour(sampled, sampled);
+    const gains = baselineGains(sampled);
+    levels = clipLevels(gains);
+    patches = normaliseColour(sampled, sampled, gains);
     measurer = await Measurer.load(FEATURES_READ);
     await Promise.all([detector.release(), landmarker.release()]);
   });
   after(() => measurer.release());
 
   it('reads each region for the features scoring reads from it, and for no other', async () => {
-    const rows = await measurer.measure(patches, poreFloor);
+    const rows = await measurer.measure(patches, poreFloor, levels);
     assert.equal(rows.length, REGIONS.length);
     // The cheeks' pits are measured beyond the floor their photo's grain gives, read from the forehead first.
     const floor = poreFloor(rows);
@@ -55,6 +59,7 @@ describe('measurer', () => {
     const feeds = {
       [INPUT_NAME]: new Tensor('float32', patches, dims),
       [PORE_FLOOR_NAME]: new Tensor('float32', Float32Array.of(floor), []),
+      [CLIP_LEVELS_NAME]: new Tensor('float32', Float32Array.from(levels), [3]),
     };
     const out = (await whole.run(feeds))[OUTPUT_NAME]!;
     await whole.release();

@@ -237,7 +237,11 @@ function lessPlane(p: Plane): Plane {
 }
 
 /** The fifteen features of one patch, by name. */
-export function referenceFeatures(patch: Patch, poreFloor = 0): Record<string, number> {
+export function referenceFeatures(
+  patch: Patch,
+  poreFloor = 0,
+  clipLevels: readonly number[] = [Infinity, Infinity, Infinity],
+): Record<string, number> {
   const area = SIZE * SIZE;
   const lab = Array.from({ length: area }, (_, i) =>
     srgbToLab(patch[i]!, patch[area + i]!, patch[2 * area + i]!),
@@ -373,7 +377,11 @@ export function referenceFeatures(patch: Patch, poreFloor = 0): Record<string, n
         SIZE,
         SIZE,
         (x, y) =>
-          pixel(awayFromSpots, x, y) * (1 - pixel(nearShine, x, y)) * (pixel(L, x, y) <= lightest ? 1 : 0),
+          pixel(awayFromSpots, x, y) *
+          (1 - pixel(nearShine, x, y)) *
+          (pixel(L, x, y) <= lightest ? 1 : 0) *
+          // Nor pixels clipped in the photo: any channel at its clip level.
+          ([0, 1, 2].some((c) => patch[c * area + y * SIZE + x]! >= clipLevels[c]!) ? 0 : 1),
       ),
     ),
     l_median: median,

@@ -6,6 +6,7 @@ import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { MEASURES_SESSION_OPTIONS } from '../../services/inference/measurer.ts';
 import { buildMeasuresModel, MEASURES_MODEL_PATH } from '../../services/inference/measures-graph/build.ts';
 import {
+  CLIP_LEVELS_NAME,
   FEATURES,
   type FeatureName,
   INPUT_NAME,
@@ -25,6 +26,7 @@ import {
   litFromTheSide,
   MOLE,
   noisy,
+  paint,
   rampOfLight,
   SHINE,
   SKIN,
@@ -35,13 +37,21 @@ import { type Patch, referenceFeatures } from './measures-graph-reference.ts';
 
 type Row = Record<FeatureName, number>;
 
-async function measure(session: InferenceSession, patches: readonly Patch[], poreFloor = 0): Promise<Row[]> {
+const NOT_CLIPPED = [Infinity, Infinity, Infinity];
+
+async function measure(
+  session: InferenceSession,
+  patches: readonly Patch[],
+  poreFloor = 0,
+  clipLevels: readonly number[] = NOT_CLIPPED,
+): Promise<Row[]> {
   const input = new Float32Array(patches.length * 3 * AREA);
   for (const [i, patch] of patches.entries()) input.set(patch, i * 3 * AREA);
   const dims = [patches.length, 3, PATCH_SIZE, PATCH_SIZE];
   const feeds = {
     [INPUT_NAME]: new Tensor('float32', input, dims),
     [PORE_FLOOR_NAME]: new Tensor('float32', Float32Array.of(poreFloor), []),
+    [CLIP_LEVELS_NAME]: new Tensor('float32', Float32Array.from(clipLevels), [3]),
   };
   const output = (await session.run(feeds))[OUTPUT_NAME]!;
   assert.deepEqual(output.dims, [patches.length, FEATURES.length]);
@@ -52,8 +62,13 @@ async function measure(session: InferenceSession, patches: readonly Patch[], por
 }
 
 /** Float32 graph against float64 reference: 1e-3 relative or 1e-2 absolute, whichever is looser. */
-function assertMatchesReference(row: Row, patch: Patch, poreFloor = 0): void {
-  const expected = referenceFeatures(patch, poreFloor);
+function assertMatchesReference(
+  row: Row,
+  patch: Patch,
+  poreFloor = 0,
+  clipLevels: readonly number[] = NOT_CLIPPED,
+): void {
+  const expected = referenceFeatures(patch, poreFloor, clipLevels);
   for (const name of FEATURES) {
     const error = Math.abs(row[name] - expected[name]!);
     assert.ok(
@@ -115,7 +130,7 @@ describe('skin-measures model', () => {
       );
     });
 
-    it('takes patches [n, 3, 64, 64] and the pore floor, and returns features [n, 16] in the documented order, and each feature [n, 1, 1, 1]', () => {
+    it('takes patches [n, 3, 64, 64], the pore floor and the clip levels, and returns features [n, 16] in the documented order, and each feature [n, 1, 1, 1]', () => {
       // The order the documentation's tables give, read from docs/measures-graph.md itself.
       const documented: string[] = [];
       for (const [, column, name] of readFileSync('docs/measures-graph.md', 'utf8').matchAll(
@@ -127,6 +142,7 @@ describe('skin-measures model', () => {
       assert.deepEqual(session.inputMetadata, [
         { name: 'patches', isTensor: true, type: 'float32', shape: ['n', 3, 64, 64] },
         { name: 'pore_floor', isTensor: true, type: 'float32', shape: [] },
+        { name: 'clip_levels', isTensor: true, type: 'float32', shape: [3] },
       ]);
       assert.deepEqual(session.outputMetadata, [
         { name: 'features', isTensor: true, type: 'float32', shape: ['n', 16] },
@@ -212,6 +228,29 @@ describe('skin-measures model', () => {
       assert.ok(
         row!.l_median < rows.uniform.l_median - 5 &&
           Math.abs(rows.uniform.l_median - rows.uniform.l_mean) < 1e-3,
+      );
+    });
+
+    it("a channel lifted past white (values above 1) is measured as any other; pixels clipped in the photo are left out of the skin's redness", async () => {
+      const toLinear = (c: number) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+      const toSrgb = (c: number) => (c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055);
+      // The correction's red gain of 2.5 (face e's) lifts SKIN's red to 1.2.
+      const lifted = [toSrgb(2.5 * toLinear(SKIN[0])), SKIN[1], SKIN[2]] as const;
+      assert.ok(lifted[0] > 1.19);
+      // Its left half clipped in the photo: red at its clip level, its R/G the clip's, not the skin's.
+      const halfClipped = paint((x) => (x < 32 ? [lifted[0], 0.7, 0.55] : SKIN));
+      const [bright, counted] = await measure(session, [uniform(lifted), halfClipped]);
+      const expected = rows.uniform.erythema_skin + 100 * Math.log10(2.5);
+      assert.ok(Math.abs(bright!.erythema_skin - expected) < 1e-2, `${bright!.erythema_skin} vs ${expected}`);
+      assertMatchesReference(bright!, uniform(lifted));
+      assert.ok(counted!.erythema_skin > rows.uniform.erythema_skin + 5, `${counted!.erythema_skin}`);
+      // With red's clip level at the clipped red, only the right half counts: SKIN's redness.
+      const levels = [lifted[0], Infinity, Infinity];
+      const [clipped] = await measure(session, [halfClipped], 0, levels);
+      assertMatchesReference(clipped!, halfClipped, 0, levels);
+      assert.ok(
+        Math.abs(clipped!.erythema_skin - rows.uniform.erythema_skin) < 1e-3,
+        `${clipped!.erythema_skin}`,
       );
     });
 

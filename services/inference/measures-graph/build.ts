@@ -12,6 +12,7 @@ import { ModelProtoSchema, OperatorSetIdProtoSchema, StringStringEntryProtoSchem
 import { addCielab } from './cielab.ts';
 import { addColourFeatures } from './colour-measures.ts';
 import {
+  CLIP_LEVELS_NAME,
   FEATURES,
   type FeatureName,
   INPUT_NAME,
@@ -39,7 +40,7 @@ const PRODUCER_VERSION = '1';
 export function buildMeasuresModel(): Uint8Array {
   const g = new GraphBuilder();
   const cielab = addCielab(g, INPUT_NAME);
-  const colour = addColourFeatures(g, cielab);
+  const colour = addColourFeatures(g, cielab, INPUT_NAME, CLIP_LEVELS_NAME);
   const poreFloor = PORE_FLOOR_NAME;
   const columns: Record<FeatureName, string> = {
     ...colour.features,
@@ -62,7 +63,7 @@ export function buildMeasuresModel(): Uint8Array {
 
   const graph = g.toGraph(
     'skin_measures',
-    { [INPUT_NAME]: ['n', 3, PATCH_SIZE, PATCH_SIZE], [PORE_FLOOR_NAME]: [] },
+    { [INPUT_NAME]: ['n', 3, PATCH_SIZE, PATCH_SIZE], [PORE_FLOOR_NAME]: [], [CLIP_LEVELS_NAME]: [3] },
     {
       [OUTPUT_NAME]: ['n', FEATURES.length],
       ...Object.fromEntries(single.map((name) => [name, ['n', 1, 1, 1]])),

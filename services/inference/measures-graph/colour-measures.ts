@@ -23,10 +23,14 @@ export type ColourFeatures = {
  * The colour features, and `spots`: the mask [n, 1, h, w] of pixels clearly darker or redder than their
  * surroundings, which the texture features leave out; `spotDegree` [n, 1, h, w]: how far each pixel is a
  * spot, 0 to 1 over THRESHOLDS.spotRamp units of L* or a* around spotContrast, which tone leaves out.
+ * `srgb` is the input patches, `clipLevels` the per-channel levels [3] from which a pixel was clipped in
+ * the photo (features.ts, CLIP_LEVELS_NAME).
  */
 export function addColourFeatures(
   g: GraphBuilder,
   { l, a, b, linear }: CielabTensors,
+  srgb: string,
+  clipLevels: string,
 ): { features: ColourFeatures; spots: string; spotDegree: string } {
   const aSquared = g.node('Mul', [a, a], ['a_squared']);
   const bSquared = g.node('Mul', [b, b], ['b_squared']);
@@ -119,7 +123,9 @@ export function addColourFeatures(
     Math.ceil(((PATCH_SIZE * PATCH_SIZE) / 4) * THRESHOLDS.lightestShare),
     'l_lightest',
   );
-  const skinWeights = g.node(
+  // Nor do pixels clipped in the photo itself (a channel at white before the correction): their true
+  // colour, hence their R/G, is unknown, and how many clip depends on the exposure.
+  const skinWeightsKept = g.node(
     'Mul',
     [
       g.node(
@@ -130,6 +136,14 @@ export function addColourFeatures(
         ],
         ['away_from_spots_and_shine'],
       ),
+      g.node('Sub', [one, addClipped(g, srgb, clipLevels)], ['not_clipped']),
+    ],
+    ['skin_weights_kept'],
+  );
+  const skinWeights = g.node(
+    'Mul',
+    [
+      skinWeightsKept,
       g.node('Cast', [g.node('LessOrEqual', [l, lightest], ['not_lightest_mask'])], ['not_lightest'], {
         to: FLOAT,
       }),
@@ -228,6 +242,23 @@ function addSpotDegree(g: GraphBuilder, contrast: string, name: string): string 
     [`${name}_ramped`],
   );
   return g.node('Clip', [ramped, g.scalar(`${name}_zero`, 0), g.scalar(`${name}_one`, 1)], [name]);
+}
+
+/**
+ * 1 where any channel of the patches `srgb` [n, 3, h, w] reaches its level in `clipLevels` [3] — clipped
+ * in the photo — else 0: [n, 1, h, w].
+ */
+function addClipped(g: GraphBuilder, srgb: string, clipLevels: string): string {
+  const levels = g.node(
+    'Reshape',
+    [clipLevels, g.ints('clip_levels_shape', [1, 3, 1, 1])],
+    ['clip_levels_nchw'],
+  );
+  const atClip = g.node('GreaterOrEqual', [srgb, levels], ['at_clip']);
+  return g.node('ReduceMax', [g.node('Cast', [atClip], ['at_clip_float'], { to: FLOAT })], ['clipped'], {
+    axes: [1],
+    keepdims: 1,
+  });
 }
 
 /** 100·log10(R/G) of linear-light RGB [n, 3, h, w], per pixel [n, 1, h, w]; channels floored at 1e-4. */

@@ -4,12 +4,15 @@
  */
 
 /** Bump when a feature's definition or the column order changes: consumers key their calibration on it. */
-export const MEASURES_MODEL_VERSION = 'skin-measures-16.0.0';
+export const MEASURES_MODEL_VERSION = 'skin-measures-17.0.0';
 
 /** Side of the square face-region patch, in pixels. */
 export const PATCH_SIZE = 64;
 
-/** Input tensor: float32 [n, 3, PATCH_SIZE, PATCH_SIZE], sRGB in 0..1, channels R, G, B. */
+/**
+ * Input tensor: float32 [n, 3, PATCH_SIZE, PATCH_SIZE], sRGB, channels R, G, B: 0..1, and above 1 where
+ * the colour correction lifts a channel past white (it does not clip what it creates).
+ */
 export const INPUT_NAME = 'patches';
 
 /**
@@ -18,6 +21,14 @@ export const INPUT_NAME = 'patches';
  * read from first).
  */
 export const PORE_FLOOR_NAME = 'pore_floor';
+
+/**
+ * Third input: float32 [3], per channel R, G, B, the level (of the corrected patches) from which a pixel
+ * was clipped in the photo itself: a channel at white before the colour correction, whose true value is
+ * unknown, so its ratio to the other channels means nothing. The skin's redness (`erythema_skin`) leaves
+ * such pixels out. colour-constancy.ts gives the levels (clipLevels); +Infinity leaves none out.
+ */
+export const CLIP_LEVELS_NAME = 'clip_levels';
 
 /** Output tensor: float32 [n, FEATURES.length], one row per patch, columns in FEATURES order. */
 export const OUTPUT_NAME = 'features';
