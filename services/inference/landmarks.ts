@@ -27,7 +27,7 @@ const CROP_SCALE = 1.1;
 /** Outside the photo the crop is filled with the network's mean colour, which reads as nothing. */
 const FILL = [122.782, 117.001, 104.298];
 /** Index of each point's mirror image (jaw, brows, nose, eyes, outer and inner lips). */
-const MIRROR: readonly number[] = [
+export const MIRROR: readonly number[] = [
   ...Array.from({ length: 17 }, (_, i) => 16 - i),
   ...[26, 25, 24, 23, 22, 21, 20, 19, 18, 17],
   ...[27, 28, 29, 30, 35, 34, 33, 32, 31],
@@ -95,7 +95,10 @@ function cropFrame(face: Face): CropFrame {
   const d = Math.hypot(left[0] - right[0], left[1] - right[1]) || 1;
   const u: Point = [(left[0] - right[0]) / d, (left[1] - right[1]) / d];
   const v: Point = [-u[1], u[0]];
-  const centre: Point = [face.box.x + face.box.w / 2, face.box.y + face.box.h / 2];
+  // The box is in edge coordinates (0 at the photo's left edge, BlazeFace's), the crop samples pixel
+  // centres (pixel i at i): half a pixel apart. Left as it was, the crop of a mirrored photo lay a whole
+  // pixel off the mirror image of the photo's crop, and its landmarks moved by up to 4 pixels.
+  const centre: Point = [face.box.x + face.box.w / 2 - 0.5, face.box.y + face.box.h / 2 - 0.5];
   const side = Math.max(face.box.w, face.box.h) * CROP_SCALE;
   const toImage = (s: number, t: number): Point => {
     const a = (s - 0.5) * side;

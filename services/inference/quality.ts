@@ -132,16 +132,22 @@ export function judgeQuality(
  * regions would be measured on whatever lies at the edge instead of skin.
  */
 export function cutOff(image: RgbImage, face: Face, landmarks: Landmarks): boolean {
-  const inside = ([x, y]: readonly [number, number]) =>
-    x >= 0 && y >= 0 && x <= image.width && y <= image.height;
+  // The box is in edge coordinates (0 at the photo's left edge), landmarks and regions in pixel-centre
+  // ones (pixel i at i): the photo spans 0..width in the first, −0.5..width − 0.5 in the second, so a
+  // mirrored photo is judged alike.
+  const inside =
+    (offset: number) =>
+    ([x, y]: readonly [number, number]) =>
+      x >= offset && y >= offset && x <= image.width + offset && y <= image.height + offset;
   const { x, y, w, h } = face.box;
   const mx = BOX_MARGIN * w;
   const my = BOX_MARGIN * h;
-  if (!inside([x - mx, y - my]) || !inside([x + w + mx, y + h + my])) return true;
-  if (!landmarks.every(inside)) return true;
+  if (!inside(0)([x - mx, y - my]) || !inside(0)([x + w + mx, y + h + my])) return true;
+  const insideCentres = inside(-0.5);
+  if (!landmarks.every(insideCentres)) return true;
   const frame = faceFrame(landmarks);
   const layout = regionLayout(landmarks);
-  return !REGIONS.every((region) => regionCorners(layout[region], frame).every(inside));
+  return !REGIONS.every((region) => regionCorners(layout[region], frame).every(insideCentres));
 }
 
 /** Yaw: the nose's offset from the eyes' midpoint along the eye line, in eye distances; roll in degrees. */

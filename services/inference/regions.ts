@@ -186,7 +186,8 @@ export function facePatch(image: RgbImage, face: Face, size: number): Float32Arr
   const [right, left] = face.keypoints;
   const d = Math.hypot(left[0] - right[0], left[1] - right[1]) || 1;
   const u: Point = [(left[0] - right[0]) / d, (left[1] - right[1]) / d];
-  const centre: Point = [face.box.x + face.box.w / 2, face.box.y + face.box.h / 2];
+  // The box's edge coordinates to the pixel-centre ones sampleRect reads (as the landmarks' crop does).
+  const centre: Point = [face.box.x + face.box.w / 2 - 0.5, face.box.y + face.box.h / 2 - 0.5];
   const { w, h } = face.box;
   return sampleRect(
     image,

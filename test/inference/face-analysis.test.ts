@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
+import { CALIBRATION } from '../../services/inference/calibration/calibration.ts';
 import {
   FaceAnalysis as Analysis,
   type FaceAnalysis,
@@ -13,6 +14,7 @@ import {
   type FaceName,
   groupPhoto,
   landscape,
+  MORE_FACES,
   type MoreFaceName,
   moreFace,
   pixelBomb,
@@ -229,6 +231,34 @@ describe('face analysis on real photos', function () {
           const delta = Math.abs(moved[measure] - base[measure]);
           assert.ok(delta <= 3, `${label}: ${measure} ${base[measure]} → ${moved[measure]}`);
         }
+      }
+    });
+  }
+
+  // A lossless mirror (PNG, the very pixels reversed) is the same face: the detector and the landmarks see
+  // each crop and its mirror, a mirrored photo's region patches are the mirrored patches, and the graph's
+  // features are flip-invariant — so the scores are the same to float rounding (at most 1e-4 points apart
+  // on these eleven faces; docs/inference.md, Stability). Before: the landmark crop lay a pixel off the mirror's (edge against pixel-centre
+  // coordinates), the patch enlargement clamped one side short and redness judged its lightest tenth on
+  // even columns only: redness up to 2.5 points apart, 0.81 with the crop alone.
+  for (const name of ['a', 'b', 'c', 'd', ...Object.keys(MORE_FACES)] as (FaceName | MoreFaceName)[]) {
+    it(`face ${name} as lossless PNG and its lossless mirror: the same scores`, async () => {
+      const jpeg = /^[a-d]$/.test(name)
+        ? await singleFace(name as FaceName)
+        : await moreFace(name as MoreFaceName);
+      const { data, info } = await sharp(jpeg).raw().toBuffer({ resolveWithObject: true });
+      const raw = { raw: { width: info.width, height: info.height, channels: info.channels } } as const;
+      const [photo, mirrored] = await Promise.all([
+        outcome(analysis, await sharp(data, raw).png().toBuffer()),
+        outcome(analysis, await sharp(data, raw).flop().png().toBuffer()),
+      ]);
+      if (photo.kind !== 'result' || mirrored.kind !== 'result') throw new Error('expected two results');
+      for (const measure of MEASURES) {
+        const { good, bad } = CALIBRATION[measure];
+        const points = (100 * (mirrored.raw[measure] - photo.raw[measure])) / (bad - good);
+        const label: string = `${measure}: raw ${photo.raw[measure]} → ${mirrored.raw[measure]} (${points.toFixed(3)} points)`;
+        assert.ok(Math.abs(points) <= 0.01, label);
+        assert.equal(mirrored.scores[measure], photo.scores[measure], label);
       }
     });
   }

@@ -309,7 +309,8 @@ export function referenceFeatures(
   const awayFromSpots = keepAwayFrom(spots, 5, 2);
   // The skin's redness also leaves out the halo of shine: the pixels of a 4×4 block with shine or next
   // to one (its largest degree over the 3×3 blocks around), and the lightest tenth of the patch (L* above
-  // the 103rd largest of the pixels at even rows and columns).
+  // the 103rd largest of the pixels at even rows and, of the columns, the even ones of the left half and
+  // the odd ones of the right: a set that is its own mirror image).
   const shineBlocks = plane(SIZE / 4, SIZE / 4, (x, y) => {
     let most = 0;
     for (let v = 0; v < 4; v++)
@@ -318,7 +319,10 @@ export function referenceFeatures(
   });
   const nearShineBlocks = extreme(shineBlocks, 3, Math.max);
   const nearShine = plane(SIZE, SIZE, (x, y) => pixel(nearShineBlocks, Math.floor(x / 4), Math.floor(y / 4)));
-  const sample = [...L.data].filter((_, i) => Math.floor(i / SIZE) % 2 === 0 && i % 2 === 0);
+  const sample = [...L.data].filter((_, i) => {
+    const x = i % SIZE;
+    return Math.floor(i / SIZE) % 2 === 0 && x % 2 === (x < SIZE / 2 ? 0 : 1);
+  });
   const lightest = sample.sort((a, b) => b - a)[Math.ceil(sample.length * 0.1) - 1]!;
   // Lines: valleys down the patch at σ 2, less the curvature across and the broad (σ 4) valley down.
   const [fine, broad] = [gaussianMean(L, ones, 2, 0), gaussianMean(L, ones, 4, 0)];

@@ -4,7 +4,7 @@
  */
 
 /** Bump when a feature's definition or the column order changes: consumers key their calibration on it. */
-export const MEASURES_MODEL_VERSION = 'skin-measures-17.0.0';
+export const MEASURES_MODEL_VERSION = 'skin-measures-18.0.0';
 
 /** Side of the square face-region patch, in pixels. */
 export const PATCH_SIZE = 64;
@@ -82,7 +82,7 @@ export const THRESHOLDS = {
   /**
    * The skin's redness leaves out the halo around shine: the pixels of a shineBlock×shineBlock block with
    * shine, or next to one (by its largest degree), and the lightest lightestShare of the patch (judged on
-   * every other pixel of every other row).
+   * every other row, on a mirror-symmetric half of the columns).
    */
   shineBlock: 4,
   lightestShare: 0.1,
