@@ -18,7 +18,6 @@ import {
   LANDMARKS_OUTPUT,
 } from './landmarks-graph/build.ts';
 import { fileVersion } from './model-version.ts';
-import { least, most } from './sampling.ts';
 
 export type Landmarks = readonly Point[];
 
@@ -115,8 +114,6 @@ function cropFrame(face: Face): CropFrame {
  */
 function sampleCrop(image: RgbImage, crop: CropFrame, out: Float32Array): void {
   const size = LANDMARKS_INPUT_SIZE;
-  const plane = size * size;
-  const { data, width, height } = image;
   const { centre, u, v, side } = crop;
   const columnX = new Float64Array(size);
   const columnY = new Float64Array(size);
@@ -125,55 +122,23 @@ function sampleCrop(image: RgbImage, crop: CropFrame, out: Float32Array): void {
     columnX[x] = centre[0] + a * u[0];
     columnY[x] = centre[1] + a * u[1];
   }
-  const stride = width * 3;
   for (let y = 0; y < size; y++) {
     const b = ((y + 0.5) / size - 0.5) * side;
     ROW_X[y] = b * v[0];
     ROW_Y[y] = b * v[1];
   }
-  // Every sample inside the photo (fl(a + b) grows with a and with b, so the extreme sums bound every
-  // sum): the rows are sampled without the test, each by a function of its own, compiled whole.
-  if (
-    least(columnX) + least(ROW_X) >= 0 &&
-    least(columnY) + least(ROW_Y) >= 0 &&
-    most(columnX) + most(ROW_X) <= width - 1 &&
-    most(columnY) + most(ROW_Y) <= height - 1
-  ) {
-    for (let y = 0; y < size; y++)
-      sampleCropRow(image, columnX, columnY, ROW_X[y]!, ROW_Y[y]!, out, y * size);
-    return;
-  }
-  for (let y = 0; y < size; y++) {
-    const rowX = ROW_X[y]!;
-    const rowY = ROW_Y[y]!;
-    for (let x = 0; x < size; x++) {
-      const sx = columnX[x]! + rowX;
-      const sy = columnY[x]! + rowY;
-      const o = y * size + x;
-      if (sx < 0 || sy < 0 || sx > width - 1 || sy > height - 1) {
-        for (let c = 0; c < 3; c++) out[c * plane + o] = FILL[c]!;
-        continue;
-      }
-      const x0 = Math.min(width - 2, Math.floor(sx));
-      const y0 = Math.min(height - 2, Math.floor(sy));
-      const fx = sx - x0;
-      const fy = sy - y0;
-      const p = y0 * stride + x0 * 3;
-      const q = p + stride;
-      for (let c = 0; c < 3; c++) {
-        const top = data[p + c]! * (1 - fx) + data[p + 3 + c]! * fx;
-        const bottom = data[q + c]! * (1 - fx) + data[q + 3 + c]! * fx;
-        out[c * plane + o] = top * (1 - fy) + bottom * fy;
-      }
-    }
-  }
+  for (let y = 0; y < size; y++) sampleCropRow(image, columnX, columnY, ROW_X[y]!, ROW_Y[y]!, out, y * size);
 }
 
 /** The rows' offsets b·v of sampleCrop (it runs without awaiting). */
 const ROW_X = new Float64Array(LANDMARKS_INPUT_SIZE);
 const ROW_Y = new Float64Array(LANDMARKS_INPUT_SIZE);
 
-/** One row of sampleCrop's samples, every one inside the photo, from output pixel `o`: the same sums. */
+/**
+ * One row of sampleCrop's samples, from output pixel `o`; a sample outside the photo takes FILL. A function
+ * of its own, called for every row, so that V8 compiles its loop whole (nested in sampleCrop, called twice
+ * a photo, the loop ran as on-stack-replaced code).
+ */
 function sampleCropRow(
   image: RgbImage,
   columnX: Float64Array,
@@ -189,6 +154,12 @@ function sampleCropRow(
   for (let x = 0; x < columnX.length; x++) {
     const sx = columnX[x]! + rowX;
     const sy = columnY[x]! + rowY;
+    if (sx < 0 || sy < 0 || sx > width - 1 || sy > height - 1) {
+      out[o + x] = FILL[0]!;
+      out[plane + o + x] = FILL[1]!;
+      out[2 * plane + o + x] = FILL[2]!;
+      continue;
+    }
     const x0 = Math.min(width - 2, Math.floor(sx));
     const y0 = Math.min(height - 2, Math.floor(sy));
     const fx = sx - x0;

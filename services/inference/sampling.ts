@@ -132,20 +132,6 @@ export function sampleRect(
   return out;
 }
 
-/** The least of the values (Infinity for none). */
-export function least(values: Float64Array): number {
-  let m = Infinity;
-  for (let i = 0; i < values.length; i++) m = Math.min(m, values[i]!);
-  return m;
-}
-
-/** The largest of the values (−Infinity for none). */
-export function most(values: Float64Array): number {
-  let m = -Infinity;
-  for (let i = 0; i < values.length; i++) m = Math.max(m, values[i]!);
-  return m;
-}
-
 /** Where a rectangle's samples lie: k per column (centre + a·u) and k per row (e·v), and the image. */
 interface Grid {
   readonly data: Uint8Array;
