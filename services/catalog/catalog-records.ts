@@ -4,6 +4,7 @@
  */
 import { parse as parseCsv } from 'csv-parse/sync';
 import type { RawProduct } from './derive.ts';
+import { readableText } from './markup.ts';
 
 /** A record read from a file, at the file line where it starts; a rejected one names its product when it can. */
 export type RecordResult =
@@ -130,14 +131,14 @@ export function checkRecord(line: number, value: unknown): RecordResult {
   if (!productId) return { line, rejected: 'product_id is required' };
   if (productId.length > MAX_ID) return { line, rejected: `product_id is over ${MAX_ID} characters` };
   const problem = (reason: string): RecordResult => ({ line, rejected: reason, productId });
-  const name = text(r.name);
+  const name = displayText(r.name);
   if (!name) return problem('name is required');
   const fields: Partial<Record<keyof RawProduct, string | null>> = {};
   for (const field of ['brand', 'product_type', 'country'] as const) {
     const v = r[field];
     if (v !== undefined && v !== null && typeof v !== 'string')
       return problem(`${field} must be a string or null`);
-    const t = text(v);
+    const t = displayText(v);
     if (t && t.length > MAX_TEXT) return problem(`${field} is over ${MAX_TEXT} characters`);
     fields[field] = t;
   }
@@ -177,6 +178,11 @@ export function checkRecord(line: number, value: unknown): RecordResult {
       demo: r.demo === true,
     },
   };
+}
+
+/** A free-text field as stored: as a person reads it (markup.ts), null when nothing readable is left. */
+function displayText(value: unknown): string | null {
+  return text(typeof value === 'string' ? readableText(value) : value);
 }
 
 function text(value: unknown): string | null {

@@ -335,6 +335,42 @@ describe('catalog import of retailer data', () => {
     }
   });
 
+  it('markup in display text is stored decoded, tags dropped, and the brand filter finds it', async () => {
+    const cases: [Partial<Record<'name' | 'brand' | 'product_type' | 'country', string>>, object][] = [
+      [
+        { name: 'Crème &amp; Soin', brand: 'L&#39;Or&eacute;al' },
+        { name: 'Crème & Soin', brand: "L'Oréal" },
+      ],
+      [
+        { name: '<p>Hydra <b>Boost</b><br/>Gel</p>', brand: 'Caf&#xE9; &lt;b&gt;Lab&lt;/b&gt;' },
+        { name: 'Hydra Boost Gel', brand: 'Café Lab' },
+      ],
+      [
+        { name: 'Tom &amp;amp; Jerry&nbsp;Balm', product_type: 'Eye&nbsp;Care', country: 'Cura&ccedil;ao' },
+        { name: 'Tom &amp; Jerry Balm', productType: 'Eye Care', country: 'Curaçao' },
+      ],
+      [{ name: 'Plain < 5 ml & more' }, { name: 'Plain < 5 ml & more' }],
+    ];
+    const records = cases.map(([fields], i) => ({ ...real(`markup-${i}`), ...fields }));
+    assert.equal((await importFile(jsonl('markup.jsonl', records))).code, 0);
+    for (const [i, [, expected]] of cases.entries()) {
+      await untilCore(`markup-${i}`, true);
+      const { product } = await catalog.getProduct({ productId: `markup-${i}` });
+      for (const [field, value] of Object.entries(expected)) {
+        assert.equal(product?.[field as 'name'], value, `markup-${i} ${field}`);
+      }
+    }
+    const stored = await stack.orm.em
+      .getConnection()
+      .execute(`select name, brand from products where product_id = 'markup-0'`);
+    assert.deepEqual(stored, [{ name: 'Crème & Soin', brand: "L'Oréal" }]);
+    const brand = await catalog.searchProducts({ filter: { brand: "L'Oréal" } });
+    assert.deepEqual(
+      brand.products.map((p) => p.productId),
+      ['markup-0'],
+    );
+  });
+
   it('demo products never mix with real ones', async () => {
     const demo = await loadDemoCatalog(stack.orm.em.fork());
     assert.equal(demo.skipped, null);
