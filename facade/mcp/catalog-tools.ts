@@ -106,8 +106,9 @@ export function catalogTools(catalog: Client<typeof CatalogService>): ToolDefini
       name: 'search_products',
       title: 'Search products',
       description:
-        'Searches the product catalog by words of the name, brand or ingredient list, with optional filters, ' +
-        'ordered by product_id, a page at a time. No scores: use recommend_products to match a scan.',
+        'Searches the product catalog by words of the name, brand or ingredient list (however accents, width ' +
+        'and case are written), with optional filters, ordered by product_id, a page at a time. No scores: ' +
+        'use recommend_products to match a scan.',
       inputSchema: {
         type: 'object',
         properties: {

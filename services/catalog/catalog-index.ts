@@ -110,11 +110,12 @@ export class CatalogIndex {
 
   /**
    * Up to `limit` products after product_id `after`, in product_id order, whose name, brand or ingredients
-   * contain every word of `query` and that pass `filter`. Entries are in product_id order: a page starts at
-   * a binary search and stops as soon as it is full, however deep it is.
+   * contain every word of `query` (both compared as filters compare: NFKC, case, spaces) and that pass
+   * `filter`. Entries are in product_id order: a page starts at a binary search and stops as soon as it
+   * is full, however deep it is.
    */
   search(query: string, filter: ProductFilter | undefined, after: string | undefined, limit: number) {
-    const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+    const words = key(query).split(' ').filter(Boolean);
     const keep = matcher(filter) ?? (() => true);
     const found: CatalogEntry[] = [];
     for (let i = after === undefined ? 0 : this.#firstAfter(after); i < this.size; i++) {
@@ -145,7 +146,7 @@ function toEntry(product: DerivedProduct): CatalogEntry {
     typeKey: typeKey(product.product_type),
     brandKey: key(product.brand),
     countryKey: key(product.country),
-    searchText: [product.name, product.brand ?? '', product.ingredients ?? ''].join(' ').toLowerCase(),
+    searchText: folded([product.name, product.brand ?? '', product.ingredients ?? ''].join(' ')),
   };
 }
 
@@ -154,7 +155,16 @@ function toEntry(product: DerivedProduct): CatalogEntry {
  * decomposed accents, full-width letters, case, runs of spaces).
  */
 const key = (value: string | null | undefined) =>
-  (value ?? '').normalize('NFKC').trim().replace(/\s+/g, ' ').toLowerCase();
+  folded(value ?? '')
+    .trim()
+    .replace(/\s+/g, ' ');
+
+/**
+ * NFKC, then lower case: what filters and text search both compare. ASCII text (most of a catalog) is its
+ * own NFKC and skips it: normalising every ingredient list made a 100 000-product index 248 → 446 ms to build.
+ */
+const folded = (text: string) => (NON_ASCII.test(text) ? text.normalize('NFKC') : text).toLowerCase();
+const NON_ASCII = /[^\p{ASCII}]/u;
 
 /** A product type's key: `Eye Care`, `eye-care` and `eye_care` are the enumeration's `eye_care`. */
 const typeKey = (value: string | null | undefined) => key(value).replace(/[\s_-]+/g, '_');

@@ -124,4 +124,29 @@ describe('the catalog index, filtering text as retailers spell it', () => {
       ]);
     }
   });
+  it('text search compares query and name, brand and ingredients the same way as the filters', () => {
+    const variants = (text: string) => [
+      text.normalize('NFC'),
+      text.normalize('NFD'),
+      text.toUpperCase(),
+      ` ${text.replace(' ', ' \u00a0 ')} `,
+      text.replace(/[A-Za-z]/g, (c) => String.fromCodePoint(c.codePointAt(0)! + 0xfee0)), // full-width
+    ];
+    const found = (products: readonly object[], query: string) =>
+      new CatalogIndex(
+        products.map((fields, i) => derive({ ...catalog[0]!, product_id: `p-${i}`, ...fields })),
+      )
+        .search(query, undefined, undefined, 100)
+        .map((entry) => entry.product.product_id);
+    for (const [field, text, phrase] of [
+      ['name', 'Crème Étoile Sérum', 'étoile sérum'],
+      ['brand', 'L’Oréal Paris', 'L’Oréal'],
+      ['ingredients', 'Aqua, Centella Asiática Extract, Glycerin', 'centella asiática'],
+    ] as const) {
+      const products = [...variants(text).map((value) => ({ [field]: value })), { [field]: 'Other Thing' }];
+      for (const asked of variants(phrase)) {
+        assert.deepEqual(found(products, asked), ['p-0', 'p-1', 'p-2', 'p-3', 'p-4'], `${field} ${asked}`);
+      }
+    }
+  });
 });
