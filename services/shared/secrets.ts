@@ -3,7 +3,8 @@
  * with a loud warning. In production nothing of development's is accepted: a missing key, the key
  * development generated, or a placeholder (a value of a few repeated characters) stops the start.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EnvReader } from './env-reader.ts';
 
@@ -48,14 +49,30 @@ export function readSecret(spec: SecretSpec, context: SecretContext): string | u
     reader.fault(`${spec.name}: not set, expected ${spec.expected} (required when NODE_ENV=production)`);
     return undefined;
   }
-  if (!existsSync(file)) {
-    mkdirSync(dataDir, { recursive: true });
-    writeFileSync(file, spec.generate(), { mode: 0o600, flag: 'wx' });
-  }
+  if (!existsSync(file)) createOnce(dataDir, file, spec.generate());
   warnings.push(
     `${spec.name} is not set: using a development value from ${file}. Never do this in production.`,
   );
   return readFileSync(file, 'utf8').trim();
+}
+
+/**
+ * Creates `file` holding `content` unless another process does first (several processes of one
+ * development stack start at once and may all find it missing): written in full under a name of its own,
+ * then linked into place, which fails if the file is already there — so no process reads it half-written,
+ * and every one reads the same key.
+ */
+function createOnce(dir: string, file: string, content: string): void {
+  mkdirSync(dir, { recursive: true });
+  const draft = `${file}.${randomUUID()}`;
+  writeFileSync(draft, content, { mode: 0o600 });
+  try {
+    linkSync(draft, file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  } finally {
+    rmSync(draft, { force: true });
+  }
 }
 
 /** Whether a key looks like a placeholder rather than something random. */
