@@ -77,6 +77,7 @@ export async function createAccountSurface(options: AccountSurfaceOptions) {
     ),
     tools,
     resourceMetadataUrl: `${issuer}${RESOURCE_METADATA_PATH}`,
+    limits: options.limits,
     serve,
   });
   const signIn = new SignIn({ upstreams, accounts, publicBaseUrl: issuer, logger });

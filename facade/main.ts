@@ -37,6 +37,7 @@ const app = await createFacade({
   allowedHosts: config.allowedHosts,
   logger,
   limits: {
+    requestsPerMinute: config.guestRequestsPerMinute,
     callsPerMinute: config.guestCallsPerMinute,
     scansPerHour: config.guestScansPerHour,
     uploadsPerHour: config.guestUploadsPerHour,

@@ -1,8 +1,9 @@
 /**
  * Rate limits: guests per network — an IPv4 address, or an IPv6 /64 (one household or host usually owns a
  * whole /64, so counting single IPv6 addresses would be no limit at all) — and signed-in callers per
- * account. Every tool call counts against a per-minute budget; some tools have a budget of their own
- * (starting scans: an hourly one), and so do photo uploads on the person's page.
+ * account. Every request on the MCP endpoints counts against a coarse per-minute request budget (whatever
+ * its method, malformed ones too); every tool call also against a per-minute call budget; some tools have a
+ * budget of their own (starting scans: an hourly one), and so do photo uploads on the person's page.
  *
  * With a PostgreSQL pool the counters live in the `rate_limits` table, so every façade replica counts
  * against the same budget, taken in small leases (facade/leased-budget.ts: never more than the budget, a
@@ -18,6 +19,8 @@ import { LeasedBudget, type Queryable } from './leased-budget.ts';
 import { ToolError } from './mcp/tool-errors.ts';
 
 export interface GuestLimitsConfig {
+  /** Requests of any kind on the MCP endpoints per network (per account) per minute (default 600). */
+  readonly requestsPerMinute?: number;
   /** Tool calls per network per minute. */
   readonly callsPerMinute: number;
   /** start_skin_scan calls per network per hour. */
@@ -32,6 +35,9 @@ export interface GuestLimitsConfig {
 
 export const DEFAULT_GUEST_LIMITS: GuestLimitsConfig = { callsPerMinute: 120, scansPerHour: 30 };
 
+/** The request budget when the configuration names none: five times the default call budget. */
+export const DEFAULT_REQUESTS_PER_MINUTE = 600;
+
 /** The table every replica counts in (created by migration 0010-rate-limits). */
 export const RATE_LIMIT_TABLE = 'rate_limits';
 
@@ -45,6 +51,7 @@ interface Budget {
 export type RefusalListener = (budget: string) => void;
 
 export class GuestLimits {
+  readonly #requests: Budget;
   readonly #calls: Budget;
   readonly #tools = new Map<string, Budget>();
   readonly #uploads: Budget;
@@ -63,6 +70,7 @@ export class GuestLimits {
       return budget;
     };
     this.#onRefusal = onRefusal;
+    this.#requests = make('requests', config.requestsPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE, 60);
     this.#calls = make('calls', config.callsPerMinute, 60);
     const tools = [
       { tool: 'start_skin_scan', points: config.scansPerHour, durationSeconds: 3600 },
@@ -81,13 +89,17 @@ export class GuestLimits {
     const wait =
       (await this.#consume('calls', this.#calls, key)) ??
       (own ? await this.#consume(`tool:${tool}`, own, key) : undefined);
-    if (wait === undefined) return undefined;
-    return new ToolError(
-      'rate_limited',
-      `Too many requests ${key.startsWith('account:') ? 'for this account' : 'from this network'}; wait ${wait} s before trying again.`,
-      undefined,
-      wait,
-    );
+    return wait === undefined ? undefined : refusal(key, wait);
+  }
+
+  /**
+   * A `rate_limited` error when the caller is over its request budget, or undefined (and one point of it
+   * spent). Every request on the MCP endpoints, of any method, asks this first.
+   */
+  async checkRequest(address: string): Promise<ToolError | undefined> {
+    const key = networkOf(address);
+    const wait = await this.#consume('requests', this.#requests, key);
+    return wait === undefined ? undefined : refusal(key, wait);
   }
 
   /** Seconds to wait when the network is over its upload budget, or undefined. */
@@ -107,6 +119,15 @@ export class GuestLimits {
   close(): void {
     for (const budget of this.#budgets) budget.close?.();
   }
+}
+
+function refusal(key: string, wait: number): ToolError {
+  return new ToolError(
+    'rate_limited',
+    `Too many requests ${key.startsWith('account:') ? 'for this account' : 'from this network'}; wait ${wait} s before trying again.`,
+    undefined,
+    wait,
+  );
 }
 
 function budgetFactory(store: Queryable | undefined, idleMs: number | undefined) {

@@ -1,13 +1,17 @@
 /**
  * POST /mcp/account: the same stateless JSON-RPC endpoint as /mcp, behind a bearer token. Without a valid
  * one → HTTP 401 with `WWW-Authenticate: Bearer resource_metadata="…"` (RFC 9728), so that an MCP client
- * can find the authorization server; a tool call whose scope the token lacks → HTTP 403 with
+ * can find the authorization server — with `error="invalid_token"` only when a bearer token was sent (none,
+ * or another scheme such as Basic, carries no error code: RFC 6750 §3.1). Requests refused so count against
+ * the network's request budget (over it: HTTP 429, endpoint.ts); signed-in ones count per account; a tool call whose scope the token lacks → HTTP 403 with
  * `error="insufficient_scope"`. The verified account travels with the request as the SDK's `authInfo`.
  */
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from 'koa';
+import type { GuestLimits } from '../rate-limits.ts';
 import type { BearerVerifier } from './bearer.ts';
+import { tooManyRequests } from './endpoint.ts';
 import type { ToolDefinition } from './tool-definition.ts';
 
 export interface AccountEndpointOptions {
@@ -15,6 +19,8 @@ export interface AccountEndpointOptions {
   readonly tools: readonly ToolDefinition[];
   /** Absolute URL of the protected-resource metadata. */
   readonly resourceMetadataUrl: string;
+  /** The request budget that requests without a valid bearer spend per network. */
+  readonly limits: Pick<GuestLimits, 'checkRequest'>;
   /** The /mcp endpoint's handler, given the account in `ctx.state.authInfo` and a scope check. */
   readonly serve: (ctx: Context, refuse: (ctx: Context, request: JSONRPCRequest) => boolean) => Promise<void>;
 }
@@ -44,6 +50,8 @@ export function accountEndpoint(options: AccountEndpointOptions) {
   return async (ctx: Context): Promise<void> => {
     const check = await options.verifier.check(ctx.get('authorization') || undefined);
     if (!check.ok) {
+      const overBudget = await options.limits.checkRequest(ctx.ip);
+      if (overBudget) return tooManyRequests(ctx, overBudget);
       ctx.status = 401;
       ctx.set(
         'WWW-Authenticate',

@@ -46,8 +46,11 @@ export class BearerVerifier {
   }
 
   async check(authorization: string | undefined): Promise<BearerCheck> {
-    const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(authorization ?? '');
-    if (!match) return { ok: false, reason: authorization ? 'invalid' : 'missing' };
+    // Another scheme (Basic, …) is a request without bearer authentication, answered like no header at
+    // all (RFC 6750 §3.1: no error code); a Bearer credential that is not a token is an invalid one.
+    if (!/^Bearer(?: |$)/i.test(authorization ?? '')) return { ok: false, reason: 'missing' };
+    const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(authorization!);
+    if (!match) return { ok: false, reason: 'invalid' };
     const token = match[1]!;
     let payload: Record<string, unknown>;
     try {

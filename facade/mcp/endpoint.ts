@@ -1,9 +1,11 @@
 /**
- * POST /mcp (and /mcp/account later): the Streamable HTTP transport's rules for a stateless server that
+ * POST /mcp (and /mcp/account): the Streamable HTTP transport's rules for a stateless server that
  * answers in JSON. No session, no initialize needed before tools/call. Bodies are bounded (a larger one
- * gets 413, its rest drained: body.ts), malformed JSON gets JSON-RPC
- * -32700, malformed tools/call params -32602, other methods get 405. Tool calls over the network's rate
- * limit are answered here with a `rate_limited` tool error, before any work is done. Notifications get 202
+ * gets 413, its rest drained: body.ts), uncompressed (any Content-Encoding: 415), malformed JSON or a body
+ * that is not UTF-8 gets JSON-RPC -32700, malformed tools/call params -32602, other HTTP methods get 405.
+ * Every request first spends a point of the caller's request budget: over it, a request is HTTP 429 with
+ * Retry-After (JSON-RPC error -32029, `data.code` `rate_limited`). Tool calls over the request budget or
+ * their own are answered here with a `rate_limited` tool error instead, before any work is done. Notifications get 202
  * with no body and go no further (multiplexer.ts says why). Each request gets an id (`X-Request-Id`) under
  * which a server fault is logged once.
  */
@@ -29,59 +31,73 @@ import { errorResult, ToolError, unavailable } from './tool-errors.ts';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/** The JSON-RPC error code of a request refused by the request budget (in the server-error range). */
+export const RATE_LIMITED = -32029;
+
 /** Answers a request itself instead of serving it (e.g. a scope the bearer lacks); true when it did. */
 export type Refusal = (ctx: Context, request: JSONRPCRequest) => boolean;
 
 export function mcpEndpoint(mux: RequestMultiplexer, limits: GuestLimits, logger: Logger) {
   return async (ctx: Context, refuse?: Refusal): Promise<void> => {
+    // On /mcp/account the verified account (set by account-endpoint.ts) reaches the tools as authInfo,
+    // and limits count per account instead of per network.
+    const authInfo = ctx.state.authInfo as AuthInfo | undefined;
+    const limitKey = authInfo ? `account:${String(authInfo.extra?.accountId)}` : ctx.ip;
+    // Every request spends a point of the request budget first, whatever it turns out to be. Over it, a
+    // well-formed tool call still gets its `rate_limited` tool error (below); anything else gets HTTP 429.
+    const overBudget = await limits.checkRequest(limitKey);
+    const fail = (status: number, code: number, message: string, id: RequestId | null = null) =>
+      overBudget ? tooManyRequests(ctx, overBudget, id) : reject(ctx, status, code, message, id);
     if (ctx.method !== 'POST') {
       ctx.set('Allow', 'POST');
-      return reject(ctx, 405, -32000, 'Method not allowed: this stateless server takes POST only.');
+      return fail(405, -32000, 'Method not allowed: this stateless server takes POST only.');
     }
-    if (!ctx.is('application/json'))
-      return reject(ctx, 415, -32000, 'Content-Type must be application/json.');
+    if (!ctx.is('application/json')) return fail(415, -32000, 'Content-Type must be application/json.');
+    // Request bodies are taken as sent, never decompressed (MCP clients send none compressed; a decoder
+    // would need its own bound on the inflated size): any coding but identity is 415 (RFC 9110 §15.5.16).
+    const coding = ctx.get('content-encoding').trim().toLowerCase();
+    if (coding !== '' && coding !== 'identity') {
+      ctx.set('Accept-Encoding', 'identity');
+      return fail(415, -32000, 'Content-Encoding is not supported: send the body uncompressed.');
+    }
     if (!acceptsBoth(ctx.get('accept'))) {
-      return reject(ctx, 406, -32000, 'Accept must include application/json and text/event-stream.');
+      return fail(406, -32000, 'Accept must include application/json and text/event-stream.');
     }
     const version = ctx.get('mcp-protocol-version');
     if (version && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-      return reject(ctx, 400, -32000, `Unsupported MCP-Protocol-Version: ${version}.`);
+      return fail(400, -32000, `Unsupported MCP-Protocol-Version: ${version}.`);
     }
     const body = await readBody(ctx, MAX_BODY_BYTES);
     if (!('text' in body)) {
+      if (body.notUtf8) return fail(400, -32700, 'Parse error: the body is not valid UTF-8.');
       const tooLarge = body.status === 413;
-      return reject(
-        ctx,
-        body.status,
-        -32600,
-        tooLarge ? 'Request body too large.' : 'Unreadable request body.',
-      );
+      return fail(body.status, -32600, tooLarge ? 'Request body too large.' : 'Unreadable request body.');
     }
     const text = body.text;
     let message: unknown;
     try {
       message = JSON.parse(text);
     } catch {
-      return reject(ctx, 400, -32700, 'Parse error: the body is not valid JSON.');
+      return fail(400, -32700, 'Parse error: the body is not valid JSON.');
     }
     // Given by the app's first middleware (and already on the response).
     const requestId = String(ctx.state.requestId);
     const headers = { ...ctx.headers, [REQUEST_ID_HEADER]: requestId };
-    // On /mcp/account the verified account (set by account-endpoint.ts) reaches the tools as authInfo,
-    // and limits count per account instead of per network.
-    const authInfo = ctx.state.authInfo as AuthInfo | undefined;
     const extra: MessageExtraInfo = { requestInfo: { headers }, authInfo };
     const kind = envelope(message);
     if (kind === 'request') {
       const request = message as JSONRPCRequest;
       const isToolCall = request.method === 'tools/call';
+      if (overBudget && !(isToolCall && toolCallParamsOk(request.params))) {
+        return tooManyRequests(ctx, overBudget, request.id);
+      }
       // Malformed tools/call params keep their own answer below; anything else the SDK would refuse is
       // answered here.
       const problem =
         isToolCall && !toolCallParamsOk(request.params)
           ? undefined
           : requestProblem(message as Record<string, unknown>);
-      if (problem) return reject(ctx, problem.status, problem.code, problem.message, request.id);
+      if (problem) return fail(problem.status, problem.code, problem.message, request.id);
       if (refuse?.(ctx, request)) return;
       if (!isToolCall) {
         const response = await serve(mux, request, extra, ctx);
@@ -107,8 +123,7 @@ export function mcpEndpoint(mux: RequestMultiplexer, limits: GuestLimits, logger
       let outcome = 'ok';
       try {
         await context.with(trace.setSpan(context.active(), span), async () => {
-          const limitKey = authInfo ? `account:${String(authInfo.extra?.accountId)}` : ctx.ip;
-          const refusal = await limits.check(String(request.params?.name), limitKey);
+          const refusal = overBudget ?? (await limits.check(String(request.params?.name), limitKey));
           if (refusal) {
             outcome = refusal.code;
             ctx.body = { jsonrpc: '2.0', id: request.id, result: errorResult(refusal) };
@@ -144,12 +159,13 @@ export function mcpEndpoint(mux: RequestMultiplexer, limits: GuestLimits, logger
       }
       return;
     }
+    if (overBudget) return tooManyRequests(ctx, overBudget);
     if (kind === 'notification' || kind === 'response') {
       ctx.body = null; // 202 with no body at all (Koa would otherwise write "Accepted")
       ctx.status = 202;
       return;
     }
-    return reject(ctx, 400, -32600, 'Invalid Request: expected one JSON-RPC 2.0 request object.');
+    return fail(400, -32600, 'Invalid Request: expected one JSON-RPC 2.0 request object.');
   };
 }
 
@@ -243,6 +259,25 @@ function requestProblem(
 
 function acceptsBoth(accept: string): boolean {
   return accept.includes('application/json') && accept.includes('text/event-stream');
+}
+
+/**
+ * A request over the caller's request budget that is not a tool call: HTTP 429 with Retry-After, and a
+ * JSON-RPC error carrying the same `rate_limited` code and `retry_after_seconds` a tool error would.
+ */
+export function tooManyRequests(ctx: Context, refusal: ToolError, id: RequestId | null = null) {
+  const wait = refusal.retryAfterSeconds ?? 1;
+  ctx.set('Retry-After', String(wait));
+  ctx.status = 429;
+  ctx.body = {
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: RATE_LIMITED,
+      message: refusal.message,
+      data: { code: refusal.code, retry_after_seconds: wait },
+    },
+  };
 }
 
 function reject(ctx: Context, status: number, code: number, message: string, id: RequestId | null = null) {

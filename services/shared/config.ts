@@ -50,6 +50,8 @@ export interface Config {
   readonly inferenceStageDelayMs: number;
   /** Host header values the façade accepts (DNS-rebinding protection). */
   readonly allowedHosts: readonly string[];
+  /** Requests of any kind on the MCP endpoints per network (per account) per minute. */
+  readonly guestRequestsPerMinute: number;
   /** Guest tool calls per network per minute, and scans started per network per hour. */
   readonly guestCallsPerMinute: number;
   readonly guestScansPerHour: number;
@@ -185,6 +187,7 @@ function readConfig(env: EnvReader): Config {
     inferenceUrl: env.url('INFERENCE_URL', `http://127.0.0.1:${inferencePort}`),
     inferenceStageDelayMs: env.count('INFERENCE_STAGE_DELAY_MS', 0),
     allowedHosts,
+    guestRequestsPerMinute: env.positive('RATE_LIMIT_REQUESTS_PER_MINUTE', 600),
     guestCallsPerMinute: env.positive('RATE_LIMIT_CALLS_PER_MINUTE', 120),
     guestScansPerHour: env.positive('RATE_LIMIT_SCANS_PER_HOUR', 30),
     guestUploadsPerHour: env.positive('RATE_LIMIT_UPLOADS_PER_HOUR', 20),

@@ -38,10 +38,19 @@ describe('/mcp/account', () => {
       });
     });
 
-    it('garbage, a wrong scheme, an expired token, a token for another resource, another issuer or type, an ended or foreign grant', async () => {
+    it('another scheme than Bearer: the challenge without an error code (RFC 6750 §3.1)', async () => {
+      const schemes = [`Basic ${Buffer.from('a:b').toString('base64')}`, 'Digest username="a"', 'Bearerx y'];
+      for (const authorization of schemes) {
+        const res = await accountRpc(base, authorization, 'tools/list');
+        assert.equal(res.status, 401, authorization);
+        assert.equal(res.challenge, metadata(), authorization);
+      }
+    });
+
+    it('garbage, an empty bearer, an expired token, another resource, issuer or type, an ended or foreign grant', async () => {
       const cases = {
         garbage: 'Bearer not-a-token',
-        scheme: `Basic ${Buffer.from('a:b').toString('base64')}`,
+        emptyBearer: 'Bearer ',
         expired: `Bearer ${await mintToken(stack, accountId, { expiresIn: -60 })}`,
         foreignResource: `Bearer ${await mintToken(stack, accountId, { aud: 'https://elsewhere.example/api' })}`,
         guestResource: `Bearer ${await mintToken(stack, accountId, { aud: `${base}/mcp` })}`,

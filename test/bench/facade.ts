@@ -35,6 +35,7 @@ const env = {
   CORE_PORT: String(CORE_PORT),
   FACADE_PORT: String(FACADE_PORT),
   LOG_LEVEL: 'warn',
+  RATE_LIMIT_REQUESTS_PER_MINUTE: '100000000',
   RATE_LIMIT_CALLS_PER_MINUTE: '100000000',
 };
 const children: ChildProcess[] = [];

@@ -123,6 +123,7 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
       allowedHosts: [`127.0.0.1:${port}`, `localhost:${port}`],
       logger: logger.child({ name: 'facade', port }),
       limits: options.limits ?? {
+        requestsPerMinute: 1_000_000,
         callsPerMinute: 1_000_000,
         scansPerHour: 1_000_000,
         uploadsPerHour: 1_000_000,
