@@ -171,6 +171,9 @@ function deleteMyServiceData(accounts: Client<typeof AccountService>): ToolDefin
       additionalProperties: false,
     },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    // Deleting everything takes at least what deleting one scan takes: a client the person allowed only to
+    // read (scans or the catalog) must not be able to erase the account.
+    scope: 'scan:write',
     call: async (_args, caller) => {
       const d = await accounts.deleteAccountData({ accountId: accountOf(caller) });
       return {

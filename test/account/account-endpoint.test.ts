@@ -101,6 +101,14 @@ describe('/mcp/account', () => {
       },
     });
     assert.equal((await call(readOnly, 'search_products', {})).status, 403);
+    // Erasing the account takes scan:write too: a reading client cannot delete the person's data.
+    const catalogOnly = `Bearer ${await mintToken(stack, accountId, { scope: 'catalog:read' })}`;
+    for (const bearer of [readOnly, catalogOnly]) {
+      const erase = await call(bearer, 'delete_my_service_data', {});
+      assert.equal(erase.status, 403);
+      assert.match(erase.challenge!, /error="insufficient_scope", scope="scan:write"$/);
+    }
+    assert.equal((await call(full, 'list_my_scans', {})).status, 200, 'the account is still there');
     assert.equal((await call(readOnly, 'list_my_scans', {})).status, 200);
     // tools/list needs no particular scope.
     assert.equal((await accountRpc(base, readOnly, 'tools/list')).status, 200);
