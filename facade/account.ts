@@ -83,7 +83,7 @@ export async function createAccountSurface(options: AccountSurfaceOptions) {
   const signIn = new SignIn({ upstreams, accounts, publicBaseUrl: issuer, logger });
   const interactions = interactionRoutes({ provider, signIn });
   const saves = savePages({ accounts, signIn, publicBaseUrl: issuer, logger });
-  const server = authorizationServer(provider, issuer);
+  const server = authorizationServer(provider, issuer, options.limits);
   const pages: Middleware = (ctx, next) =>
     signIn.callback(ctx, () => interactions(ctx, () => saves(ctx, () => server(ctx, next))));
   return { endpoint, pages, provider, tools };

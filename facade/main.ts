@@ -41,6 +41,7 @@ const app = await createFacade({
     callsPerMinute: config.guestCallsPerMinute,
     scansPerHour: config.guestScansPerHour,
     uploadsPerHour: config.guestUploadsPerHour,
+    registrationsPerHour: config.registrationsPerHour,
     toolBudgets: config.toolBudgets,
   },
   limitStore,

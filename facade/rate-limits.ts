@@ -3,7 +3,8 @@
  * whole /64, so counting single IPv6 addresses would be no limit at all) — and signed-in callers per
  * account. Every request on the MCP endpoints counts against a coarse per-minute request budget (whatever
  * its method, malformed ones too); every tool call also against a per-minute call budget; some tools have a
- * budget of their own (starting scans: an hourly one), and so do photo uploads on the person's page.
+ * budget of their own (starting scans: an hourly one), and so do photo uploads on the person's page and
+ * OAuth client registrations.
  *
  * With a PostgreSQL pool the counters live in the `rate_limits` table, so every façade replica counts
  * against the same budget, taken in small leases (facade/leased-budget.ts: never more than the budget, a
@@ -27,6 +28,8 @@ export interface GuestLimitsConfig {
   readonly scansPerHour: number;
   /** Photo uploads per network per hour (default 20). */
   readonly uploadsPerHour?: number;
+  /** OAuth client registrations (POST /register) per network per hour (default 20). */
+  readonly registrationsPerHour?: number;
   /** Further per-tool budgets (a tool listed here with start_skin_scan replaces scansPerHour). */
   readonly toolBudgets?: readonly ToolBudget[];
   /** How long a replica keeps unspent leased points of an idle key, in ms (default 5000; tests shorten it). */
@@ -55,6 +58,7 @@ export class GuestLimits {
   readonly #calls: Budget;
   readonly #tools = new Map<string, Budget>();
   readonly #uploads: Budget;
+  readonly #registrations: Budget;
   readonly #budgets: Budget[] = [];
   readonly #onRefusal: RefusalListener | undefined;
 
@@ -80,6 +84,7 @@ export class GuestLimits {
       this.#tools.set(budget.tool, make(`tool:${budget.tool}`, budget.points, budget.durationSeconds));
     }
     this.#uploads = make('uploads', config.uploadsPerHour ?? 20, 3600);
+    this.#registrations = make('registrations', config.registrationsPerHour ?? 20, 3600);
   }
 
   /** A `rate_limited` error when the caller is over a budget, or undefined. */
@@ -105,6 +110,11 @@ export class GuestLimits {
   /** Seconds to wait when the network is over its upload budget, or undefined. */
   checkUpload(address: string): Promise<number | undefined> {
     return this.#consume('uploads', this.#uploads, networkOf(address));
+  }
+
+  /** Seconds to wait when the network is over its client-registration budget, or undefined. */
+  checkRegistration(address: string): Promise<number | undefined> {
+    return this.#consume('registrations', this.#registrations, networkOf(address));
   }
 
   /** Seconds to wait when the key is over this budget, or undefined (and one point spent). */

@@ -2,14 +2,16 @@
  * The authorization server's HTTP surface around oidc-provider: RFC 8414 metadata at
  * `/.well-known/oauth-authorization-server` (revocation advertised at /token), RFC 9728 metadata for the
  * account endpoint, revocation requests to POST /token (a `token` without `grant_type`) routed to the
- * provider's revocation, and registration forced to `application_type: web`, so that redirect URIs are
- * compared exactly (native clients would get loopback-port leniency). Everything else is oidc-provider's.
+ * provider's revocation, and registration bounded and counted per network (registration.ts). Bodies read
+ * here must be UTF-8. Everything else is oidc-provider's.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Context, Middleware } from 'koa';
 import compose from 'koa-compose';
 import type { Provider } from 'oidc-provider';
 import getRawBody from 'raw-body';
+import type { GuestLimits } from '../rate-limits.ts';
+import { checkRegistration, MAX_REGISTRATION_BYTES } from './registration.ts';
 import { ACCOUNT_RESOURCE_PATH, SCOPE_NAMES } from './scopes.ts';
 
 const MAX_BODY_BYTES = 56 * 1024;
@@ -19,7 +21,11 @@ const METADATA_PATHS = new Set([
   '/.well-known/openid-configuration',
 ]);
 
-export function authorizationServer(provider: Provider, issuer: string): Middleware {
+export function authorizationServer(
+  provider: Provider,
+  issuer: string,
+  limits: Pick<GuestLimits, 'checkRegistration'>,
+): Middleware {
   const served = compose(provider.middleware) as Middleware;
   const resourceMetadata = {
     resource: `${issuer}${ACCOUNT_RESOURCE_PATH}`,
@@ -47,10 +53,30 @@ export function authorizationServer(provider: Provider, issuer: string): Middlew
       const form = new URLSearchParams(body);
       if (form.has('token') && !form.has('grant_type')) ctx.path = '/token/revoke';
     }
-    if (ctx.method === 'POST' && ctx.path === '/register' && ctx.is('application/json')) {
-      const body = await buffer(ctx);
-      if (body === undefined) return;
-      forceWebClient(ctx, body);
+    if (ctx.method === 'POST' && ctx.path === '/register') {
+      const wait = await limits.checkRegistration(ctx.ip);
+      if (wait !== undefined) {
+        ctx.status = 429;
+        ctx.set('Retry-After', String(wait));
+        ctx.set('Cache-Control', 'no-store');
+        ctx.body = {
+          error: 'rate_limited',
+          error_description: `Too many client registrations from this network; wait ${wait} s before trying again.`,
+        };
+        return;
+      }
+      if (ctx.is('application/json')) {
+        const body = await buffer(ctx, MAX_REGISTRATION_BYTES);
+        if (body === undefined) return;
+        const checked = checkRegistration(body);
+        if ('problem' in checked) {
+          ctx.status = 400;
+          ctx.set('Cache-Control', 'no-store');
+          ctx.body = checked.problem;
+          return;
+        }
+        (ctx.req as IncomingMessage & { body?: string }).body = checked.body;
+      }
     }
     return served(ctx, next);
   };
@@ -67,28 +93,21 @@ function asMetadata(discovery: Record<string, unknown>, issuer: string): Record<
   };
 }
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 /** Reads the body for inspection and leaves it where oidc-provider's parser takes an already-read body. */
-async function buffer(ctx: Context): Promise<string | undefined> {
+async function buffer(ctx: Context, limit = MAX_BODY_BYTES): Promise<string | undefined> {
   try {
-    const text = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, encoding: 'utf8' });
+    const text = utf8.decode(await getRawBody(ctx.req, { limit }));
     (ctx.req as IncomingMessage & { body?: string }).body = text;
     return text;
   } catch {
     ctx.status = 400;
-    ctx.body = { error: 'invalid_request', error_description: 'unreadable or too large request body' };
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = {
+      error: 'invalid_request',
+      error_description: 'unreadable, too large or not UTF-8 request body',
+    };
     return undefined;
-  }
-}
-
-function forceWebClient(ctx: Context, body: string): void {
-  try {
-    const metadata = JSON.parse(body) as unknown;
-    if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) return;
-    (ctx.req as IncomingMessage & { body?: string }).body = JSON.stringify({
-      ...metadata,
-      application_type: 'web',
-    });
-  } catch {
-    // Not JSON: oidc-provider answers it with its own invalid_request.
   }
 }

@@ -57,6 +57,8 @@ export interface Config {
   readonly guestScansPerHour: number;
   /** Photo uploads per network per hour on the person's upload page. */
   readonly guestUploadsPerHour: number;
+  /** OAuth client registrations per network per hour. */
+  readonly registrationsPerHour: number;
   /** Budgets of single tools beyond the per-minute one (RATE_LIMIT_TOOLS). */
   readonly toolBudgets: readonly ToolBudget[];
   /** Automatic admissions: the analysis backlog's bounds, and how often each core looks at it. */
@@ -191,6 +193,7 @@ function readConfig(env: EnvReader): Config {
     guestCallsPerMinute: env.positive('RATE_LIMIT_CALLS_PER_MINUTE', 120),
     guestScansPerHour: env.positive('RATE_LIMIT_SCANS_PER_HOUR', 30),
     guestUploadsPerHour: env.positive('RATE_LIMIT_UPLOADS_PER_HOUR', 20),
+    registrationsPerHour: env.positive('RATE_LIMIT_REGISTRATIONS_PER_HOUR', 20),
     toolBudgets: toolBudgets(env),
     admissionBounds: admissionBounds(env),
     admissionsCheckMs: env.positive('ADMISSIONS_CHECK_INTERVAL_MS', 5000),

@@ -126,11 +126,13 @@ describe('the request budget of the MCP endpoints', () => {
   });
 });
 
-describe('request budget configuration', () => {
+describe('request and registration budget configuration', () => {
   const env = { TOKEN_PEPPER: 'a'.repeat(64) };
 
   it('RATE_LIMIT_REQUESTS_PER_MINUTE: 600 by default, a positive integer', () => {
     assert.equal(loadConfig(env).guestRequestsPerMinute, 600);
+    assert.equal(loadConfig(env).registrationsPerHour, 20);
+    assert.equal(loadConfig({ ...env, RATE_LIMIT_REGISTRATIONS_PER_HOUR: '3' }).registrationsPerHour, 3);
     assert.equal(loadConfig({ ...env, RATE_LIMIT_REQUESTS_PER_MINUTE: '50' }).guestRequestsPerMinute, 50);
     assert.throws(
       () => loadConfig({ ...env, RATE_LIMIT_REQUESTS_PER_MINUTE: '0' }),

@@ -127,6 +127,7 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
         callsPerMinute: 1_000_000,
         scansPerHour: 1_000_000,
         uploadsPerHour: 1_000_000,
+        registrationsPerHour: 1_000_000,
       },
       limitStore,
       publicBaseUrl: baseUrl,
