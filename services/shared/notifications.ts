@@ -2,7 +2,10 @@
  * PostgreSQL LISTEN/NOTIFY, fanned out in-process. Triggers announce changes (`scan_changed` with a scan
  * id, `catalog_changed` after catalog writes) whichever replica made them; one listening connection per
  * process hands them to whoever waits. Waiters also look again on a timer, so a notification lost while
- * the connection was being re-established delays an update but never loses it.
+ * the connection was being re-established delays an update but never loses it. While the database cannot
+ * be reached, one attempt a second: a failed connect also ends its client, and both once scheduled a retry,
+ * so the attempts doubled every second (2^30 timers and a log line each after half a minute of outage:
+ * the process ran out of memory).
  */
 import { EventEmitter, once } from 'node:events';
 import pg from 'pg';
@@ -17,6 +20,7 @@ export class Notifications {
   readonly #events = new EventEmitter({ captureRejections: false });
   #client: pg.Client | undefined;
   #closed = false;
+  #retry: NodeJS.Timeout | undefined;
 
   constructor(databaseUrl: string, channels: readonly string[], logger: Logger) {
     this.#databaseUrl = databaseUrl;
@@ -34,9 +38,18 @@ export class Notifications {
     client.on('error', (err) => {
       if (!this.#closed) this.#logger.warn({ err: err.message }, 'notification listener failed');
     });
-    client.on('end', () => this.#reconnectLater());
-    await client.connect();
-    for (const channel of this.#channels) await client.query(`listen ${channel}`);
+    // Only the listening connection's end asks for another; a client that never got that far is the
+    // caller's to retry (start() rejects).
+    client.on('end', () => {
+      if (this.#client === client) this.#reconnectLater();
+    });
+    try {
+      await client.connect();
+      for (const channel of this.#channels) await client.query(`listen ${channel}`);
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      throw err;
+    }
     this.#client = client;
   }
 
@@ -55,13 +68,16 @@ export class Notifications {
 
   async close(): Promise<void> {
     this.#closed = true;
+    clearTimeout(this.#retry);
     await this.#client?.end().catch(() => undefined);
   }
 
+  /** Schedules one attempt to listen again (never a second while one is pending). */
   #reconnectLater(): void {
     this.#client = undefined;
-    if (this.#closed) return;
-    setTimeout(() => {
+    if (this.#closed || this.#retry) return;
+    this.#retry = setTimeout(() => {
+      this.#retry = undefined;
       if (this.#closed) return;
       this.start().catch((err) => {
         this.#logger.warn({ err: err.message }, 'notification listener could not reconnect');
