@@ -49,6 +49,15 @@ describe('face landmarks', function () {
       assert.deepEqual(dims(model.graph!.input[0]!), ['n', 3, 112, 112]);
       assert.deepEqual(dims(model.graph!.output[0]!), ['n', 136]);
     });
+
+    it('adds each output of a dense block once, to a running sum (three Adds a block, no Sum of several)', () => {
+      const { node } = fromBinary(ModelProtoSchema, readFileSync(LANDMARKS_MODEL_PATH)).graph!;
+      const count = (op: string) => node.filter((n) => n.opType === op).length;
+      assert.equal(count('Sum'), 0);
+      // The four blocks' running sums and the fully connected layer's bias.
+      assert.equal(count('Add'), 4 * 3 + 1);
+      assert.ok(node.every((n) => n.opType !== 'Add' || n.input.length === 2));
+    });
   });
 
   for (const name of FACES) {
