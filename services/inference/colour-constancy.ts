@@ -95,20 +95,37 @@ function markSkin(green: Float64Array, around: Float64Array, skin: Uint8Array): 
  * Into `out`, the mean over NEIGHBOURHOOD values along one axis of a PATCH×PATCH plane (`step` 1: along
  * rows, PATCH: down columns), counting only values inside the patch.
  */
-function boxMean(values: Float64Array, out: Float64Array, step: number, across: number): void {
+export function boxMean(values: Float64Array, out: Float64Array, step: number, across: number): void {
+  for (let line = 0; line < PATCH; line++) boxMeanLine(values, out, line * across, step);
+}
+
+/**
+ * One line of boxMean, from `start`. Away from the patch's edge all NEIGHBOURHOOD values count, added left
+ * to right as at the edge (where the first addition, to 0, gives the value itself) without the edge's
+ * bounds on every value: the same sums.
+ */
+function boxMeanLine(values: Float64Array, out: Float64Array, start: number, step: number): void {
   const half = (NEIGHBOURHOOD - 1) / 2;
-  for (let line = 0; line < PATCH; line++) {
-    const start = line * across;
-    for (let k = 0; k < PATCH; k++) {
-      let sum = 0;
-      let count = 0;
-      for (let j = Math.max(0, k - half); j <= Math.min(PATCH - 1, k + half); j++) {
-        sum += values[start + j * step]!;
-        count++;
-      }
-      out[start + k * step] = sum / count;
-    }
+  for (let k = 0; k < half; k++) boxMeanEdge(values, out, start, step, k);
+  const end = start + (PATCH - half) * step;
+  for (let at = start + half * step; at < end; at += step) {
+    let sum = values[at - half * step]!;
+    for (let j = 1 - half; j <= half; j++) sum += values[at + j * step]!;
+    out[at] = sum / NEIGHBOURHOOD;
   }
+  for (let k = PATCH - half; k < PATCH; k++) boxMeanEdge(values, out, start, step, k);
+}
+
+/** Value k of a line of boxMean near the patch's edge: only the values inside the patch count. */
+function boxMeanEdge(values: Float64Array, out: Float64Array, start: number, step: number, k: number): void {
+  const half = (NEIGHBOURHOOD - 1) / 2;
+  let sum = 0;
+  let count = 0;
+  for (let j = Math.max(0, k - half); j <= Math.min(PATCH - 1, k + half); j++) {
+    sum += values[start + j * step]!;
+    count++;
+  }
+  out[start + k * step] = sum / count;
 }
 
 /**

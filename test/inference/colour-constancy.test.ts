@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import {
   baselineGains,
+  boxMean,
   CLIPPED,
   clipLevels,
   normaliseColour,
@@ -45,6 +46,27 @@ describe('colour constancy', function () {
 
   before(async () => {
     analysis = await FaceAnalysis.load();
+  });
+
+  it("the skin rule's box mean is, to the bit, the sum of the values inside the patch within 2 of each, left to right, over their count", () => {
+    const values = Float64Array.from({ length: PATCH * PATCH }, (_, i) => ((i * 7919) % 997) / 997);
+    for (const step of [1, PATCH]) {
+      const out = new Float64Array(values.length);
+      boxMean(values, out, step, step === 1 ? PATCH : 1);
+      for (let line = 0; line < PATCH; line++) {
+        const start = line * (step === 1 ? PATCH : 1);
+        for (let k = 0; k < PATCH; k++) {
+          let sum = 0;
+          let count = 0;
+          for (let j = k - 2; j <= k + 2; j++) {
+            if (j < 0 || j >= PATCH) continue;
+            sum += values[start + j * step]!;
+            count++;
+          }
+          assert.ok(Object.is(out[start + k * step], sum / count), `step ${step}, line ${line}, value ${k}`);
+        }
+      }
+    }
   });
 
   it('gains undo any per-channel scaling of the patches: scaled patches normalise to the same colours', () => {
