@@ -21,12 +21,19 @@ import { checkFilter } from '../match/match-input.ts';
 import { toProductMessage } from '../match/product-message.ts';
 import { serviceError } from '../shared/errors.ts';
 import { openPageToken, sealPageToken } from '../shared/page-token.ts';
+import { characterCount } from '../shared/text.ts';
 import type { LiveCatalog } from './catalog-store.ts';
 import { describeIngredient, ingredientNames, resolveIngredient } from './ingredient-book.ts';
 
 const DEFAULT_PAGE = 20;
 const MAX_PAGE = 100;
 const SEARCH_TOKEN = 'search_products page token';
+/**
+ * The longest product_id and ingredient name asked for, as the tools' schemas bound them. Beyond it nothing
+ * can match, and a not_found echoing the name could outgrow what a gRPC client takes in its trailers (a
+ * 1 MB name made grpc-js reset the stream: INTERNAL instead of an answer).
+ */
+const MAX_NAME = 200;
 
 export class CatalogServiceImpl implements ServiceImpl<typeof CatalogService> {
   readonly #catalog: LiveCatalog;
@@ -55,6 +62,7 @@ export class CatalogServiceImpl implements ServiceImpl<typeof CatalogService> {
   }
 
   async getProduct(req: GetProductRequest) {
+    checkName('product_id', req.productId);
     const entry = this.#index().get(req.productId);
     if (!entry) throw serviceError('not_found', `No product "${req.productId}" in the catalog.`);
     return create(GetProductResponseSchema, { product: toProductMessage(entry.product) });
@@ -71,6 +79,7 @@ export class CatalogServiceImpl implements ServiceImpl<typeof CatalogService> {
   }
 
   async getIngredient(req: GetIngredientRequest) {
+    checkName('name', req.name);
     const name = resolveIngredient(this.#index(), req.name);
     if (!name) throw serviceError('not_found', `No ingredient "${req.name}" is known.`);
     return create(GetIngredientResponseSchema, { ingredient: describeIngredient(name) });
@@ -100,4 +109,10 @@ function page(requestedSize: number, pageToken: string, total: number) {
   }
   const end = Math.min(start + size, total);
   return { start, end, next: end < total ? String(end) : '' };
+}
+
+function checkName(field: string, value: string): void {
+  if (characterCount(value) > MAX_NAME) {
+    throw serviceError('invalid_input', `${field} must be at most ${MAX_NAME} characters.`, { field });
+  }
 }

@@ -29,7 +29,7 @@ import type { Logger } from '../shared/logger.ts';
 import { analysisOldestJobAge, analysisQueueDepth, recordAdmissions } from '../shared/metrics.ts';
 import { Notifications } from '../shared/notifications.ts';
 import { ReflectionService } from '../shared/reflection.ts';
-import { type RunningServer, startServer } from '../shared/server.ts';
+import { DEFAULT_READ_MAX_BYTES, type RunningServer, startServer } from '../shared/server.ts';
 import type { Readiness } from '../shared/shutdown.ts';
 import type { Orm } from './db/orm.ts';
 import { plainSql } from './db/plain-sql.ts';
@@ -65,6 +65,14 @@ export interface CoreOptions {
    * queue, and calls (streams) still open this long after the server stops are cut.
    */
   readonly shutdownGraceMs?: number;
+}
+
+/** Room in a request for what surrounds the photo in UploadPhoto (run id, browser secret, framing). */
+const REQUEST_ROOM_BYTES = 64 * 1024;
+
+/** Core's largest request message: the photo bound and its surroundings, at least gRPC's usual 4 MiB. */
+export function requestMaxBytes(photoMaxBytes: number): number {
+  return Math.max(DEFAULT_READ_MAX_BYTES, photoMaxBytes + REQUEST_ROOM_BYTES);
 }
 
 /** Default abandonment bound: the guest token's lifetime, so an upload link works the seven days promised. */
@@ -128,6 +136,7 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
     port: options.port,
     host: options.host,
     logger,
+    readMaxBytes: requestMaxBytes(options.intake.limits.maxBytes),
     routes: (router) => {
       router.service(ScanService, scans);
       router.service(IntakeService, intake);

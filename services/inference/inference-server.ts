@@ -8,6 +8,12 @@ import type { Readiness } from '../shared/shutdown.ts';
 import { type AnalysisSettings, FaceAnalysis } from './face-analysis.ts';
 import { InferenceServiceImpl } from './inference-service.ts';
 
+/**
+ * The largest AnalyzeFace request: core sends the stored photo (JPEG, at most 2048 px: a few MB at most);
+ * room is left for a 12-megapixel camera JPEG sent by a tool or a benchmark.
+ */
+export const INFERENCE_READ_MAX_BYTES = 16 * 1024 * 1024;
+
 export async function startInference(
   port: number,
   logger: Logger,
@@ -21,6 +27,7 @@ export async function startInference(
     port,
     host,
     logger,
+    readMaxBytes: INFERENCE_READ_MAX_BYTES,
     routes: (router) => {
       router.service(InferenceService, new InferenceServiceImpl(analysis));
       // SERVING only while the models answer a self-check (a released or broken model is NOT_SERVING), and

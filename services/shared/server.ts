@@ -2,7 +2,9 @@
  * Serves Connect routes on one HTTP/2 cleartext server, so Connect, gRPC and gRPC-Web clients all work.
  * Every call is logged once with its procedure, outcome and duration, and counted in the RPC metrics;
  * payloads are never logged. An error that is not a ConnectError is logged and answered as "internal
- * error", never with its own message.
+ * error", never with its own message. A request message larger than `readMaxBytes` is refused before it is
+ * read (RESOURCE_EXHAUSTED), and one with a NUL character in its text before a service sees it
+ * (INVALID_ARGUMENT, request-text.ts).
  */
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
@@ -10,10 +12,17 @@ import { Code, ConnectError, type ConnectRouter, type Interceptor } from '@conne
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import type { Logger } from './logger.ts';
 import { rpcCalls, rpcDuration, secondsSince } from './metrics.ts';
+import { refuseNulText } from './request-text.ts';
 import { serverTelemetry } from './telemetry.ts';
 
 /** Answers smaller than this go uncompressed even to a client that accepts gzip (Connect's default: 1 KiB). */
 export const COMPRESS_MIN_BYTES = 64 * 1024;
+/**
+ * The largest request message a server reads by default: gRPC's usual 4 MiB, raised for a server whose
+ * requests carry photos (core's UploadPhoto, inference's AnalyzeFace). Connect's own default is 4 GiB,
+ * which let a single call hold hundreds of megabytes of a process's memory.
+ */
+export const DEFAULT_READ_MAX_BYTES = 4 * 1024 * 1024;
 
 export interface RunningServer {
   readonly port: number;
@@ -31,6 +40,8 @@ export interface ServerOptions {
   readonly logger: Logger;
   readonly routes: (router: ConnectRouter) => void;
   readonly interceptors?: Interceptor[];
+  /** The largest request message read (DEFAULT_READ_MAX_BYTES by default). */
+  readonly readMaxBytes?: number;
 }
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
@@ -39,10 +50,19 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // Callers sit on the same host or cluster network, where gzip of a few-kB answer (five products)
     // cost more CPU than sending it (docs/data-path.md); only large answers are still compressed.
     compressMinBytes: COMPRESS_MIN_BYTES,
+    readMaxBytes: options.readMaxBytes ?? DEFAULT_READ_MAX_BYTES,
     // Outermost: the caller's trace and request id, so the call's log line (and anything it logs) has them.
-    interceptors: [serverTelemetry(), logCalls(options.logger), ...(options.interceptors ?? [])],
+    interceptors: [
+      serverTelemetry(),
+      logCalls(options.logger),
+      refuseNulText(),
+      ...(options.interceptors ?? []),
+    ],
   });
-  const server = http2.createServer(handler);
+  const server = http2.createServer((req, res) => {
+    stopReadingOnceAnswered(req);
+    handler(req, res);
+  });
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on('session', (session) => {
     sessions.add(session);
@@ -69,6 +89,26 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         for (const session of sessions) session.close();
       }),
   };
+}
+
+/**
+ * An answer given before the request's end (a message over readMaxBytes): the client would go on sending
+ * into a stream nobody reads, and the stream, its session and a graceful close would wait for it forever
+ * (measured: the test stack's close never returned). So once the answer's last frame is out (its trailers,
+ * which Node asks for after the body), the stream is reset: the client already holds the whole answer.
+ * RST_STREAM with CANCEL, not NO_ERROR: with NO_ERROR Node keeps the stream until the unread request
+ * body is consumed, which is the very wait this avoids. A request read to its end (every call the
+ * services complete normally) is left alone.
+ */
+function stopReadingOnceAnswered(req: http2.Http2ServerRequest): void {
+  const { stream } = req;
+  const stop = () => {
+    if (!req.complete && !stream.destroyed) stream.close(http2.constants.NGHTTP2_CANCEL);
+  };
+  stream.once('finish', () => {
+    if (stream.state.localClose) stop();
+    else stream.once('wantTrailers', () => setImmediate(stop)); // after the response's own listener
+  });
 }
 
 function logCalls(logger: Logger): Interceptor {

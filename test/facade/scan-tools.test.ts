@@ -82,4 +82,13 @@ describe('guest scan tools through the real MCP SDK client', () => {
     assert.equal(gone.isError, true);
     assert.equal((gone.structuredContent as any).error.code, 'not_found');
   });
+
+  it('a source with a NUL character is invalid_input naming source, not unavailable (a retry cannot help)', async () => {
+    const started = await client.callTool({ name: 'start_skin_scan', arguments: { source: 'agent\u0000x' } });
+    assert.equal(started.isError, true);
+    const { error } = started.structuredContent as { error: Record<string, unknown> };
+    assert.equal(error.code, 'invalid_input');
+    assert.equal(error.field, 'source');
+    assert.equal(error.retry_after_seconds, undefined);
+  });
 });

@@ -1,0 +1,167 @@
+/**
+ * What an internal caller gets for a request the services cannot take: a gRPC status naming the fault
+ * (INVALID_ARGUMENT with the field, RESOURCE_EXHAUSTED for a message over the bound), never INTERNAL, and
+ * the server goes on answering. Through @grpc/grpc-js, as an internal system calls core.
+ */
+import assert from 'node:assert/strict';
+import { Code, type ConnectError, createClient } from '@connectrpc/connect';
+import { findTrailerError } from '@connectrpc/connect/protocol-grpc';
+import { createConnectTransport } from '@connectrpc/connect-node';
+import * as grpc from '@grpc/grpc-js';
+import { ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.ts';
+import { ScanService } from '../../gen/skinmatch/v1/scan_pb.ts';
+import { requestMaxBytes } from '../../services/core/core.ts';
+import { DEFAULT_READ_MAX_BYTES } from '../../services/shared/server.ts';
+import { loadProto, unary } from '../support/grpc-js.ts';
+import { type Stack, startStack } from '../support/stack.ts';
+
+/** The code, ErrorInfo reason and `field` metadata of a refusal, as grpc-js hands them over. */
+function refusal(err: grpc.ServiceError) {
+  const details = err.metadata.get('grpc-status-details-bin')[0] as Buffer | undefined;
+  const trailer = new Headers({ 'grpc-status': String(err.code) });
+  if (details) trailer.set('grpc-status-details-bin', details.toString('base64'));
+  const [info] = findTrailerError(trailer)?.findDetails(ErrorInfoSchema) ?? [];
+  return { code: grpc.status[err.code], reason: info?.reason, field: info?.metadata.field };
+}
+
+async function refused(call: Promise<unknown>) {
+  try {
+    await call;
+  } catch (err) {
+    return refusal(err as grpc.ServiceError);
+  }
+  assert.fail('the call succeeded');
+}
+
+describe('core over gRPC: requests it cannot take', () => {
+  let stack: Stack;
+  let scans: any;
+  let account: any;
+  let oauthState: any;
+  let catalog: any;
+
+  before(async () => {
+    stack = await startStack('grpc-requests');
+    const target = new URL(stack.coreUrl).host;
+    const credentials = grpc.credentials.createInsecure();
+    const v1 = (file: string) => loadProto(`skinmatch/v1/${file}.proto`).skinmatch.v1;
+    scans = new (v1('scan').ScanService)(target, credentials);
+    account = new (v1('account').AccountService)(target, credentials);
+    oauthState = new (v1('oauth_state').OAuthStateService)(target, credentials);
+    catalog = new (v1('catalog').CatalogService)(target, credentials);
+  });
+  after(async () => {
+    for (const client of [scans, account, oauthState, catalog]) client?.close();
+    await stack?.close();
+  });
+
+  it('a NUL character in any text is INVALID_ARGUMENT naming the field (was INTERNAL from PostgreSQL)', async () => {
+    const before = await stack.orm.em.getConnection().execute('select count(*)::int as n from scans');
+    assert.deepEqual(await refused(unary(scans, 'startScan', { source: 'agent\u0000name' })), {
+      code: 'INVALID_ARGUMENT',
+      reason: 'invalid_input',
+      field: 'source',
+    });
+    const after = await stack.orm.em.getConnection().execute('select count(*)::int as n from scans');
+    assert.deepEqual(after, before, 'no scan was started');
+
+    const signIn = { provider: 'https://issuer.example', subject: 'person\u0000' };
+    assert.deepEqual(await refused(unary(account, 'signIn', signIn)), {
+      code: 'INVALID_ARGUMENT',
+      reason: 'invalid_input',
+      field: 'subject',
+    });
+    // In a google.protobuf.Struct: a value, and a key (jsonb holds neither).
+    for (const fields of [{ name: { stringValue: 'a\u0000b' } }, { 'na\u0000me': { stringValue: 'ab' } }]) {
+      const state = { model: 'Session', id: 'abc', payload: { fields }, expiresIn: 60 };
+      assert.deepEqual(await refused(unary(oauthState, 'upsertState', state)), {
+        code: 'INVALID_ARGUMENT',
+        reason: 'invalid_input',
+        field: 'payload',
+      });
+    }
+    // In a repeated field of a nested message.
+    const search = { filter: { freeFrom: ['parabens', 'sul\u0000fates'] } };
+    assert.deepEqual(await refused(unary(catalog, 'searchProducts', search)), {
+      code: 'INVALID_ARGUMENT',
+      reason: 'invalid_input',
+      field: 'filter',
+    });
+    // The same requests without the NUL are answered.
+    assert.ok(((await unary(scans, 'startScan', { source: 'agent name' })) as any).runId);
+    assert.ok(((await unary(account, 'signIn', { ...signIn, subject: 'person' })) as any).account);
+  });
+
+  it('a product_id or ingredient name longer than any in the catalog is INVALID_ARGUMENT (was a reset stream)', async () => {
+    const huge = 'x'.repeat(1024 * 1024);
+    assert.deepEqual(await refused(unary(catalog, 'getProduct', { productId: huge })), {
+      code: 'INVALID_ARGUMENT',
+      reason: 'invalid_input',
+      field: 'product_id',
+    });
+    assert.deepEqual(await refused(unary(catalog, 'getIngredient', { name: huge })), {
+      code: 'INVALID_ARGUMENT',
+      reason: 'invalid_input',
+      field: 'name',
+    });
+    // 200 characters (the tools' bound) is still a name that is looked up.
+    assert.equal(
+      (await refused(unary(catalog, 'getIngredient', { name: 'y'.repeat(200) }))).code,
+      'NOT_FOUND',
+    );
+  });
+});
+
+describe('core over gRPC: a request message over the bound', () => {
+  it('is RESOURCE_EXHAUSTED over gRPC and Connect, the next call is answered, and core still closes', async () => {
+    // Core's bound leaves room for a photo of PHOTO_MAX_BYTES and what surrounds it.
+    assert.equal(requestMaxBytes(10 * 1024 * 1024), 10 * 1024 * 1024 + 64 * 1024);
+    assert.equal(requestMaxBytes(1024), DEFAULT_READ_MAX_BYTES);
+    const limit = requestMaxBytes(10 * 1024 * 1024); // the test stack's photo bound (test/support/intake.ts)
+    const stack = await startStack('grpc-request-size');
+    let closed = false;
+    try {
+      // The caller's own bound out of the way: what is tested is the server's.
+      const scans = new (loadProto('skinmatch/v1/scan.proto').skinmatch.v1.ScanService)(
+        new URL(stack.coreUrl).host,
+        grpc.credentials.createInsecure(),
+        { 'grpc.max_send_message_length': -1 },
+      );
+      const tooLarge = { runId: 'a'.repeat(limit + 1), accessToken: 'f'.repeat(64) };
+      assert.deepEqual(await refused(unary(scans, 'getScan', tooLarge)), {
+        code: 'RESOURCE_EXHAUSTED',
+        reason: undefined,
+        field: undefined,
+      });
+      // Just under the bound: read, and refused for what it says.
+      const justUnder = { runId: 'a'.repeat(limit - 100), accessToken: 'f'.repeat(64) };
+      assert.deepEqual(await refused(unary(scans, 'getScan', justUnder)), {
+        code: 'INVALID_ARGUMENT',
+        reason: 'invalid_input',
+        field: 'run_id',
+      });
+      assert.ok(((await unary(scans, 'startScan', { source: 'after' })) as any).runId);
+      scans.close();
+
+      // The Connect protocol, as the façade calls core.
+      const connect = createClient(
+        ScanService,
+        createConnectTransport({ baseUrl: stack.coreUrl, httpVersion: '2' }),
+      );
+      await assert.rejects(connect.getScan(tooLarge), (err: ConnectError) => {
+        assert.equal(err.code, Code.ResourceExhausted);
+        return true;
+      });
+      assert.ok((await connect.startScan({ source: 'after' })).runId);
+
+      // The refused streams are not left open: a graceful close of core returns (it waited forever).
+      const closing = stack.close().then(() => {
+        closed = true;
+      });
+      await Promise.race([closing, new Promise((done) => setTimeout(done, 15_000))]);
+      assert.ok(closed, 'the stack closed within 15 s');
+    } finally {
+      if (!closed) await stack.close().catch(() => undefined);
+    }
+  });
+});
