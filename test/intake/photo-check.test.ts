@@ -6,7 +6,12 @@ import assert from 'node:assert/strict';
 import { ConnectError } from '@connectrpc/connect';
 import sharp from 'sharp';
 import { endsWithImage, imageFormat } from '../../services/intake/image-format.ts';
-import { fileOrFault, PhotoFault } from '../../services/intake/photo-check.ts';
+import {
+  checkPhoto,
+  fileOrFault,
+  PHOTO_DECODES_AT_ONCE,
+  PhotoFault,
+} from '../../services/intake/photo-check.ts';
 import { errorReason } from '../../services/shared/errors.ts';
 import { singleFace } from '../inference/support/photos.ts';
 
@@ -69,5 +74,46 @@ describe('photo checks', () => {
     }
     assert.equal(imageFormat(Buffer.from([0xff, 0xd8])), undefined);
     assert.equal(imageFormat(Buffer.from('GIF89a')), undefined);
+  });
+
+  it('keeps nothing of a checked photo in sharp: no cached operation holds its decoder memory', async () => {
+    const face = await singleFace('a');
+    await checkPhoto(await sharp(face).jpeg({ progressive: true }).toBuffer(), {
+      maxBytes: 10 * 1024 * 1024,
+      maxPixels: 40_000_000,
+    });
+    const { items, files } = sharp.cache();
+    assert.deepEqual([items.current, files.current], [0, 0]);
+  });
+
+  it('decodes at most two photos at once: eight 40-megapixel progressive JPEGs wait their turn', async () => {
+    // 233 kB each, within both bounds, yet 160 MB each while decoding: eight at once took 1.1 GB.
+    const large = await sharp({
+      create: { width: 6300, height: 6300, channels: 3, background: { r: 200, g: 150, b: 120 } },
+    })
+      .jpeg({ progressive: true })
+      .toBuffer();
+    const limits = { maxBytes: 10 * 1024 * 1024, maxPixels: 40_000_000 };
+    // sharp's tasks in its worker threads, from the first photo done to the last (the header reads, queued
+    // first, are over by then): on the old code all four of libuv's threads decoded at once.
+    let first = false;
+    let most = 0;
+    const sampler = setInterval(() => {
+      if (first) most = Math.max(most, sharp.counters().process);
+    }, 2);
+    try {
+      const checks = Array.from({ length: 8 }, () =>
+        checkPhoto(large, limits).then((photo) => {
+          first = true;
+          return photo;
+        }),
+      );
+      const photos = await Promise.all(checks);
+      for (const photo of photos) assert.equal((await sharp(photo.image).metadata()).width, 2048);
+    } finally {
+      clearInterval(sampler);
+    }
+    assert.equal(PHOTO_DECODES_AT_ONCE, 2);
+    assert.ok(most >= 1 && most <= PHOTO_DECODES_AT_ONCE, `${most} decoding at once`);
   });
 });
