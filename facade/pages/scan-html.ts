@@ -72,6 +72,7 @@ export const PAGE_WORDS = {
   needChallenge: 'Wait until the check that you are a person is done.',
   tooLarge: 'The photo is too large to send. Choose a smaller photo.',
   unreadable: 'This file is not a photo the page can read. Choose a JPEG, PNG or WebP photo.',
+  heic: 'This browser cannot open HEIC photos, the format iPhones and some Android phones save in. Use Take a selfie instead, or choose a JPEG, PNG or WebP photo.',
   network: 'The connection failed. Check that you are online, then try again.',
   sent: 'Photo sent.',
   awaitingPhoto: 'You agreed. Now take or choose a photo of your face.',

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
-import { SCAN_NOT_FOUND_HTML } from '../../facade/pages/scan-html.ts';
+import { PAGE_WORDS, SCAN_NOT_FOUND_HTML } from '../../facade/pages/scan-html.ts';
 import { singleFace } from '../inference/support/photos.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { connectSdkClient } from '../support/mcp.ts';
@@ -240,6 +240,42 @@ describe('the upload page in a real browser, with the agent and the inference pr
     assert.equal(meta.orientation, undefined);
     assert.equal(meta.exif, undefined);
     assert.ok(sent.length < sideways.length, `${sent.length} bytes sent for ${sideways.length}`);
+  });
+
+  it('a HEIC photo the browser cannot open: words that say so and what to do, nothing sent', async () => {
+    // An iPhone photo copied to a computer, opened in Chromium (which has no HEIC decoder): the file's
+    // type box says HEIC, its picture cannot be read.
+    const heic = Buffer.concat([
+      Buffer.from('00000018667479706865696300000000686569636d696631', 'hex'), // ftyp heic, mif1
+      Buffer.alloc(2048, 0x5a),
+    ]);
+    const scan = await startScan(agent);
+    const page = await newPage();
+    await page.goto(scan.upload_url);
+    await consentOnPage(page);
+    const photos: string[] = [];
+    page.on('request', (r) => r.url().endsWith('/photo') && photos.push(r.url()));
+    for (const [name, mimeType] of [
+      ['IMG_0042.HEIC', 'image/heic'],
+      ['photo.heif', ''],
+    ]) {
+      await page.setInputFiles('#file', { name: name!, mimeType: mimeType!, buffer: heic });
+      await page.waitForFunction(() => (globalThis as any).document.getElementById('alert').textContent);
+      assert.equal(await page.textContent('#alert'), PAGE_WORDS.heic);
+      await page.evaluate(() => {
+        (globalThis as any).document.getElementById('alert').textContent = '';
+      });
+    }
+    // Any other file the browser cannot open keeps the general words.
+    await page.setInputFiles('#file', { name: 'notes.jpg', mimeType: 'image/jpeg', buffer: heic });
+    await page.waitForFunction(() => (globalThis as any).document.getElementById('alert').textContent);
+    assert.equal(await page.textContent('#alert'), PAGE_WORDS.unreadable);
+    assert.deepEqual(photos, []);
+    const got = await agent.callTool({
+      name: 'get_skin_scan',
+      arguments: { run_id: scan.run_id, access_token: scan.access_token },
+    });
+    assert.equal((got.structuredContent as { status: string }).status, 'awaiting_upload');
   });
 
   it('a second browser with only the link cannot consent, upload, replace the photo or watch', async () => {

@@ -173,6 +173,11 @@ async function preparePhoto(file) {
   return new Promise((resolve) => canvas.toBlob(resolve, 'image/jpeg', JPEG_QUALITY));
 }
 
+/** A HEIC/HEIF photo (an iPhone's own format), which only some browsers can open: by its type or its name. */
+function isHeic(file) {
+  return /^image\/hei[cf]/i.test(file.type) || /\.hei[cf]$/i.test(file.name);
+}
+
 function send(blob) {
   return new Promise((resolve) => {
     const request = new XMLHttpRequest();
@@ -203,7 +208,7 @@ async function choosePhoto(input) {
   try {
     setStatus(words.preparing);
     const photo = await preparePhoto(file);
-    if (!photo) return alertWith(words.unreadable);
+    if (!photo) return alertWith(isHeic(file) ? words.heic : words.unreadable);
     if (photo.size > maxBytes) return alertWith(words.tooLarge);
     $('upload-progress').value = 0;
     $('upload').hidden = false;
