@@ -24,8 +24,15 @@ export function imageFormat(bytes: Buffer): ImageFormat | undefined {
 
 /** True when the image's own structure ends exactly at the end of the file. */
 export function endsWithImage(bytes: Buffer, format: ImageFormat): boolean {
-  const end = format === 'jpeg' ? jpegEnd(bytes) : format === 'png' ? pngEnd(bytes) : webpEnd(bytes);
-  return end === bytes.length;
+  return imageEnd(bytes, format) === bytes.length;
+}
+
+/**
+ * Where the image's own structure says it ends: undefined when it does not end within the file (cut
+ * short, or damaged before its end); past the file's end when a declared size says so (WebP).
+ */
+export function imageEnd(bytes: Buffer, format: ImageFormat): number | undefined {
+  return format === 'jpeg' ? jpegEnd(bytes) : format === 'png' ? pngEnd(bytes) : webpEnd(bytes);
 }
 
 /** Just past the JPEG's end-of-image marker: marker segments are skipped by their lengths, and entropy-coded

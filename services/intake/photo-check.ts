@@ -12,7 +12,7 @@
 import sharp from 'sharp';
 import { serviceError } from '../shared/errors.ts';
 import { blameImageError } from '../shared/image-errors.ts';
-import { CONTENT_TYPES, endsWithImage, type ImageFormat, imageFormat } from './image-format.ts';
+import { CONTENT_TYPES, type ImageFormat, imageEnd, imageFormat } from './image-format.ts';
 
 export interface PhotoLimits {
   /** Bytes of one photo (PHOTO_MAX_BYTES). */
@@ -38,6 +38,9 @@ sharp.cache(false);
 export const STORED_MAX_SIDE = 2048;
 const STORED_QUALITY = 92;
 
+export const CUT_SHORT_MESSAGE =
+  'The image in the file is cut short or damaged before its end; send the whole photo again.';
+
 /** sharp failed for a reason of its own, not because of the file. */
 export class PhotoFault extends Error {}
 
@@ -51,7 +54,10 @@ export async function checkPhoto(photo: Uint8Array, limits: PhotoLimits): Promis
   }
   const format = imageFormat(bytes);
   if (!format) throw notAnImage('The file is not a JPEG, PNG or WebP image.');
-  if (!endsWithImage(bytes, format)) throw notAnImage('The file holds more than an image.');
+  const end = imageEnd(bytes, format);
+  // A file cut short (an upload or a copy interrupted) is told apart from one with more after its image.
+  if (end === undefined || end > bytes.length) throw notAnImage(CUT_SHORT_MESSAGE);
+  if (end < bytes.length) throw notAnImage('The file holds more than an image.');
   await checkHeader(bytes, format, limits.maxPixels);
   const release = await decodeTurn();
   try {

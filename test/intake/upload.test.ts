@@ -157,13 +157,17 @@ describe('IntakeService.UploadPhoto: checks before storing, and what is stored',
 
   it('refuses a file whose first bytes promise an image it does not hold', async () => {
     const message = 'The file is damaged or not an image the service can read.';
-    const truncated = face.subarray(0, Math.floor(face.length / 2));
-    await refusedAndNothingStored(
-      truncated,
-      Code.InvalidArgument,
-      'not_an_image',
-      'The file holds more than an image.',
-    );
+    // Cut short (an interrupted copy): JPEG, PNG and WebP, told apart from a file with more after its image.
+    const png = await sharp(face).png().toBuffer();
+    const webp = await sharp(face).webp().toBuffer();
+    for (const whole of [face, png, webp]) {
+      await refusedAndNothingStored(
+        whole.subarray(0, Math.floor(whole.length / 2)),
+        Code.InvalidArgument,
+        'not_an_image',
+        'The image in the file is cut short or damaged before its end; send the whole photo again.',
+      );
+    }
     // Magic and structure of a JPEG, garbage inside: a well-formed frame that cannot be decoded.
     const garbage = Buffer.concat([
       Buffer.from('ffd8ffe000104a46494600010100000100010000', 'hex'),
