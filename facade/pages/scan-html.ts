@@ -3,7 +3,9 @@
  * person is at — agree, send a photo, wait for the analysis, done or try again. Every step is in the
  * document and all but the current one are `hidden`; the page's script (assets/scan-page.js) moves between
  * them with the same rule as `stepOf` and the words it finds in `data-words`. No inline script or style;
- * every value is escaped.
+ * every value is escaped. Every control starts `disabled` and the script enables it once it is listening:
+ * on a slow connection a tap before then would post the form itself (raw JSON on the screen, a deletion
+ * without its confirmation) or drop the chosen photo unseen.
  */
 import { escapeHtml } from '../oauth/pages.ts';
 import { ANOTHER_BROWSERS } from './page-state.ts';
@@ -70,10 +72,14 @@ export const PAGE_WORDS = {
   confirmDelete: 'Delete this scan? Your assistant will no longer be able to see it.',
   needConsent: 'Tick the box to agree first.',
   needChallenge: 'Wait until the check that you are a person is done.',
+  challengeFailed:
+    'The check that you are a person could not be done. Check that you are online, then tap “Agree and continue” again.',
+  pageIncomplete: 'The page did not load completely. Reload it and try again.',
   tooLarge: 'The photo is too large to send. Choose a smaller photo.',
   unreadable: 'This file is not a photo the page can read. Choose a JPEG, PNG or WebP photo.',
   heic: 'This browser cannot open HEIC photos, the format iPhones and some Android phones save in. Use Take a selfie instead, or choose a JPEG, PNG or WebP photo.',
   network: 'The connection failed. Check that you are online, then try again.',
+  streamLost: 'The page lost touch with the analysis. Check that you are online, then reload the page.',
   sent: 'Photo sent.',
   awaitingPhoto: 'You agreed. Now take or choose a photo of your face.',
 };
@@ -145,12 +151,13 @@ export function renderScanPage(view: ScanPageView): string {
 <label for="consent-check">I agree to the text above</label></div>
 <altcha-widget id="challenge" challenge="${escapeHtml(base)}/challenge" name="altcha" type="checkbox"
  configuration="${escapeHtml(WIDGET_CONFIGURATION)}"></altcha-widget>
-<button type="submit" class="primary" id="consent-submit">Agree and continue</button>
+<button type="submit" class="primary" id="consent-submit" disabled>Agree and continue</button>
 </form></section>
 <section id="elsewhere-step" aria-labelledby="elsewhere-title"${shown('elsewhere')}>
 <h2 tabindex="-1" id="elsewhere-title">Open in another browser</h2>
 <p>Someone already agreed to this scan in another browser. Only that browser can send the photo and follow
-the analysis. If that was you, open the link there.</p></section>
+the analysis. If that was you, open the link there. If that browser no longer knows you (its cookies were
+cleared, or it was a private window that is now closed), ask your assistant for a new link.</p></section>
 <section id="failed-step" aria-labelledby="failed-title"${shown('failed')}>
 <h2 tabindex="-1" id="failed-title">The photo could not be used</h2>
 <p>What went wrong is said above. Take another photo below; it is analysed the same way.</p></section>
@@ -160,9 +167,9 @@ the analysis. If that was you, open the link there.</p></section>
 Take off glasses, keep hair off your forehead, and use no filter: the skin they cover or change cannot be
 measured. Photos up to ${mb} MB; the page makes large photos smaller before sending them.</p>
 <div class="choices">
-<div class="choice"><input type="file" id="selfie" accept="image/*" capture="user" class="file">
+<div class="choice"><input type="file" id="selfie" accept="image/*" capture="user" class="file" disabled>
 <label for="selfie" class="button primary">Take a selfie</label></div>
-<div class="choice"><input type="file" id="file" accept="image/*" class="file">
+<div class="choice"><input type="file" id="file" accept="image/*" class="file" disabled>
 <label for="file" class="button">Choose a photo</label></div></div>
 <div id="upload" hidden><label for="upload-progress">Sending your photo</label>
 <progress id="upload-progress" max="100" value="0">0%</progress></div></section>
@@ -177,7 +184,7 @@ measured. Photos up to ${mb} MB; the page makes large photos smaller before send
 <section id="delete-step" aria-labelledby="delete-title"${shown('photo', 'progress', 'done', 'failed')}>
 <h2 tabindex="-1" id="delete-title">Changed your mind?</h2>
 <form id="delete-form" action="${escapeHtml(base)}/delete" method="post">
-<button type="submit" class="danger" id="delete-button">Delete this scan</button></form></section>
+<button type="submit" class="danger" id="delete-button" disabled>Delete this scan</button></form></section>
 <section id="gone-step" aria-labelledby="gone-title" hidden>
 <h2 tabindex="-1" id="gone-title">Scan deleted</h2><p id="gone-message"></p></section>
 </main></body></html>`;

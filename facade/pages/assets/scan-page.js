@@ -133,9 +133,16 @@ $('consent-form').addEventListener('submit', async (event) => {
   try {
     const widget = $('challenge');
     let solution = new FormData($('consent-form')).get('altcha');
-    if (!solution && typeof widget?.verify === 'function') solution = (await widget.verify())?.payload;
+    if (!solution && typeof widget?.verify === 'function') {
+      solution = await widget.verify().then(
+        (result) => result?.payload,
+        () => null,
+      );
+    }
     if (!solution) {
-      alertWith(words.needChallenge);
+      const why = await whyNoSolution(widget);
+      if (why === null) showGone(words.gone);
+      else alertWith(why);
       return;
     }
     const result = await postJson('consent', {
@@ -155,6 +162,25 @@ $('consent-form').addEventListener('submit', async (event) => {
     $('consent-submit').disabled = false;
   }
 });
+
+/**
+ * Why the widget gave no solution, in words that are true: still working; the widget never loaded; or its
+ * challenge could not be fetched — asked again here to learn why (null: the scan is gone). The widget is
+ * reset so that the next tap on the button runs the check afresh.
+ */
+async function whyNoSolution(widget) {
+  if (typeof widget?.verify !== 'function') return words.pageIncomplete;
+  if (widget.getState?.() === 'verifying') return words.needChallenge;
+  widget.reset?.();
+  try {
+    const response = await fetch(`${base}/challenge`, { credentials: 'same-origin', cache: 'no-store' });
+    if (response.status === 404) return null;
+    if (!response.ok) return (await response.json().catch(() => null))?.message ?? words.challengeFailed;
+    return words.challengeFailed;
+  } catch {
+    return words.network;
+  }
+}
 
 /** The photo upright (EXIF orientation applied), at most MAX_EDGE px on its longest edge, as a JPEG with no metadata. */
 async function preparePhoto(file) {
@@ -205,11 +231,16 @@ async function choosePhoto(input) {
   busy = true;
   alertWith('');
   for (const each of [$('selfie'), $('file')]) each.disabled = true;
+  // A photo refused before or by the server: the status goes back to the step's own words.
+  const refused = (message) => {
+    setStatus(statusWords(state));
+    alertWith(message);
+  };
   try {
     setStatus(words.preparing);
     const photo = await preparePhoto(file);
-    if (!photo) return alertWith(isHeic(file) ? words.heic : words.unreadable);
-    if (photo.size > maxBytes) return alertWith(words.tooLarge);
+    if (!photo) return refused(isHeic(file) ? words.heic : words.unreadable);
+    if (photo.size > maxBytes) return refused(words.tooLarge);
     $('upload-progress').value = 0;
     $('upload').hidden = false;
     setStatus(words.uploading);
@@ -220,8 +251,7 @@ async function choosePhoto(input) {
     } else if (result.status === 404) {
       showGone(words.gone);
     } else {
-      setStatus(statusWords(state));
-      alertWith(refusalWords(result));
+      refused(refusalWords(result));
     }
   } finally {
     busy = false;
@@ -246,9 +276,27 @@ function watch() {
     // The browser retries by itself after a dropped connection; CLOSED means the server refused the stream.
     if (events?.readyState === EventSource.CLOSED) {
       stopWatching();
-      alertWith(words.network);
+      explainRefusedStream();
     }
   });
+}
+
+/**
+ * Why the server refused the progress stream (EventSource does not tell): asked again, the answer's status
+ * read and the stream itself dropped. A scan deleted or expired while the phone slept is gone, not offline.
+ */
+async function explainRefusedStream() {
+  const ask = new AbortController();
+  try {
+    const response = await fetch(`${base}/events`, { credentials: 'same-origin', signal: ask.signal });
+    if (response.status === 404) return showGone(words.gone);
+    const body = response.ok ? null : await response.json().catch(() => null);
+    alertWith(body?.message ?? words.streamLost);
+  } catch {
+    alertWith(words.streamLost);
+  } finally {
+    ask.abort();
+  }
 }
 
 function stopWatching() {
@@ -270,3 +318,5 @@ $('delete-form').addEventListener('submit', async (event) => {
 });
 
 if (stepOf(state) === 'progress') watch();
+// Listening now: the controls the page was sent disabled can be used (see scan-html.ts).
+for (const id of ['consent-submit', 'selfie', 'file', 'delete-button']) $(id).disabled = false;

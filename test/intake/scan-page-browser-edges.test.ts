@@ -1,0 +1,177 @@
+// The upload page as people really meet it, on a phone (390×844, touch, 3× pixels) in headless Chromium: a
+// tap before the page's script has arrived, a file the browser cannot read, the bot check failing, the scan
+// deleted before consent or while the progress stream was down. Each time the person reads what is true and
+// has a next step; nothing is posted that they did not mean to post.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Browser, BrowserContext, Page, Request, Route } from 'playwright-core';
+import { PAGE_WORDS } from '../../facade/pages/scan-html.ts';
+import { REFUSALS } from '../../facade/pages/scan-words.ts';
+import { launchBrowser } from '../support/browser.ts';
+import { callTool } from '../support/mcp.ts';
+import { type Stack, startStack } from '../support/stack.ts';
+import { assertAccessible, consentOnPage, photoFile, shown, sleep } from './scan-page-browser-support.ts';
+import { startScan } from './scan-page-support.ts';
+
+const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, deviceScaleFactor: 3 };
+const HOP_BY_HOP = new Set(['host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+const CONTROLS = ['#consent-submit', '#selfie', '#file', '#delete-button'];
+
+describe('the upload page on a phone, when things go wrong', function () {
+  this.timeout(120_000);
+  let stack: Stack;
+  let browser: Browser;
+  let face: string;
+  const contexts: BrowserContext[] = [];
+
+  before(async () => {
+    // No analyzer: a photo that is sent stays queued, which is all these tests need to see.
+    stack = await startStack('scan-page-browser-edges');
+    browser = await launchBrowser();
+    face = await photoFile('face');
+  });
+  after(async () => {
+    await browser?.close();
+    await stack?.close();
+  });
+  afterEach(async () => {
+    for (const context of contexts.splice(0)) await context.close();
+  });
+
+  async function newPage(): Promise<Page> {
+    const context = await browser.newContext(PHONE);
+    contexts.push(context);
+    const page = await context.newPage();
+    page.on('dialog', (dialog) => dialog.accept());
+    return page;
+  }
+
+  const uploadUrl = (runId: string) => `${stack.baseUrl}/scan/${runId}`;
+  const posts = (page: Page) => {
+    const seen: string[] = [];
+    page.on('request', (r: Request) => {
+      if (r.method() === 'POST') seen.push(new URL(r.url()).pathname.split('/').at(-1)!);
+    });
+    return seen;
+  };
+
+  it('a tap before the script has arrived posts nothing; every control works once it has', async () => {
+    const scan = await startScan(stack.baseUrl);
+    const page = await newPage();
+    const sent = posts(page);
+    let release = () => {};
+    const held = new Promise<void>((done) => (release = done));
+    await page.route('**/scan/assets/scan-page.js', async (route) => {
+      await held;
+      await route.continue();
+    });
+
+    await page.goto(uploadUrl(scan.run_id), { waitUntil: 'commit' });
+    await page.waitForSelector('#consent-submit');
+    for (const control of CONTROLS) assert.equal(await page.isDisabled(control), true, control);
+    await page.tap('#consent-check');
+    await page.tap('#consent-submit', { force: true, noWaitAfter: true });
+    await sleep(500);
+    assert.deepEqual(sent, []);
+    assert.equal(page.url(), uploadUrl(scan.run_id));
+
+    release();
+    await page.waitForSelector('#consent-submit:enabled');
+    await consentOnPage(page);
+    for (const control of CONTROLS) assert.equal(await page.isDisabled(control), false, control);
+
+    // Reloaded with the script held again: the delete button cannot delete without its confirmation.
+    let releaseAgain = () => {};
+    const heldAgain = new Promise<void>((done) => (releaseAgain = done));
+    await page.unroute('**/scan/assets/scan-page.js');
+    await page.route('**/scan/assets/scan-page.js', async (route) => {
+      await heldAgain;
+      await route.continue();
+    });
+    await page.reload({ waitUntil: 'commit' });
+    await page.waitForSelector('#delete-button');
+    await page.tap('#delete-button', { force: true, noWaitAfter: true });
+    await sleep(500);
+    releaseAgain();
+    await page.waitForSelector('#file:enabled');
+    assert.deepEqual(sent, ['consent']);
+    const agent = await callTool(stack.baseUrl, 'get_skin_scan', scan);
+    assert.equal(agent.structuredContent.status, 'awaiting_upload');
+  });
+
+  it('a file the browser cannot read: the words to act on, and no "Preparing" left on screen', async () => {
+    const scan = await startScan(stack.baseUrl);
+    const page = await newPage();
+    await page.goto(uploadUrl(scan.run_id));
+    await consentOnPage(page);
+    // A JPEG's first bytes and then nothing a decoder can use, as a photo cut short in a download is.
+    const broken = join(resolve('.data/test-photos'), 'cut-short.jpg');
+    writeFileSync(broken, Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(4096, 1)]));
+    const sent = posts(page);
+    await page.setInputFiles('#file', broken);
+    await page.locator('#alert', { hasText: PAGE_WORDS.unreadable }).waitFor();
+    assert.equal(await page.textContent('#status'), PAGE_WORDS.awaitingPhoto);
+    assert.deepEqual(sent, []);
+    assert.equal(await page.isDisabled('#file'), false);
+    await assertAccessible(page, 'an unreadable file');
+
+    await page.setInputFiles('#file', face);
+    await shown(page, 'progress', 30_000);
+    assert.equal(await page.textContent('#status'), PAGE_WORDS.queued);
+    assert.equal(await page.textContent('#alert'), '');
+  });
+
+  it('the bot check failing is said as it is, and the next tap runs it afresh; a scan deleted meanwhile is gone', async () => {
+    const scan = await startScan(stack.baseUrl);
+    const page = await newPage();
+    const unavailable = (route: Route) =>
+      route.fulfill({
+        status: 503,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: 'unavailable', message: REFUSALS.unavailable.message }),
+      });
+    await page.route('**/challenge', unavailable);
+    await page.goto(uploadUrl(scan.run_id));
+    await page.tap('#consent-check');
+    await page.tap('#consent-submit');
+    await page.locator('#alert', { hasText: REFUSALS.unavailable.message }).waitFor();
+    assert.equal(await page.isDisabled('#consent-submit'), false);
+    await page.unroute('**/challenge', unavailable);
+    await page.tap('#consent-submit');
+    await shown(page, 'photo', 30_000);
+    assert.equal(await page.textContent('#alert'), '');
+
+    // The agent deletes its scan while the person reads the consent text.
+    const deleted = await startScan(stack.baseUrl);
+    const other = await newPage();
+    await other.goto(uploadUrl(deleted.run_id));
+    await callTool(stack.baseUrl, 'delete_skin_scan', deleted);
+    await other.tap('#consent-check');
+    await other.tap('#consent-submit');
+    await shown(other, 'gone', 30_000);
+    assert.equal(await other.textContent('#gone-message'), PAGE_WORDS.gone);
+  });
+
+  it('a scan deleted while the progress stream was down: the gone step, not "check that you are online"', async () => {
+    const scan = await startScan(stack.baseUrl);
+    const page = await newPage();
+    await page.goto(uploadUrl(scan.run_id));
+    await consentOnPage(page);
+    // The stream's first connection fails (a phone out of coverage); EventSource tries again on its own.
+    let dropped = () => {};
+    const down = new Promise<void>((done) => (dropped = done));
+    const unreachable = async (route: Route) => {
+      dropped();
+      await route.abort('internetdisconnected');
+    };
+    await page.route('**/events', unreachable, { times: 1 });
+    await page.setInputFiles('#file', face);
+    await shown(page, 'progress', 30_000);
+    await down;
+    await callTool(stack.baseUrl, 'delete_skin_scan', scan);
+    await shown(page, 'gone', 30_000);
+    assert.equal(await page.textContent('#gone-message'), PAGE_WORDS.gone);
+    assert.equal(await page.textContent('#alert'), '');
+  });
+});
