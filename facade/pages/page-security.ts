@@ -10,6 +10,29 @@ import type { Context } from 'koa';
 /** The consent cookie: its value is the consenting browser's secret, of which core stores a keyed hash. */
 export const BROWSER_COOKIE = '__Host-skinmatch-browser';
 
+/**
+ * A cookie with no secret in it, set with the page for a browser that has not consented: consent is taken
+ * only from a browser that sent it back. A browser that keeps no cookies would otherwise bind the scan to a
+ * consent cookie it threw away, and the link would be dead for everyone, the person included.
+ */
+export const COOKIE_CHECK = '__Host-skinmatch-cookies';
+
+/** Whether this browser has shown that it keeps the page's cookies. */
+export function keepsCookies(ctx: Context): boolean {
+  return browserSecret(ctx) !== '' || ctx.cookies.get(COOKIE_CHECK) === '1';
+}
+
+/**
+ * One of the page's cookies, written by hand: Koa refuses to set a Secure cookie on a plain-HTTP request,
+ * which is what reaches the façade behind TLS termination (and what a browser accepts on http://localhost).
+ * It lives no longer than the scan; an empty value with no expiry clears it.
+ */
+export function pageCookie(name: string, value: string, expiresAt?: Date): string {
+  const seconds = expiresAt ? Math.max(0, Math.floor((expiresAt.getTime() - Date.now()) / 1000)) : undefined;
+  const maxAge = value === '' ? '; Max-Age=0' : seconds === undefined ? '' : `; Max-Age=${seconds}`;
+  return `${name}=${value}; Path=/${maxAge}; Secure; HttpOnly; SameSite=Strict`;
+}
+
 /** The consent cookie's value, or '' when the browser has none; core checks it. */
 export function browserSecret(ctx: Context): string {
   return ctx.cookies.get(BROWSER_COOKIE) ?? '';

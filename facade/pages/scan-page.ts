@@ -27,7 +27,16 @@ import { page } from '../oauth/pages.ts';
 import type { GuestLimits } from '../rate-limits.ts';
 import { serveAsset } from './page-assets.ts';
 import { KEEP_ALIVE_MS, relayEvents } from './page-events.ts';
-import { BROWSER_COOKIE, browserSecret, fromThisOrigin, newNonce, setPageHeaders } from './page-security.ts';
+import {
+  BROWSER_COOKIE,
+  browserSecret,
+  COOKIE_CHECK,
+  fromThisOrigin,
+  keepsCookies,
+  newNonce,
+  pageCookie,
+  setPageHeaders,
+} from './page-security.ts';
 import { toPageState } from './page-state.ts';
 import { leaveUnread, readPhoto } from './photo-body.ts';
 import { renderScanPage, SCAN_NOT_FOUND_HTML } from './scan-html.ts';
@@ -94,6 +103,12 @@ export function scanPages(options: ScanPageOptions) {
       const nonce = newNonce();
       return sendHtml(ctx, 503, unavailableHtml(nonce), nonce);
     }
+    if (!browserSecret(ctx)) {
+      ctx.append(
+        'Set-Cookie',
+        pageCookie(COOKIE_CHECK, '1', state?.expiresAt && timestampDate(state.expiresAt)),
+      );
+    }
     const nonce = newNonce();
     const html = renderScanPage({
       runId: id,
@@ -122,13 +137,13 @@ export function scanPages(options: ScanPageOptions) {
     if (!('text' in read)) return refuse(ctx, 'invalid_request');
     const body = parseConsent(read.text);
     if (!body) return refuse(ctx, 'invalid_request');
+    // Nothing is recorded for a browser that would not keep the consent cookie (see COOKIE_CHECK).
+    if (!keepsCookies(ctx)) return refuse(ctx, 'cookies_blocked');
     try {
       const consented = await intake.consent({ runId: id, ...body, browserSecret: browserSecret(ctx) });
       const state = consented.state;
-      ctx.append(
-        'Set-Cookie',
-        consentCookie(consented.browserSecret, state?.expiresAt && timestampDate(state.expiresAt)),
-      );
+      const expiresAt = state?.expiresAt && timestampDate(state.expiresAt);
+      ctx.append('Set-Cookie', pageCookie(BROWSER_COOKIE, consented.browserSecret, expiresAt));
       answer(ctx, 200, { state: toPageState(state) });
     } catch (err) {
       refuseFor(ctx, err);
@@ -179,7 +194,7 @@ export function scanPages(options: ScanPageOptions) {
   async function remove(ctx: Context, id: string) {
     try {
       await intake.deleteIntake({ runId: id, browserSecret: browserSecret(ctx) });
-      ctx.append('Set-Cookie', `${BROWSER_COOKIE}=; Path=/; Max-Age=0; Secure; HttpOnly; SameSite=Strict`);
+      ctx.append('Set-Cookie', pageCookie(BROWSER_COOKIE, ''));
       answer(ctx, 200, { deleted: true });
     } catch (err) {
       refuseFor(ctx, err);
@@ -225,17 +240,6 @@ export function scanPages(options: ScanPageOptions) {
     }
     return next();
   };
-}
-
-/**
- * The consent cookie, written by hand: Koa refuses to set a Secure cookie on a plain-HTTP request, which is
- * what reaches the façade behind TLS termination (and what a browser accepts on http://localhost).
- * It lives no longer than the scan.
- */
-function consentCookie(secret: string, expiresAt: Date | undefined): string {
-  const seconds = expiresAt ? Math.max(0, Math.floor((expiresAt.getTime() - Date.now()) / 1000)) : undefined;
-  const maxAge = seconds === undefined ? '' : `; Max-Age=${seconds}`;
-  return `${BROWSER_COOKIE}=${secret}; Path=/${maxAge}; Secure; HttpOnly; SameSite=Strict`;
 }
 
 function parseConsent(text: string): { consentVersion: string; challengeSolution: string } | undefined {

@@ -24,6 +24,11 @@ export const REFUSALS = {
     status: 403,
     message: 'The check that you are a person did not succeed. Run the check again, then agree.',
   },
+  cookies_blocked: {
+    status: 403,
+    message:
+      'This browser does not keep cookies for this page, and the page needs one to know that the photo comes from you. Allow cookies for this site, reload the page and agree again. Nothing was recorded.',
+  },
   consent_required: {
     status: 403,
     message: 'Agree to how your photo is used first; nothing is taken before you do.',

@@ -1,7 +1,7 @@
 // The upload page as people really meet it, on a phone (390×844, touch, 3× pixels) in headless Chromium: a
 // tap before the page's script has arrived, a file the browser cannot read, the bot check failing, the scan
-// deleted before consent or while the progress stream was down. Each time the person reads what is true and
-// has a next step; nothing is posted that they did not mean to post.
+// deleted before consent or while the progress stream was down, a browser that keeps no cookies. Each time
+// the person reads what is true and has a next step; nothing is posted that they did not mean to post.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -151,6 +151,58 @@ describe('the upload page on a phone, when things go wrong', function () {
     await other.tap('#consent-submit');
     await shown(other, 'gone', 30_000);
     assert.equal(await other.textContent('#gone-message'), PAGE_WORDS.gone);
+  });
+
+  it('a browser that keeps no cookies is told so before anything is recorded; the link still works elsewhere', async () => {
+    const scan = await startScan(stack.baseUrl);
+    const page = await newPage();
+    // Every answer reaches the page without its Set-Cookie, as in a browser that blocks cookies.
+    await page.route(`**/scan/${scan.run_id}**`, async (route) => {
+      const request = route.request();
+      const response = await fetch(request.url(), {
+        method: request.method(),
+        headers: Object.fromEntries(
+          Object.entries(await request.allHeaders()).filter(([name]) => !HOP_BY_HOP.has(name)),
+        ),
+        body: request.postDataBuffer(),
+        redirect: 'manual',
+      });
+      const headers = Object.fromEntries([...response.headers].filter(([name]) => name !== 'set-cookie'));
+      await route.fulfill({
+        status: response.status,
+        headers,
+        body: Buffer.from(await response.arrayBuffer()),
+      });
+    });
+    await page.goto(uploadUrl(scan.run_id));
+    await page.tap('#consent-check');
+    const [answer] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/consent')),
+      page.tap('#consent-submit'),
+    ]);
+    assert.equal(answer.status(), 403);
+    assert.deepEqual(await answer.json(), {
+      error: 'cookies_blocked',
+      message: REFUSALS.cookies_blocked.message,
+    });
+    await page.locator('#alert', { hasText: REFUSALS.cookies_blocked.message }).waitFor();
+    assert.equal(await page.getAttribute('#scan', 'data-step'), 'consent');
+    await assertAccessible(page, 'cookies blocked');
+
+    // Nothing was bound to a cookie the browser threw away: a browser that keeps cookies can still consent.
+    const keeping = await newPage();
+    await keeping.goto(uploadUrl(scan.run_id));
+    const check = (await keeping.context().cookies()).find((c) => c.name === '__Host-skinmatch-cookies');
+    assert.deepEqual(check && [check.value, check.path, check.secure, check.httpOnly, check.sameSite], [
+      '1',
+      '/',
+      true,
+      true,
+      'Strict',
+    ]);
+    await consentOnPage(keeping);
+    await keeping.setInputFiles('#file', face);
+    await shown(keeping, 'progress', 30_000);
   });
 
   it('a scan deleted while the progress stream was down: the gone step, not "check that you are online"', async () => {

@@ -1,7 +1,7 @@
 /**
  * The upload page over plain HTTP, as its script in a browser would use it: a scan started by an agent on
  * /mcp, the challenge fetched from the page and solved as the widget would, consent posted with the page's
- * Origin, and the `__Host-` cookie carried by hand. Plus exact checks of the page's JSON refusals.
+ * Origin, and the `__Host-` cookies carried by hand. Plus exact checks of the page's JSON refusals.
  */
 import assert from 'node:assert/strict';
 import { CONSENT_VERSION } from '../../services/intake/consent.ts';
@@ -9,6 +9,7 @@ import { solveAltcha } from '../support/intake.ts';
 import { callTool } from '../support/mcp.ts';
 
 export const BROWSER_COOKIE = '__Host-skinmatch-browser';
+const COOKIE_CHECK = '__Host-skinmatch-cookies';
 
 export interface AgentScan {
   readonly run_id: string;
@@ -39,7 +40,9 @@ export function pageFetch(base: string, path: string, request: PageRequest = {})
   const headers: Record<string, string> = { ...request.headers };
   const origin = request.origin === undefined ? base : request.origin;
   if (origin !== null) headers.origin = origin;
-  if (request.secret) headers.cookie = `${BROWSER_COOKIE}=${request.secret}`;
+  // The cookie the page sets for a browser that has not consented, sent back as a browser keeping cookies does.
+  headers.cookie = `${COOKIE_CHECK}=1`;
+  if (request.secret) headers.cookie += `; ${BROWSER_COOKIE}=${request.secret}`;
   return fetch(`${base}${path}`, { method: request.method ?? 'GET', headers, body: request.body });
 }
 
