@@ -26,7 +26,7 @@ import { scanChanges } from '../scan/scan-watch.ts';
 import { errorReason, serviceError } from '../shared/errors.ts';
 import type { Notifications } from '../shared/notifications.ts';
 import type { BotChallenge } from './bot-challenge.ts';
-import { isConsentingBrowser, issueBrowserSecret } from './browser-secret.ts';
+import { consentingSecret, isConsentingBrowser } from './browser-secret.ts';
 import { CONSENT_VERSION } from './consent.ts';
 import { findIntake, type IntakeRecord, recordConsent } from './intake-reads.ts';
 import { toIntakeState } from './intake-state.ts';
@@ -101,7 +101,7 @@ export class IntakeServiceImpl implements ServiceImpl<typeof IntakeService> {
         state: this.#state(scan, req.browserSecret),
       });
     }
-    const { secret, hash } = issueBrowserSecret(this.#deps.pepper);
+    const { secret, hash } = consentingSecret(this.#deps.pepper, req.browserSecret);
     const consent = { version: CONSENT_VERSION, browserHash: hash, at: now };
     if (!(await recordConsent(this.#deps.sql, scan.id, consent))) {
       await this.#find(scan.id); // expired meanwhile: not_found; otherwise another browser was first

@@ -88,6 +88,20 @@ describe('IntakeService: challenge, consent and ownership', () => {
     assert.deepEqual(after, { consented_at: row.consented_at, browser_hash: row.browser_hash });
   });
 
+  it('a browser that consented to another scan consents with the secret it holds; a malformed one is replaced', async () => {
+    const [first, second, third] = [await startScan(), await startScan(), await startScan()];
+    const held = (await consent(first, await solvedChallenge(c, first))).browserSecret;
+    const again = await consent(second, await solvedChallenge(c, second), held);
+    assert.equal(again.browserSecret === held, true, 'the browser keeps its cookie');
+    for (const runId of [first, second]) {
+      const { state } = await c.intake.openPage({ runId, browserSecret: held });
+      assert.equal(state?.isConsentingBrowser, true, runId);
+    }
+    const fresh = await consent(third, await solvedChallenge(c, third), 'AB'.repeat(32));
+    assert.match(fresh.browserSecret, /^[a-f0-9]{64}$/);
+    assert.notEqual(fresh.browserSecret, 'AB'.repeat(32));
+  });
+
   it('two browsers consenting at once: exactly one owns the scan', async () => {
     const runId = await startScan();
     const solutions = await Promise.all([solvedChallenge(c, runId), solvedChallenge(c, runId)]);

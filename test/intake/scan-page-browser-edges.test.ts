@@ -1,7 +1,8 @@
 // The upload page as people really meet it, on a phone (390×844, touch, 3× pixels) in headless Chromium: a
 // tap before the page's script has arrived, a file the browser cannot read, the bot check failing, the scan
-// deleted before consent or while the progress stream was down, a browser that keeps no cookies. Each time
-// the person reads what is true and has a next step; nothing is posted that they did not mean to post.
+// deleted before consent or while the progress stream was down, a browser that keeps no cookies, one browser
+// with two scans. Each time the person reads what is true and has a next step; nothing is posted that they
+// did not mean to post.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -203,6 +204,24 @@ describe('the upload page on a phone, when things go wrong', function () {
     await consentOnPage(keeping);
     await keeping.setInputFiles('#file', face);
     await shown(keeping, 'progress', 30_000);
+  });
+
+  it("one browser, two scans: each stays its own (the second consent keeps the browser's cookie)", async () => {
+    const first = await startScan(stack.baseUrl);
+    const second = await startScan(stack.baseUrl);
+    const page = await newPage();
+    const cookie = async () =>
+      (await page.context().cookies()).find((c) => c.name === '__Host-skinmatch-browser')?.value;
+    await page.goto(uploadUrl(first.run_id));
+    await consentOnPage(page);
+    const held = await cookie();
+    await page.goto(uploadUrl(second.run_id));
+    await consentOnPage(page);
+    assert.equal((await cookie()) === held, true, 'the browser kept its cookie');
+    await page.goto(uploadUrl(first.run_id));
+    await shown(page, 'photo');
+    await page.setInputFiles('#file', face);
+    await shown(page, 'progress', 30_000);
   });
 
   it('a scan deleted while the progress stream was down: the gone step, not "check that you are online"', async () => {
