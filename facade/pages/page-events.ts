@@ -25,6 +25,8 @@ export interface EventsRelay {
 
 export async function relayEvents(relay: EventsRelay, ctx: Context, runId: string, browserSecret: string) {
   const cancel = new AbortController();
+  // Listening from the start: a page that goes away before the first state must stop the call to core too.
+  ctx.res.once('close', () => cancel.abort());
   const watch = relay.intake
     .watchIntake({ runId, browserSecret }, { signal: cancel.signal, timeoutMs: 0 })
     [Symbol.asyncIterator]();
@@ -33,9 +35,11 @@ export async function relayEvents(relay: EventsRelay, ctx: Context, runId: strin
   try {
     first = await watch.next();
   } catch (err) {
+    if (cancel.signal.aborted) return; // the page went away: nobody to answer
     cancel.abort();
     return relay.refuse(ctx, err);
   }
+  if (cancel.signal.aborted) return void watch.return?.();
   setPageHeaders(ctx);
   ctx.status = 200;
   ctx.type = 'text/event-stream';
@@ -45,7 +49,6 @@ export async function relayEvents(relay: EventsRelay, ctx: Context, runId: strin
   const { res } = ctx;
   res.socket?.setNoDelay(true);
   res.flushHeaders();
-  res.once('close', () => cancel.abort()); // the page went away (or the stream ended)
   const write = (text: string) => {
     if (!res.destroyed && !res.writableEnded) res.write(text);
   };

@@ -222,4 +222,56 @@ describe('the progress relay ends with the browser', () => {
       server.close();
     }
   });
+
+  it('cancels its call to core when the page goes away before the first state', async () => {
+    // Seen in the browser: a page left (a reload, another link) while its stream waited for the first state
+    // kept core's WatchIntake running until the scan ended; with no analysis that was forever.
+    let reached = () => {};
+    const inCore = new Promise<void>((done) => (reached = done));
+    let release = () => {};
+    const gate = new Promise<void>((done) => (release = done));
+    let cancelled = () => {};
+    const cancel = new Promise<void>((done) => (cancelled = done));
+    const core = createRouterTransport(({ service }) =>
+      service(IntakeService, {
+        async *watchIntake(_req, ctx) {
+          reached();
+          await gate;
+          if (!ctx.signal.aborted) {
+            yield { state: { status: 1, consented: true, isConsentingBrowser: true } };
+            await new Promise((done) => ctx.signal.addEventListener('abort', done));
+          }
+          cancelled();
+        },
+      }),
+    );
+    const app = new Koa();
+    const relay = {
+      intake: createClient(IntakeService, core),
+      logger: pino({ level: 'silent' }),
+      keepAliveMs: 60_000,
+      refuse: () => assert.fail('nobody to answer'),
+    };
+    app.use((ctx) => relayEvents(relay, ctx, 'run', 'secret'));
+    const server = createServer(app.callback());
+    await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+    try {
+      const stop = new AbortController();
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      const request = fetch(url, { signal: stop.signal }).catch(() => 'aborted');
+      await inCore;
+      stop.abort();
+      assert.equal(await request, 'aborted');
+      await new Promise((r) => setTimeout(r, 200)); // the façade sees the connection close
+      release();
+      const outcome = await Promise.race([
+        cancel.then(() => 'cancelled'),
+        new Promise((r) => setTimeout(() => r('still watching'), 3000)),
+      ]);
+      assert.equal(outcome, 'cancelled');
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
 });
