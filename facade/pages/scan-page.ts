@@ -194,7 +194,8 @@ export function scanPages(options: ScanPageOptions) {
   async function remove(ctx: Context, id: string) {
     try {
       await intake.deleteIntake({ runId: id, browserSecret: browserSecret(ctx) });
-      ctx.append('Set-Cookie', pageCookie(BROWSER_COOKIE, ''));
+      // The cookie stays: it is the browser's one secret for every scan it consented to (it grants nothing
+      // on the deleted one), and clearing it would take this browser's other scans away from it.
       answer(ctx, 200, { deleted: true });
     } catch (err) {
       refuseFor(ctx, err);

@@ -206,7 +206,7 @@ describe('the upload page on a phone, when things go wrong', function () {
     await shown(keeping, 'progress', 30_000);
   });
 
-  it("one browser, two scans: each stays its own (the second consent keeps the browser's cookie)", async () => {
+  it("one browser, two scans: each stays its own (consent and deletion keep the browser's cookie)", async () => {
     const first = await startScan(stack.baseUrl);
     const second = await startScan(stack.baseUrl);
     const page = await newPage();
@@ -222,6 +222,13 @@ describe('the upload page on a phone, when things go wrong', function () {
     await shown(page, 'photo');
     await page.setInputFiles('#file', face);
     await shown(page, 'progress', 30_000);
+
+    // Deleting the second scan from its page leaves the first one this browser's own.
+    await page.goto(uploadUrl(second.run_id));
+    await page.click('#delete-button'); // the confirm dialog is accepted
+    await shown(page, 'gone');
+    await page.goto(uploadUrl(first.run_id));
+    await shown(page, 'progress');
   });
 
   it('a scan deleted while the progress stream was down: the gone step, not "check that you are online"', async () => {
