@@ -119,7 +119,7 @@ export function checkRecord(line: number, value: unknown): RecordResult {
   const r = value as Record<string, unknown>;
   // PostgreSQL text cannot hold U+0000: one such character would fail the whole batch it travels in.
   const nul = FIELDS.find((field) => hasNul(r[field]));
-  const namedId = nul === 'product_id' ? null : text(r.product_id);
+  const namedId = nul === 'product_id' ? null : productIdText(r.product_id);
   if (nul !== undefined) {
     return {
       line,
@@ -127,7 +127,7 @@ export function checkRecord(line: number, value: unknown): RecordResult {
       ...(namedId ? { productId: namedId } : {}),
     };
   }
-  const productId = text(r.product_id);
+  const productId = productIdText(r.product_id);
   if (!productId) return { line, rejected: 'product_id is required' };
   if (productId.length > MAX_ID) return { line, rejected: `product_id is over ${MAX_ID} characters` };
   const problem = (reason: string): RecordResult => ({ line, rejected: reason, productId });
@@ -183,6 +183,16 @@ export function checkRecord(line: number, value: unknown): RecordResult {
 /** A free-text field as stored: as a person reads it (markup.ts), null when nothing readable is left. */
 function displayText(value: unknown): string | null {
   return text(typeof value === 'string' ? readableText(value) : value);
+}
+
+/**
+ * A product_id as stored: without invisible format characters (zero-width space and joiners, byte-order
+ * mark, soft hyphen, direction marks), which feeds and spreadsheets leave in ids. `sku-1` and `sku-1` followed
+ * by a zero-width space are one product to anyone reading them; kept apart they would be listed twice in one
+ * recommendation, and a re-import would add a second copy rather than update the first.
+ */
+function productIdText(value: unknown): string | null {
+  return text(typeof value === 'string' ? value.replace(/\p{Cf}/gu, '') : value);
 }
 
 function text(value: unknown): string | null {

@@ -200,4 +200,26 @@ describe('catalog import of retailer fields', () => {
       ['markup-0'],
     );
   });
+  it('invisible characters a feed leaves in a product_id are dropped: one product, updated by the next import', async () => {
+    // Zero-width space (spreadsheet copies), word joiner, soft hyphen, byte-order mark, direction mark.
+    const records = [
+      real('sku-1\u200b'),
+      real('\u2060sku-2'),
+      real('sk\u00adu-3'),
+      real('\ufeffsku-4\u200e'),
+      { ...real('sku-1'), name: 'Second listing' },
+    ];
+    const first = await importFile(jsonl('invisible.jsonl', records));
+    assert.equal(first.code, 1, first.stderr);
+    assert.match(first.stderr, /rejected line 5: duplicate product_id \(first on line 1\)/);
+    assert.deepEqual(await ids(), ['sku-1', 'sku-2', 'sku-3', 'sku-4']);
+    // The clean id of a later feed updates the same product rather than adding a copy of it.
+    const again = await importFile(jsonl('clean.jsonl', [{ ...real('sku-2'), name: 'Renamed' }]));
+    assert.equal(again.code, 0, again.stderr);
+    assert.deepEqual(await ids(), ['sku-1', 'sku-2', 'sku-3', 'sku-4']);
+    const stored = await h.stack.orm.em
+      .getConnection()
+      .execute(`select name from products where product_id = 'sku-2'`);
+    assert.deepEqual(stored, [{ name: 'Renamed' }]);
+  });
 });
