@@ -17,11 +17,13 @@ import {
 } from '../match/engine/index.ts';
 import type { Concern } from '../shared/measures.ts';
 import type { DerivedProduct } from './derive.ts';
+import { KIND_BIT, type ProductKind, productKinds } from './product-kind.ts';
 
 export interface CatalogEntry {
   readonly product: DerivedProduct;
   readonly engine: EngineProduct;
-  readonly typeKey: string;
+  /** The spec's product types its free-text type names (product-kind.ts), a bit set of KIND_BIT. */
+  readonly kinds: number;
   readonly brandKey: string;
   readonly countryKey: string;
   readonly searchText: string;
@@ -39,9 +41,21 @@ export class CatalogIndex {
   readonly #signatures: ProductColumns;
   /** Each entry's row in #signatures. */
   readonly #signatureOf: Int32Array;
+  /** Each entry's name without its size (sameProductName), computed when first needed: few ever are. */
+  readonly #nameKeys: (string | undefined)[];
 
   constructor(products: readonly DerivedProduct[]) {
-    const entries = products.map(toEntry);
+    // A catalog holds a few dozen distinct type strings: each is read once.
+    const kinds = new Map<string | null, number>();
+    const kindsOf = (type: string | null) => {
+      let found = kinds.get(type);
+      if (found === undefined) {
+        found = productKinds(type);
+        kinds.set(type, found);
+      }
+      return found;
+    };
+    const entries = products.map((product) => toEntry(product, kindsOf));
     entries.sort((a, b) => (a.product.product_id < b.product.product_id ? -1 : 1));
     this.entries = entries;
     this.#byId = new Map(entries.map((entry) => [entry.product.product_id, entry]));
@@ -57,6 +71,7 @@ export class CatalogIndex {
       return row;
     });
     this.#signatures = toColumns(signatures);
+    this.#nameKeys = new Array(entries.length);
   }
 
   /** Distinct scoring signatures: what one recommendation scores. */
@@ -74,7 +89,9 @@ export class CatalogIndex {
 
   /**
    * The best `limit` candidates for a scan's concerns: highest score first, unscorable last, ties by
-   * product_id. Also returns how many products passed the filter.
+   * product_id, each product once: the same product sold in several sizes or listed by several markets
+   * (same brand, same name but for its size, same formula as far as a score can tell) fills one place, under
+   * its first product_id, not all five. Also returns how many products passed the filter.
    */
   recommend(
     concerns: readonly Concern[],
@@ -88,6 +105,8 @@ export class CatalogIndex {
     const signatureOf = this.#signatureOf;
     const keep = matcher(filter);
     const best: RankedEntry[] = [];
+    /** The entry index of each of `best`. */
+    const bestAt: number[] = [];
     let candidates = 0;
     // Entries are in product_id order, so a later entry never wins a tie: only a strictly higher score
     // enters the list, and most products are passed over without building anything.
@@ -97,12 +116,16 @@ export class CatalogIndex {
       candidates++;
       const rank = scores[signatureOf[i]!]!;
       if (best.length === limit && rank <= floor) continue;
+      // Another size of a product already listed: it scores the same and its product_id sorts later.
+      if (this.#listed(i, bestAt)) continue;
       let at = Math.min(best.length, limit - 1);
       while (at > 0 && rank > (best[at - 1]!.score ?? NO_SCORE)) {
         best[at] = best[at - 1]!;
+        bestAt[at] = bestAt[at - 1]!;
         at--;
       }
       best[at] = { entry: this.entries[i]!, score: rank === NO_SCORE ? null : rank };
+      bestAt[at] = i;
       if (best.length === limit) floor = best[limit - 1]!.score ?? NO_SCORE;
     }
     return { best, candidates };
@@ -126,6 +149,32 @@ export class CatalogIndex {
     return found;
   }
 
+  /**
+   * Entry `i` is one product with an entry of `listed`, sold in several sizes or markets: the same brand, the
+   * same name but for its size, and the same formula as far as a score can tell (one scoring signature).
+   */
+  #listed(i: number, listed: readonly number[]): boolean {
+    for (const j of listed) {
+      if (
+        this.#signatureOf[i] === this.#signatureOf[j] &&
+        this.entries[i]!.brandKey === this.entries[j]!.brandKey &&
+        this.#nameKey(i) === this.#nameKey(j)
+      ) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  #nameKey(i: number): string {
+    let name = this.#nameKeys[i];
+    if (name === undefined) {
+      name = sameProductName(this.entries[i]!.product.name);
+      this.#nameKeys[i] = name;
+    }
+    return name;
+  }
+
   /** The index of the first entry whose product_id sorts after `productId`. */
   #firstAfter(productId: string): number {
     let low = 0;
@@ -139,11 +188,11 @@ export class CatalogIndex {
   }
 }
 
-function toEntry(product: DerivedProduct): CatalogEntry {
+function toEntry(product: DerivedProduct, kindsOf: (type: string | null) => number): CatalogEntry {
   return {
     product,
     engine: compileProduct(product),
-    typeKey: typeKey(product.product_type),
+    kinds: kindsOf(product.product_type),
     brandKey: key(product.brand),
     countryKey: key(product.country),
     searchText: folded([product.name, product.brand ?? '', product.ingredients ?? ''].join(' ')),
@@ -166,8 +215,17 @@ const key = (value: string | null | undefined) =>
 const folded = (text: string) => (NON_ASCII.test(text) ? text.normalize('NFKC') : text).toLowerCase();
 const NON_ASCII = /[^\p{ASCII}]/u;
 
-/** A product type's key: `Eye Care`, `eye-care` and `eye_care` are the enumeration's `eye_care`. */
-const typeKey = (value: string | null | undefined) => key(value).replace(/[\s_-]+/g, '_');
+/** Sizes and pack words in a product name: `50ml`, `1.7 fl oz`, `(30 g)`, `Travel Size`, `Mini`, `Refill`. */
+const SIZE =
+  /[([]?\b(?:\d+(?:[.,]\d+)?\s*(?:ml|l|cl|g|kg|mg|oz|fl\.?\s*oz|floz)|travel\s+size|mini|jumbo|refill|value\s+size)\b\.?[)\]]?/g;
+
+/** A product's name without its size, as filters compare text: the same product in another size has it too. */
+export function sameProductName(name: string): string {
+  return key(name)
+    .replace(SIZE, ' ')
+    .replace(/[\s\-–—,/|:]+/g, ' ')
+    .trim();
+}
 
 /** Everything of a compiled product that its score (concern or maintenance) reads: scoreColumns and
  * maintenanceScore. A product's other fields (targets: which concerns it names) never change a score. */
@@ -185,14 +243,15 @@ const FREE_FROM: Readonly<Record<string, keyof DerivedProduct['attributes']>> = 
 /** Filters narrow the candidates and never touch a score; unknown (null) attributes never pass. */
 function matcher(filter: ProductFilter | undefined): ((entry: CatalogEntry) => boolean) | undefined {
   if (!filter) return undefined;
-  const type = typeKey(filter.productType);
+  // A type outside the enumeration (checkFilter refuses it before here) names a bit no product has.
+  const type = filter.productType ? (KIND_BIT[filter.productType as ProductKind] ?? 1 << 30) : 0;
   const brand = key(filter.brand);
   const country = key(filter.country);
   const skinType = filter.skinType;
   const freeFrom = filter.freeFrom.map((item) => FREE_FROM[item]).filter((name) => name !== undefined);
   return (entry) => {
     const { attributes, skin_types } = entry.product;
-    if (type && entry.typeKey !== type) return false;
+    if (type !== 0 && (entry.kinds & type) === 0) return false;
     if (brand && entry.brandKey !== brand) return false;
     if (country && entry.countryKey !== country) return false;
     if (skinType && !skin_types.includes(skinType as SkinType)) return false;

@@ -30,7 +30,7 @@ describe('the catalog index, scoring each signature once', () => {
     assert.ok(index.signatureCount < catalog.length / 2, String(index.signatureCount));
   });
 
-  it('ranks exactly as scoring every product on its own: score first, then product_id; filters only narrow', () => {
+  it('ranks exactly as scoring every product on its own: score first, then product_id, each product once; filters only narrow', () => {
     fc.assert(
       fc.property(
         concernsArb,
@@ -39,18 +39,27 @@ describe('the catalog index, scoring each signature once', () => {
         fc.integer({ min: 1, max: 400 }),
         fc.option(fc.constantFrom(...PRODUCT_TYPES), { nil: undefined }),
         fc.integer({ min: 1, max: 8 }),
-        (concerns, skinType, start, length, productType, limit) => {
-          const products = catalog.slice(start, start + length);
-          const index = new CatalogIndex(products);
+        fc.integer({ min: 1, max: 5 }),
+        (concerns, skinType, start, length, productType, limit, every) => {
+          const slice = catalog.slice(start, start + length);
+          // Every few products, the same product in another size, as retailers list it (an id after it, so
+          // the original wins the tie): it must never take a second place.
+          const sizes = slice
+            .filter((_, i) => i % every === 0)
+            .map((p) => ({ ...p, product_id: `${p.product_id}-200ml`, name: `${p.name} 200 ml` }));
+          const index = new CatalogIndex([...slice, ...sizes]);
           const filter = productType ? create(ProductFilterSchema, { productType }) : undefined;
           const { best, candidates } = index.recommend(concerns, skinType, filter, limit);
 
           const scan = prepareScan(concerns, skinType);
-          const expected = index.entries
-            .filter((entry) => !productType || entry.product.product_type === productType)
+          const matching = index.entries.filter(
+            (entry) => !productType || entry.product.product_type === productType,
+          );
+          const expected = matching
+            .filter((entry) => !entry.product.product_id.endsWith('-200ml'))
             .map((entry) => ({ id: entry.product.product_id, score: scorePrepared(scan, entry.engine) }))
             .sort((a, b) => (b.score ?? -1) - (a.score ?? -1) || (a.id < b.id ? -1 : 1));
-          assert.equal(candidates, expected.length);
+          assert.equal(candidates, matching.length);
           assert.deepEqual(
             best.map(({ entry, score }) => ({ id: entry.product.product_id, score })),
             expected.slice(0, limit),
@@ -70,7 +79,10 @@ describe('the catalog index, filtering text as retailers spell it', () => {
     filter: Parameters<typeof create<typeof ProductFilterSchema>>[1],
   ) => {
     const index = new CatalogIndex(
-      products.map((fields, i) => derive({ ...catalog[0]!, product_id: `p-${i}`, ...fields })),
+      // Each its own product (another name): the same product in several sizes would fill one place.
+      products.map((fields, i) =>
+        derive({ ...catalog[0]!, product_id: `p-${i}`, name: `Product ${i}`, ...fields }),
+      ),
     );
     return index
       .recommend(concerns, null, create(ProductFilterSchema, filter), 100)
@@ -134,7 +146,10 @@ describe('the catalog index, filtering text as retailers spell it', () => {
     ];
     const found = (products: readonly object[], query: string) =>
       new CatalogIndex(
-        products.map((fields, i) => derive({ ...catalog[0]!, product_id: `p-${i}`, ...fields })),
+        // Each its own product (another name): the same product in several sizes would fill one place.
+        products.map((fields, i) =>
+          derive({ ...catalog[0]!, product_id: `p-${i}`, name: `Product ${i}`, ...fields }),
+        ),
       )
         .search(query, undefined, undefined, 100)
         .map((entry) => entry.product.product_id);
