@@ -7,23 +7,16 @@ import { upsertProducts } from '../../services/catalog/catalog-store.ts';
 import type { RawProduct } from '../../services/catalog/derive.ts';
 import { errorReason } from '../../services/shared/errors.ts';
 import { sealPageToken } from '../../services/shared/page-token.ts';
+import { rawProduct } from '../support/raw-product.ts';
 import { type Stack, startStack, TEST_PEPPER } from '../support/stack.ts';
 
-const product = (id: string): RawProduct => ({
-  product_id: id,
-  name: `Pager product ${id}`,
-  brand: 'Pagerbrand',
-  product_type: 'serum',
-  country: null,
-  image_url: null,
-  product_url: null,
-  buy_url: null,
-  ingredients: 'Aqua, Glycerin',
-  skin_types: null,
-  vegan: null,
-  cruelty_free: null,
-  demo: true,
-});
+const product = (id: string): RawProduct =>
+  rawProduct(id, {
+    name: `Pager product ${id}`,
+    brand: 'Pagerbrand',
+    ingredients: 'Aqua, Glycerin',
+    demo: true,
+  });
 
 describe('search_products pages by a keyset cursor (CatalogService over gRPC)', () => {
   let stack: Stack;

@@ -9,21 +9,10 @@ import { ProductFilterSchema } from '../../gen/skinmatch/v1/catalog_types_pb.ts'
 import { CatalogIndex } from '../../services/catalog/catalog-index.ts';
 import { deriveProduct, type RawProduct } from '../../services/catalog/derive.ts';
 import { PRODUCT_TYPES } from '../../services/match/match-input.ts';
+import { rawProduct } from '../support/raw-product.ts';
 
-const record = (product_id: string, product_type: string, name: string, ingredients: string): RawProduct => ({
-  product_id,
-  name,
-  brand: 'Retail Brand',
-  product_type,
-  country: 'GB',
-  image_url: null,
-  product_url: null,
-  buy_url: null,
-  ingredients,
-  skin_types: null,
-  vegan: null,
-  cruelty_free: null,
-});
+const record = (product_id: string, product_type: string, name: string, ingredients: string): RawProduct =>
+  rawProduct(product_id, { name, brand: 'Retail Brand', product_type, country: 'GB', ingredients });
 
 const CREAM =
   'Aqua/Water/Eau, Glycerin, Caprylic/Capric Triglyceride, Niacinamide, Cetearyl Alcohol, Ceramide NP, ' +

@@ -1,22 +1,10 @@
 import assert from 'node:assert/strict';
 import { deriveProduct, type RawProduct } from '../../services/catalog/derive.ts';
 import { KB_VERSION } from '../../services/catalog/knowledge/knowledge.ts';
+import { rawProduct } from '../support/raw-product.ts';
 
-const raw = (fields: Partial<RawProduct>): RawProduct => ({
-  product_id: 'p-1',
-  name: 'Test Product',
-  brand: 'Test Brand',
-  product_type: 'serum',
-  country: 'FR',
-  image_url: null,
-  product_url: null,
-  buy_url: null,
-  ingredients: 'Water, Glycerin',
-  skin_types: null,
-  vegan: null,
-  cruelty_free: null,
-  ...fields,
-});
+const raw = (fields: Partial<RawProduct>): RawProduct =>
+  rawProduct('p-1', { brand: 'Test Brand', country: 'FR', ingredients: 'Water, Glycerin', ...fields });
 
 describe('product derivation', () => {
   it('says nothing about flags or targets without an ingredient list', () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { type DerivedProduct, deriveProduct } from '../../services/catalog/derive.ts';
 import fixtures from '../fixtures/real-products.json' with { type: 'json' };
+import { rawProduct } from '../support/raw-product.ts';
 
 interface Expected {
   readonly fragrance_free: boolean;
@@ -14,20 +15,8 @@ interface Expected {
 }
 
 function derive(product: (typeof fixtures.products)[number]): DerivedProduct {
-  return deriveProduct({
-    product_id: product.name,
-    name: product.name,
-    brand: null,
-    product_type: product.product_type,
-    country: null,
-    image_url: null,
-    product_url: null,
-    buy_url: null,
-    ingredients: product.ingredients,
-    skin_types: null,
-    vegan: null,
-    cruelty_free: null,
-  });
+  const { name, product_type, ingredients } = product;
+  return deriveProduct(rawProduct(name, { name, product_type, ingredients }));
 }
 
 // The labels were typed from memory (see the fixture's `about`): they test derivation on realistic label

@@ -7,6 +7,7 @@ import {
   score,
 } from '../../services/match/engine/index.ts';
 import type { Concern } from '../../services/shared/measures.ts';
+import { rawProduct } from '../support/raw-product.ts';
 
 /**
  * Golden vectors: fixed concern sets × fixed products → exact scores, for ENGINE_VERSION 1.1.0 and the
@@ -16,22 +17,7 @@ import type { Concern } from '../../services/shared/measures.ts';
  */
 
 function product(ingredients: string | null, name = 'Golden'): EngineProduct {
-  return compileProduct(
-    deriveProduct({
-      product_id: 'golden',
-      name,
-      brand: null,
-      product_type: 'serum',
-      country: null,
-      image_url: null,
-      product_url: null,
-      buy_url: null,
-      ingredients,
-      skin_types: null,
-      vegan: null,
-      cruelty_free: null,
-    }),
-  );
+  return compileProduct(deriveProduct(rawProduct('golden', { name, ingredients })));
 }
 
 const PRODUCTS = {

@@ -8,6 +8,7 @@ import {
   score,
 } from '../../services/match/engine/index.ts';
 import { type Concern, MEASURES, type Measure } from '../../services/shared/measures.ts';
+import { rawProduct } from '../support/raw-product.ts';
 
 const concernArb = fc.record({
   name: fc.constantFrom(...MEASURES),
@@ -68,20 +69,7 @@ const ACTIVES = [
 
 function compiled(labels: readonly string[]): EngineProduct {
   return compileProduct(
-    deriveProduct({
-      product_id: 'prop',
-      name: 'Property',
-      brand: null,
-      product_type: 'serum',
-      country: null,
-      image_url: null,
-      product_url: null,
-      buy_url: null,
-      ingredients: labels.join(', '),
-      skin_types: null,
-      vegan: null,
-      cruelty_free: null,
-    }),
+    deriveProduct(rawProduct('prop', { name: 'Property', ingredients: labels.join(', ') })),
   );
 }
 

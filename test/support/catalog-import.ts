@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { CatalogService } from '../../gen/skinmatch/v1/catalog_pb.ts';
+import { rawProduct } from './raw-product.ts';
 import { type Stack, startStack } from './stack.ts';
 
 const run = promisify(execFile);
@@ -20,20 +21,7 @@ const run = promisify(execFile);
 export const real = (
   id: string,
   ingredients: string | null = 'Aqua, Glycerin, Niacinamide, Phenoxyethanol',
-) => ({
-  product_id: id,
-  name: `Product ${id}`,
-  brand: 'Retail Brand',
-  product_type: 'serum',
-  country: 'GB',
-  image_url: null,
-  product_url: null,
-  buy_url: null,
-  ingredients,
-  skin_types: null,
-  vegan: null,
-  cruelty_free: null,
-});
+): Record<string, unknown> => ({ ...rawProduct(id, { brand: 'Retail Brand', country: 'GB', ingredients }) });
 
 export interface ImportHarness {
   readonly stack: Stack;
