@@ -3,7 +3,10 @@
  * `/.well-known/oauth-authorization-server` (revocation advertised at /token), RFC 9728 metadata for the
  * account endpoint, revocation requests to POST /token (a `token` without `grant_type`) routed to the
  * provider's revocation, and registration bounded and counted per network (registration.ts). Bodies read
- * here must be UTF-8. Everything else is oidc-provider's.
+ * here must be UTF-8. The resource metadata and registration answer browsers of any origin, preflight
+ * included (oidc-provider does so for its metadata and /token, not for /register): browser-based clients
+ * such as MCP Inspector run discovery and registration from their own page, and no cookie or other
+ * ambient credential rides on either. Everything else is oidc-provider's.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Context, Middleware } from 'koa';
@@ -36,8 +39,13 @@ export function authorizationServer(
   };
 
   return async (ctx, next) => {
-    if (ctx.method === 'GET' && ctx.path === RESOURCE_METADATA_PATH) {
+    if (ctx.path === RESOURCE_METADATA_PATH || ctx.path === '/register') {
+      const method = ctx.path === '/register' ? 'POST' : 'GET';
+      if (ctx.method === 'OPTIONS') return preflight(ctx, method);
       ctx.set('Access-Control-Allow-Origin', '*');
+      if (method === 'POST') ctx.set('Access-Control-Expose-Headers', 'Retry-After');
+    }
+    if (ctx.method === 'GET' && ctx.path === RESOURCE_METADATA_PATH) {
       ctx.body = resourceMetadata;
       return;
     }
@@ -80,6 +88,17 @@ export function authorizationServer(
     }
     return served(ctx, next);
   };
+}
+
+/** A CORS preflight for an open route: any origin, the headers it asks for, no credentials. */
+function preflight(ctx: Context, method: string): void {
+  ctx.status = 204;
+  ctx.set('Access-Control-Allow-Origin', '*');
+  ctx.set('Access-Control-Allow-Methods', method);
+  const asked = ctx.get('access-control-request-headers');
+  if (asked) ctx.set('Access-Control-Allow-Headers', asked);
+  ctx.set('Access-Control-Max-Age', '3600');
+  ctx.vary('Access-Control-Request-Headers');
 }
 
 function asMetadata(discovery: Record<string, unknown>, issuer: string): Record<string, unknown> {
