@@ -18,6 +18,7 @@ import {
 import type { Concern } from '../shared/measures.ts';
 import type { DerivedProduct } from './derive.ts';
 import { KIND_BIT, type ProductKind, productKinds } from './product-kind.ts';
+import { folded, key, sameProductName } from './text-key.ts';
 
 export interface CatalogEntry {
   readonly product: DerivedProduct;
@@ -197,34 +198,6 @@ function toEntry(product: DerivedProduct, kindsOf: (type: string | null) => numb
     countryKey: key(product.country),
     searchText: folded([product.name, product.brand ?? '', product.ingredients ?? ''].join(' ')),
   };
-}
-
-/**
- * A filter's comparison key: the same text however the catalog or the caller encoded it (composed or
- * decomposed accents, full-width letters, case, runs of spaces).
- */
-const key = (value: string | null | undefined) =>
-  folded(value ?? '')
-    .trim()
-    .replace(/\s+/g, ' ');
-
-/**
- * NFKC, then lower case: what filters and text search both compare. ASCII text (most of a catalog) is its
- * own NFKC and skips it: normalising every ingredient list made a 100 000-product index 248 → 446 ms to build.
- */
-const folded = (text: string) => (NON_ASCII.test(text) ? text.normalize('NFKC') : text).toLowerCase();
-const NON_ASCII = /[^\p{ASCII}]/u;
-
-/** Sizes and pack words in a product name: `50ml`, `1.7 fl oz`, `(30 g)`, `Travel Size`, `Mini`, `Refill`. */
-const SIZE =
-  /[([]?\b(?:\d+(?:[.,]\d+)?\s*(?:ml|l|cl|g|kg|mg|oz|fl\.?\s*oz|floz)|travel\s+size|mini|jumbo|refill|value\s+size)\b\.?[)\]]?/g;
-
-/** A product's name without its size, as filters compare text: the same product in another size has it too. */
-export function sameProductName(name: string): string {
-  return key(name)
-    .replace(SIZE, ' ')
-    .replace(/[\s\-–—,/|:]+/g, ' ')
-    .trim();
 }
 
 /** Everything of a compiled product that its score (concern or maintenance) reads: scoreColumns and
