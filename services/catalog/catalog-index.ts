@@ -17,13 +17,14 @@ import {
 } from '../match/engine/index.ts';
 import type { Concern } from '../shared/measures.ts';
 import type { DerivedProduct } from './derive.ts';
-import { KIND_BIT, type ProductKind, productKinds } from './product-kind.ts';
+import { KIND_BIT, nameKinds, type ProductKind, productKinds, readsName } from './product-kind.ts';
 import { folded, key, sameProductName } from './text-key.ts';
 
 export interface CatalogEntry {
   readonly product: DerivedProduct;
   readonly engine: EngineProduct;
-  /** The spec's product types its free-text type names (product-kind.ts), a bit set of KIND_BIT. */
+  /** The spec's product types its free-text type names, or its name when the type names none
+   * (product-kind.ts), a bit set of KIND_BIT. */
   readonly kinds: number;
   readonly brandKey: string;
   readonly countryKey: string;
@@ -46,15 +47,16 @@ export class CatalogIndex {
   readonly #nameKeys: (string | undefined)[];
 
   constructor(products: readonly DerivedProduct[]) {
-    // A catalog holds a few dozen distinct type strings: each is read once.
+    // A catalog holds a few dozen distinct type strings: each is read once (-1: the type names no kind,
+    // and the product's name is read instead, see readsName).
     const kinds = new Map<string | null, number>();
-    const kindsOf = (type: string | null) => {
+    const kindsOf = ({ product_type: type, name }: DerivedProduct) => {
       let found = kinds.get(type);
       if (found === undefined) {
-        found = productKinds(type);
+        found = readsName(type) ? -1 : productKinds(type);
         kinds.set(type, found);
       }
-      return found;
+      return found === -1 ? nameKinds(name) : found;
     };
     const entries = products.map((product) => toEntry(product, kindsOf));
     entries.sort((a, b) => (a.product.product_id < b.product.product_id ? -1 : 1));
@@ -189,11 +191,11 @@ export class CatalogIndex {
   }
 }
 
-function toEntry(product: DerivedProduct, kindsOf: (type: string | null) => number): CatalogEntry {
+function toEntry(product: DerivedProduct, kindsOf: (product: DerivedProduct) => number): CatalogEntry {
   return {
     product,
     engine: compileProduct(product),
-    kinds: kindsOf(product.product_type),
+    kinds: kindsOf(product),
     brandKey: key(product.brand),
     countryKey: key(product.country),
     searchText: folded([product.name, product.brand ?? '', product.ingredients ?? ''].join(' ')),

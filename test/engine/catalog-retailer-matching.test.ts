@@ -37,6 +37,8 @@ const RETAILER_TYPES: readonly [string, string | null][] = [
   ['Sonnencreme LSF 50', 'sunscreen'],
   ['Face Serum', 'serum'],
   ['Ampoule', 'serum'],
+  ['Essence', 'serum'],
+  ['Booster', 'serum'],
   ['Eye Cream', 'eye_care'],
   ['Eye Serum', 'eye_care'],
   ['Creamy Eye Treatment', 'eye_care'],
@@ -55,8 +57,13 @@ const RETAILER_TYPES: readonly [string, string | null][] = [
   ['Sleeping Mask', 'mask'],
   ['Toning Lotion', 'toner'],
   ['Glow Tonic', 'toner'],
-  ['Face Oil', null],
-  ['Face Mist', null],
+  ['Lotion', 'moisturizer'],
+  ['Balm', 'moisturizer'],
+  ['Face Oil', 'moisturizer'],
+  ['Face Mist', 'toner'],
+  ['Gel', null],
+  ['Setting Mist', null],
+  ['Body Mist', null],
   ['Lip Balm', null],
   ['Hand Cream', null],
   ['Body Lotion', null],
@@ -75,6 +82,35 @@ describe('recommendations from a retailer-shaped catalog', () => {
     const products = RETAILER_TYPES.map(([type], i) => record(`r-${i}`, type, `Product ${i}`, CREAM));
     for (const kind of PRODUCT_TYPES) {
       const expected = RETAILER_TYPES.flatMap(([, means], i) => (means === kind ? [`r-${i}`] : [])).sort();
+      assert.deepEqual(kept(products, kind), expected, kind);
+    }
+  });
+
+  it('a product whose type names no kind is found by the kind its name clearly says, and never by a weak word', () => {
+    /** Types retailers leave empty or too vague, names as sold, and what a person filtering means. */
+    const untyped: readonly [string | null, string, string | null][] = [
+      [null, 'Ultra Facial Cream', 'moisturizer'],
+      ['', 'Hydrating Face Mist', 'toner'],
+      ['Skincare', 'Vitamin C Serum 30ml', 'serum'],
+      ['Gel', 'Gentle Foaming Cleanser', 'cleanser'],
+      ['Beauty', 'Snail Mucin 96% Power Repairing Essence', 'serum'],
+      [null, 'Niacinamide 10% Booster', 'serum'],
+      [null, 'Mineral Sunscreen SPF 50', 'sunscreen'],
+      [null, 'Advanced Night Repair', null],
+      [null, 'Dark Spot Corrector', null],
+      [null, 'Hydrating Drops', null],
+      [null, 'Lip Sleeping Mask', null],
+      ['Lip Balm', 'Overnight Mask', null],
+      [null, 'Makeup Setting Mist', null],
+      // A type that names a kind is kept over the name.
+      ['Eye Cream', 'Ultra Facial Cream', 'eye_care'],
+      ['Toner', 'Hydrating Serum Toner', 'toner'],
+    ];
+    const products = untyped.map(([type, name], i) =>
+      rawProduct(`u-${i}`, { name, product_type: type, ingredients: CREAM }),
+    );
+    for (const kind of PRODUCT_TYPES) {
+      const expected = untyped.flatMap(([, , means], i) => (means === kind ? [`u-${i}`] : [])).sort();
       assert.deepEqual(kept(products, kind), expected, kind);
     }
   });
