@@ -156,7 +156,9 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
     await next();
   });
   app.use(async (ctx, next) => {
-    const route = routes.get(ctx.path);
+    // A URL pasted with a trailing slash (`/mcp/`, `/mcp/account/`) names the same endpoint.
+    const route =
+      routes.get(ctx.path) ?? (ctx.path.startsWith('/mcp') ? routes.get(ctx.path.slice(0, -1)) : undefined);
     if (!route) return next();
     if (ctx.path === '/health' && ctx.method !== 'GET') {
       ctx.status = 405;

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { Agent, request } from 'node:http';
 import { completeScan, RED_ACNE_SCORES, TEST_CATALOG } from '../support/fixtures.ts';
-import { callTool, errorCode, JSON_RPC_HEADERS, rpc } from '../support/mcp.ts';
+import { callTool, connectSdkClient, errorCode, JSON_RPC_HEADERS, rpc } from '../support/mcp.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
 const LIST = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}';
@@ -260,6 +260,24 @@ describe('MCP protocol edges', () => {
       assert.equal((await post(stack.baseUrl)).status, 200);
       assert.equal((await post()).status, 200);
     });
+  });
+
+  it('an endpoint URL pasted with a trailing slash is the same endpoint', async () => {
+    const client = await connectSdkClient(stack.baseUrl, '/mcp/');
+    try {
+      const { tools } = await client.listTools();
+      assert.ok(tools.some((tool) => tool.name === 'start_skin_scan'));
+    } finally {
+      await client.close();
+    }
+    const account = await rpc(stack.baseUrl, 'tools/list', undefined, '/mcp/account/');
+    assert.equal(account.status, 401);
+    const doubled = await fetch(new URL('/mcp//', stack.baseUrl), {
+      method: 'POST',
+      headers: JSON_RPC_HEADERS,
+      body: LIST,
+    });
+    assert.equal(doubled.status, 404);
   });
 
   it('nullable output fields are written as anyOf, never as a type array', async () => {
