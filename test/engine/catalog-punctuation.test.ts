@@ -67,6 +67,30 @@ describe('the catalog index, punctuation as retailers and keyboards write it', (
     assert.deepEqual(found('grass and centella'), ['p-5']);
   });
 
+  it("accents a keyboard leaves out: L'Oreal finds L'Oréal, Creme finds Crème; other scripts keep their marks", () => {
+    const index = indexOf([
+      record('p-1', 'L\u2019Or\u00e9al Paris', 'Revitalift Cr\u00e8me de Jour'),
+      record('p-2', 'L\u2019Ore\u0301al Paris', 'Age Perfect Cre\u0300me'),
+      record('p-3', 'Nu\u00e0nce', 'S\u00e9rum \u00c9clat'),
+      record('p-4', '\u041c\u043e\u0439 \u0431\u0440\u0435\u043d\u0434', 'Cream'),
+      record('p-5', '\u041c\u043e\u0438 \u0431\u0440\u0435\u043d\u0434', 'Cream'),
+    ]);
+    const found = (query: string) => ids(index.search(query, undefined, undefined, 100));
+    const brand = (asked: string) =>
+      ids(
+        index
+          .recommend([], null, create(ProductFilterSchema, { brand: asked }), 100)
+          .best.map((b) => b.entry),
+      );
+    assert.deepEqual(brand("L'Oreal Paris").sort(), ['p-1', 'p-2']);
+    assert.deepEqual(brand('L\u2019Or\u00e9al Paris').sort(), ['p-1', 'p-2']);
+    assert.deepEqual(brand('NUANCE'), ['p-3']);
+    assert.deepEqual(found('creme'), ['p-1', 'p-2']);
+    assert.deepEqual(found('serum eclat'), ['p-3']);
+    // Й and И are two letters of Russian, not one letter with and without an accent.
+    assert.deepEqual(brand('\u041c\u043e\u0439 \u0431\u0440\u0435\u043d\u0434'), ['p-4']);
+  });
+
   it('the same product listed by two markets, one with a curly apostrophe, fills one place', () => {
     const products = [
       record('kiehls-us-050', "Kiehl's", "Kiehl's Ultra Facial Cream 50ml"),
