@@ -25,6 +25,15 @@ const indexOf = (products: readonly RawProduct[]) => new CatalogIndex(products.m
 const ids = (entries: readonly { product: { product_id: string } }[]) =>
   entries.map((e) => e.product.product_id);
 
+/** The index's product ids for a text search, and for a brand filter, as the tools ask them. */
+const asking = (index: CatalogIndex) => ({
+  found: (query: string) => ids(index.search(query, undefined, undefined, 100)),
+  brand: (asked: string) =>
+    ids(
+      index.recommend([], null, create(ProductFilterSchema, { brand: asked }), 100).best.map((b) => b.entry),
+    ),
+});
+
 describe('the catalog index, punctuation as retailers and keyboards write it', () => {
   it('a brand typed with a straight apostrophe finds the brand stored with any other, and back', () => {
     for (const brand of BRANDS) {
@@ -50,16 +59,10 @@ describe('the catalog index, punctuation as retailers and keyboards write it', (
       record('p-4', 'Other', 'Tiger Grass & Centella'),
       record('p-5', 'Other', 'Tiger Grass and Centella'),
     ]);
-    const found = (query: string) => ids(index.search(query, undefined, undefined, 100));
+    const { found, brand } = asking(index);
     assert.deepEqual(found('cicapair-tiger'), ['p-1']);
     assert.deepEqual(found('dr. jart+'), ['p-1', 'p-2']);
     assert.deepEqual(found('La Roche-Posay anti-ageing cream'), ['p-3']);
-    const brand = (asked: string) =>
-      ids(
-        index
-          .recommend([], null, create(ProductFilterSchema, { brand: asked }), 100)
-          .best.map((b) => b.entry),
-      );
     assert.deepEqual(brand('Dr. Jart+').sort(), ['p-1', 'p-2']);
     assert.deepEqual(brand('la roche-posay'), ['p-3']);
     // `&` and `and` are other words, not punctuation of the same word.
@@ -75,13 +78,7 @@ describe('the catalog index, punctuation as retailers and keyboards write it', (
       record('p-4', '\u041c\u043e\u0439 \u0431\u0440\u0435\u043d\u0434', 'Cream'),
       record('p-5', '\u041c\u043e\u0438 \u0431\u0440\u0435\u043d\u0434', 'Cream'),
     ]);
-    const found = (query: string) => ids(index.search(query, undefined, undefined, 100));
-    const brand = (asked: string) =>
-      ids(
-        index
-          .recommend([], null, create(ProductFilterSchema, { brand: asked }), 100)
-          .best.map((b) => b.entry),
-      );
+    const { found, brand } = asking(index);
     assert.deepEqual(brand("L'Oreal Paris").sort(), ['p-1', 'p-2']);
     assert.deepEqual(brand('L\u2019Or\u00e9al Paris').sort(), ['p-1', 'p-2']);
     assert.deepEqual(brand('NUANCE'), ['p-3']);
