@@ -136,12 +136,13 @@ export class CatalogIndex {
 
   /**
    * Up to `limit` products after product_id `after`, in product_id order, whose name, brand or ingredients
-   * contain every word of `query` (both compared as filters compare: NFKC, case, spaces) and that pass
+   * contain every word of `query` (both compared as filters compare, and without apostrophes: `kiehls`
+   * finds `Kiehl's`, as a person types it) and that pass
    * `filter`. Entries are in product_id order: a page starts at a binary search and stops as soon as it
    * is full, however deep it is.
    */
   search(query: string, filter: ProductFilter | undefined, after: string | undefined, limit: number) {
-    const words = key(query).split(' ').filter(Boolean);
+    const words = withoutApostrophes(key(query)).split(' ').filter(Boolean);
     const keep = matcher(filter) ?? (() => true);
     const found: CatalogEntry[] = [];
     for (let i = after === undefined ? 0 : this.#firstAfter(after); i < this.size; i++) {
@@ -198,9 +199,14 @@ function toEntry(product: DerivedProduct, kindsOf: (product: DerivedProduct) => 
     kinds: kindsOf(product),
     brandKey: key(product.brand),
     countryKey: key(product.country),
-    searchText: folded([product.name, product.brand ?? '', product.ingredients ?? ''].join(' ')),
+    searchText: withoutApostrophes(
+      folded([product.name, product.brand ?? '', product.ingredients ?? ''].join(' ')),
+    ),
   };
 }
+
+/** Search compares words without their apostrophes (already folded to one): `kiehls`, `kiehl's` are one word. */
+const withoutApostrophes = (text: string) => (text.includes("'") ? text.replaceAll("'", '') : text);
 
 /** Everything of a compiled product that its score (concern or maintenance) reads: scoreColumns and
  * maintenanceScore. A product's other fields (targets: which concerns it names) never change a score. */
