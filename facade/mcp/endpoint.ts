@@ -113,6 +113,17 @@ export function mcpEndpoint(mux: RequestMultiplexer, limits: GuestLimits, logger
           request.id,
         );
       }
+      // A tool run as a task (MCP 2025-11-25) is not offered (no tasks capability): the SDK refuses such a
+      // call as an internal error (-32603), which tells a client the server failed; it is the client's param.
+      if ((request.params as Record<string, unknown>).task !== undefined) {
+        return reject(
+          ctx,
+          200,
+          -32602,
+          'Invalid params: this server runs no tool as a task (no tasks capability).',
+          request.id,
+        );
+      }
       // One span and one measurement per tool call, from here (before the rate limits) to its answer.
       const tool = toolLabel(request.params?.name);
       const started = performance.now();

@@ -262,6 +262,25 @@ describe('MCP protocol edges', () => {
     });
   });
 
+  it('a tool call asking to run as a task is invalid params (-32602), not an internal error; the match allowance stays', async () => {
+    const started = await callTool(stack.baseUrl, 'start_skin_scan', { source: 'task' });
+    const scan = {
+      run_id: started.structuredContent.run_id,
+      access_token: started.structuredContent.access_token,
+    };
+    await completeScan(stack.orm, scan.run_id, RED_ACNE_SCORES);
+    const { body } = await rpc(stack.baseUrl, 'tools/call', {
+      name: 'recommend_products',
+      arguments: scan,
+      task: { ttl: 60000 },
+    });
+    assert.equal(body.error.code, -32602);
+    assert.match(body.error.message, /task/);
+    const matched = await callTool(stack.baseUrl, 'recommend_products', scan);
+    assert.equal(matched.structuredContent.entitlement.upgrade_required, false);
+    assert.ok(matched.structuredContent.products.length > 0);
+  });
+
   it('an endpoint URL pasted with a trailing slash is the same endpoint', async () => {
     const client = await connectSdkClient(stack.baseUrl, '/mcp/');
     try {
