@@ -10,6 +10,7 @@
  * compounds are matched on their last part (`Gesichtscreme`, `Sonnencreme`, `Augencreme`).
  */
 import { PRODUCT_TYPES } from '../match/match-input.ts';
+import { folded } from './text-key.ts';
 
 export type ProductKind = (typeof PRODUCT_TYPES)[number];
 
@@ -61,15 +62,11 @@ const SPF_ONLY = /\bspf ?\d*\b/;
 /** A cream for somewhere else than the face is no face moisturizer (`Lip Balm`, `Hand Cream`, `Body Lotion`). */
 const NOT_FACE = /\b(?:body|hands?|foot|feet|lips?|hair|nails?|cuticles?|tattoo|baby)\b/;
 
-/** NFKD without combining marks, lower case, every run of separators one space. */
-function fold(type: string): string {
-  return type
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
+/** The catalog's one folding (text-key.ts: case, accents, punctuation), then every run of separators one space. */
+const fold = (type: string) =>
+  folded(type)
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim();
-}
 
 /** The kinds a catalog's product type names, as a bit set of KIND_BIT; 0 for none (or no type). */
 export function productKinds(productType: string | null | undefined): number {
