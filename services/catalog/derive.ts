@@ -10,6 +10,7 @@ import { MEASURES, type Measure } from '../shared/measures.ts';
 import { type InciReading, type Ingredient, type ListStatus, readInci } from './inci/parse.ts';
 import { ingredientFacts } from './knowledge/facts.ts';
 import { type Active, type CautionList, KB_VERSION, TARGET_EVIDENCE } from './knowledge/knowledge.ts';
+import { KIND_BIT, nameKinds, productKinds, readsName } from './product-kind.ts';
 
 /** Skin types a person may state (the `skin_type` input of `recommend_products`). */
 export const SKIN_TYPES = ['dry', 'oily', 'combination', 'normal'] as const;
@@ -214,10 +215,14 @@ function isScented(ingredients: readonly Ingredient[]): boolean {
   });
 }
 
-/** UV filters only count as actives in products meant for sun protection. */
+/**
+ * UV filters only count as actives in products meant for sun protection: those the `sunscreen` filter
+ * finds (by their type, or by their name when the type names no kind: an untyped `Mineral Sunscreen`), and
+ * any whose name states an SPF (`Daily Moisturiser SPF 30`).
+ */
 export function isSunProtection(raw: RawProduct): boolean {
-  const type = raw.product_type?.toLowerCase() ?? '';
-  return /\bsun/.test(type) || /\bspf\s*\d+/i.test(raw.name);
+  const kinds = productKinds(raw.product_type) | (readsName(raw.product_type) ? nameKinds(raw.name) : 0);
+  return (kinds & KIND_BIT.sunscreen) !== 0 || /\bspf\s*\d+/i.test(raw.name);
 }
 
 /** Any occlusive makes a formula rich; fixed oils do when they are a large share of it. */

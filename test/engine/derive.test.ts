@@ -84,6 +84,20 @@ describe('product derivation', () => {
     ]);
   });
 
+  it('takes a product the sunscreen filter finds for a sun-protection product, typed or not', () => {
+    const ingredients = 'Water, Zinc Oxide, Glycerin';
+    const sun = (fields: Partial<RawProduct>) =>
+      deriveProduct(raw({ ingredients, ...fields })).sun_protection;
+    // The type names no kind, the name does; a French type; a type naming a sunscreen without the word sun.
+    assert.equal(sun({ product_type: null, name: 'Mineral Sunscreen' }), true);
+    assert.equal(sun({ product_type: 'Skincare', name: 'Sheer Sun Fluid' }), true);
+    assert.equal(sun({ product_type: 'Écran solaire', name: 'Fluide Invisible' }), true);
+    assert.equal(sun({ product_type: 'UV Protection', name: 'Airy Fluid' }), true);
+    // A type naming another kind is kept over the name; a lip balm is not a face sunscreen without an SPF.
+    assert.equal(sun({ product_type: 'Moisturiser', name: 'Sunset Glow Cream' }), false);
+    assert.equal(sun({ product_type: 'Lip Balm', name: 'Sun Kissed Balm' }), false);
+  });
+
   it('ignores may-contain ingredients for targets', () => {
     assert.deepEqual(deriveProduct(raw({ ingredients: 'Water. May contain: Salicylic Acid' })).targets, []);
   });
