@@ -13,6 +13,7 @@
  */
 import { escapeLiteral } from 'pg';
 import type { PlainSql } from '../core/db/plain-sql.ts';
+import { NOT_FOUND_MESSAGE, serviceError } from '../shared/errors.ts';
 
 export const INCLUDED_MATCHES = 1;
 
@@ -41,7 +42,9 @@ export async function consumeAllowance(
 ): Promise<boolean> {
   if (!afterConsume) {
     const values = [consumption.runId, JSON.stringify(consumption.productIds), consumption.engineVersion];
-    const { rowCount } = await sql.query({ name: 'consume_allowance', text: CONSUME, values });
+    const { rowCount } = await sql
+      .query({ name: 'consume_allowance', text: CONSUME, values })
+      .catch(scanGone);
     return rowCount === 1;
   }
   const client = await sql.connect();
@@ -65,12 +68,25 @@ export async function consumeAllowance(
       () => undefined,
       (rollbackErr: Error) => rollbackErr,
     );
-    throw err;
+    scanGone(err);
   } finally {
     client.off('error', lost);
     client.release(failure);
   }
 }
+
+/**
+ * The scan was deleted (by its holder, the person's page, its account's deletion or the purge) after its
+ * token was checked: the allowance row's foreign key finds no scan. That is the caller's `not_found`, as
+ * a moment later, not a server fault to retry.
+ */
+function scanGone(err: unknown): never {
+  if ((err as { code?: unknown }).code === FOREIGN_KEY_VIOLATION) {
+    throw serviceError('not_found', NOT_FOUND_MESSAGE);
+  }
+  throw err;
+}
+const FOREIGN_KEY_VIOLATION = '23503';
 
 export async function matchesUsed(sql: PlainSql, runId: string): Promise<number> {
   const { rows } = await sql.query<{ used: number }>({ name: 'matches_used', text: USED, values: [runId] });
