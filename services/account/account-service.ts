@@ -6,7 +6,7 @@
 import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ServiceImpl } from '@connectrpc/connect';
-import { type EntityManager, raw } from '@mikro-orm/core';
+import { type EntityManager, ForeignKeyConstraintViolationException, raw } from '@mikro-orm/core';
 import {
   type AccountService,
   DeleteAccountDataResponseSchema,
@@ -75,10 +75,15 @@ export class AccountServiceImpl implements ServiceImpl<typeof AccountService> {
 
   async startAccountScan(req: { accountId: string; source: string }) {
     const account = await this.#account(this.#em(), req);
-    const { runId, accessToken, uploadUrl, scan } = await this.#deps.scans.startScanFor(
-      req.source,
-      account.id,
-    );
+    const { runId, accessToken, uploadUrl, scan } = await this.#deps.scans
+      .startScanFor(req.source, account.id)
+      .catch((err: unknown) => {
+        // The account's data was deleted after the check above: the scan's key to it finds no account.
+        if (err instanceof ForeignKeyConstraintViolationException) {
+          throw serviceError('not_found', ACCOUNT_NOT_FOUND);
+        }
+        throw err;
+      });
     return create(StartAccountScanResponseSchema, { runId, accessToken, uploadUrl, scan });
   }
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import pg from 'pg';
 import { completeScan, RED_ACNE_SCORES, TEST_CATALOG } from '../support/fixtures.ts';
+import { untilWaitingOnLock } from '../support/locks.ts';
 import { connectSdkClient } from '../support/mcp.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
@@ -36,7 +37,7 @@ describe('recommend_products on a scan deleted while it answers', () => {
       await deleter.query('begin');
       await deleter.query('delete from scans where id = $1', [run_id]);
       const answer = client.callTool({ name: 'recommend_products', arguments: { run_id, access_token } });
-      await untilWaitingOnLock(stack, 'scan_matches');
+      await untilWaitingOnLock(stack.orm, 'scan_matches');
       await deleter.query('commit');
 
       const result = await answer;
@@ -52,18 +53,3 @@ describe('recommend_products on a scan deleted while it answers', () => {
     }
   });
 });
-
-/** Waits until a statement on `table` waits for a lock (asked outside any transaction: within one,
- * pg_stat_activity is one snapshot). */
-async function untilWaitingOnLock(stack: Stack, table: string): Promise<void> {
-  for (let waited = 0; waited < 20_000; waited += 20) {
-    const rows = await stack.orm.em
-      .getConnection()
-      .execute(`select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like ?`, [
-        `%${table}%`,
-      ]);
-    if (rows.length > 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`no statement on ${table} waited for a lock`);
-}
