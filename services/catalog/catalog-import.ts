@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { EntityManager } from '@mikro-orm/core';
 import { plainSql } from '../core/db/plain-sql.ts';
-import { type RecordResult, readCsv, readJsonLines } from './catalog-records.ts';
+import { catalogText, type RecordResult, readCsv, readJsonLines } from './catalog-records.ts';
 import { holdsRealProducts, removeDemoProducts, withdrawAbsent } from './catalog-scope.ts';
 import type { DerivedProduct, RawProduct } from './derive.ts';
 import { createDeriver } from './formula-memo.ts';
@@ -55,7 +55,7 @@ export interface ImportOptions {
 }
 
 export function readCatalogFile(path: string): RecordResult[] {
-  const text = readFileSync(path, 'utf8');
+  const text = catalogText(readFileSync(path));
   const ext = extname(path).toLowerCase();
   if (ext === '.csv') return readCsv(text);
   if (ext === '.jsonl' || ext === '.ndjson' || ext === '.json') return readJsonLines(text);

@@ -32,13 +32,54 @@ export function readJsonLines(text: string): RecordResult[] {
 }
 
 /**
+ * A catalog file's text: UTF-8 (a byte-order mark is dropped), or UTF-16 when it starts with its mark (a
+ * spreadsheet's "Unicode text"). Anything else — a spreadsheet's legacy "CSV" in Windows-1252, say — would
+ * read `Crème` as `Cr\uFFFDme` in every product it touches, so the file is refused, naming the first line
+ * that is not UTF-8.
+ */
+export function catalogText(bytes: Uint8Array): string {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes);
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be').decode(bytes);
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    const line = firstBadLine(bytes);
+    throw new Error(
+      `line ${line} is not UTF-8 text (the file is in another encoding, such as Windows-1252): save it as UTF-8 (in a spreadsheet: "CSV UTF-8") and import it again`,
+    );
+  }
+}
+
+function firstBadLine(bytes: Uint8Array): number {
+  let start = 0;
+  let line = 1;
+  const strict = new TextDecoder('utf-8', { fatal: true });
+  for (let i = 0; i <= bytes.length; i++) {
+    if (i < bytes.length && bytes[i] !== 0x0a) continue;
+    try {
+      strict.decode(bytes.subarray(start, i));
+    } catch {
+      return line;
+    }
+    start = i + 1;
+    line++;
+  }
+  return line;
+}
+
+/** Field separators a spreadsheet saves with: commas, semicolons (where the comma is the decimal mark), tabs. */
+const DELIMITERS = [',', ';', '\t'] as const;
+
+/**
  * CSV records with the file line each starts on: quoted ingredient lists span several lines, so the record
- * number is not the line an operator has to look at.
+ * number is not the line an operator has to look at. The separator is the one whose header names
+ * `product_id` and `name`.
  */
 export function readCsv(text: string): RecordResult[] {
   let rows: string[][];
   try {
     rows = parseCsv(text, {
+      delimiter: separatorOf(text),
       skip_empty_lines: true,
       bom: true,
       trim: true,
@@ -72,6 +113,18 @@ export function readCsv(text: string): RecordResult[] {
     for (const field of ['vegan', 'cruelty_free', 'demo']) record[field] = csvBoolean(row[field]);
     return checkRecord(line, record);
   });
+}
+
+function separatorOf(text: string): string {
+  const names = (delimiter: string) => {
+    try {
+      const [header = []] = parseCsv(text, { delimiter, bom: true, trim: true, to_line: 1 }) as string[][];
+      return header.map((name) => name.toLowerCase());
+    } catch {
+      return [];
+    }
+  };
+  return DELIMITERS.find((d) => ['product_id', 'name'].every((f) => names(d).includes(f))) ?? ',';
 }
 
 /**

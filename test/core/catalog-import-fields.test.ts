@@ -142,6 +142,44 @@ describe('catalog import of retailer fields', () => {
     }
   });
 
+  it("a spreadsheet's semicolon- or tab-separated CSV is read by its header; unquoted commas stay in their field", async () => {
+    const header = ['product_id', 'name', 'brand', 'ingredients', 'skin_types'];
+    // A spreadsheet quotes only fields holding its own separator: here skin_types, not the ingredient list.
+    const semicolons = `${header.join(';')}\r\nsc-1;Crème Riche;Maison;Aqua, Glycerin, Niacinamide;"oily;combination"\r\n`;
+    const tabs = `${header.join('\t')}\ntb-1;x\tGel Crème\tMaison\tAqua, Glycerin, Niacinamide\tdry\n`;
+    for (const [file, text, id, name, types] of [
+      ['semicolons.csv', semicolons, 'sc-1', 'Crème Riche', ['oily', 'combination']],
+      ['tabs.csv', tabs, 'tb-1;x', 'Gel Crème', ['dry']],
+    ] as const) {
+      const result = await importFile(write(file, text));
+      assert.equal(result.code, 0, result.stderr);
+      await untilCore(id, true);
+      const { product } = await h.catalog.getProduct({ productId: id });
+      assert.deepEqual(
+        [product?.name, product?.brand, (await h.derived(id)).ingredients, product?.skinTypes],
+        [name, 'Maison', 'Aqua, Glycerin, Niacinamide', types],
+        file,
+      );
+    }
+  });
+
+  it('a file in a legacy encoding is refused whole, naming its first line that is not UTF-8; UTF-16 and BOMs are read', async () => {
+    const text = 'product_id,name,brand\nen-1,Gel Hydratant,Maison\nen-2,Crème Riche,Maison\n';
+    // Windows-1252 (a spreadsheet's plain "CSV" in Western Europe): è is one byte, not UTF-8.
+    const legacy = await importFile(write('legacy.csv', Buffer.from(text, 'latin1')));
+    assert.equal(legacy.code, 2);
+    assert.match(legacy.stderr, /line 3 is not UTF-8 text .*save it as UTF-8/);
+    assert.deepEqual(await ids(), []);
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(real('en-3')))]);
+    for (const file of [write('unicode.csv', utf16), write('bom.jsonl', bom)]) {
+      const result = await importFile(file);
+      assert.equal(result.code, 0, result.stderr);
+    }
+    assert.deepEqual(await ids(), ['en-1', 'en-2', 'en-3']);
+    assert.equal((await h.derived('en-2')).name, 'Crème Riche');
+  });
+
   it('URLs with characters a URI cannot hold are stored percent-encoded; valid ones exactly as given', async () => {
     const urls = {
       'https://shop.example/img/crème 1.jpg': 'https://shop.example/img/cr%C3%A8me%201.jpg',

@@ -29,7 +29,7 @@ export interface ImportHarness {
   readonly catalog: ReturnType<typeof createClient<typeof CatalogService>>;
   /** Runs the import on a file; its exit code and output. */
   importFile(file: string, ...flags: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
-  write(name: string, text: string): string;
+  write(name: string, text: string | Uint8Array): string;
   jsonl(name: string, records: readonly object[]): string;
   /** A product's derived JSON as stored. */
   derived(id: string): Promise<any>;
@@ -55,7 +55,7 @@ export function importHarness(name: string): ImportHarness {
     await stack?.close();
   });
 
-  const write = (file: string, text: string) => {
+  const write = (file: string, text: string | Uint8Array) => {
     const path = join(dir, file);
     writeFileSync(path, text);
     return path;
