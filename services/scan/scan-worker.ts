@@ -17,13 +17,13 @@ import {
   type TaskList,
   type WorkerEvents,
 } from 'graphile-worker';
-import pg from 'pg';
 import type { Orm } from '../core/db/orm.ts';
 import { ANALYSIS_UNAVAILABLE } from '../shared/failure-messages.ts';
 import type { Logger } from '../shared/logger.ts';
 import { inferenceDuration, scanStageDuration, secondsSince } from '../shared/metrics.ts';
 import { contextFromTraceparent, endSpan, tracer, withRequestId } from '../shared/telemetry.ts';
 import type { Analyzer } from './analyzer.ts';
+import { createPatientPool } from './patient-pool.ts';
 import { ANALYZE_TASK } from './photo-intake.ts';
 import { PURGE_TASK, type PurgeSettings, purgeCron, purgeScans } from './scan-purge.ts';
 import { WorkerLiveness } from './worker-liveness.ts';
@@ -102,7 +102,11 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
   // The worker's own pool, ended only after the runner has stopped: graphile-worker ends a pool it made
   // without waiting and drops its error handlers at once, so a connection closed by the server while that
   // pool is still ending (a database dropped, a restart) would be an uncaught error.
-  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: (options.concurrency ?? 2) + 2 });
+  // While PostgreSQL restarts, taking a connection waits for it (patient-pool.ts).
+  const { pool, giveUp } = createPatientPool({
+    connectionString: options.databaseUrl,
+    max: (options.concurrency ?? 2) + 2,
+  });
   const lost = (err: Error) => logger.warn({ err: err.message }, 'scan worker: database connection lost');
   pool.on('error', lost); // an idle connection
   pool.on('connect', (client) => client.on('error', lost)); // a connection in use
@@ -140,6 +144,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
   liveness.start();
   return {
     stop: async () => {
+      giveUp();
       await runner.stop();
       await liveness.stop();
       await pool.end();

@@ -1,0 +1,60 @@
+/**
+ * The scan worker's connections to PostgreSQL. graphile-worker records a job's outcome (done, or failed and
+ * due again after a backoff) on a connection it takes from this pool without awaiting the promise, and its
+ * own retries skip a refused connection: a PostgreSQL restart that caught an analysis rejected that promise
+ * with nobody listening, and the unhandled rejection ended core. So while the server cannot be reached
+ * (refused, reset, starting up or shutting down), taking a connection waits and tries again — once a
+ * second at most — until the server answers or the worker stops.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+
+/** What a server that is restarting, failing over or not yet up answers a new connection. */
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now: starting up or shutting down
+]);
+
+function unreachable(err: unknown): boolean {
+  const { code, message } = err as { code?: string; message?: string };
+  if (code !== undefined) return UNREACHABLE.has(code);
+  return /^Connection terminated/.test(message ?? '');
+}
+
+export interface PatientPool {
+  readonly pool: pg.Pool;
+  /** Stops waiting: a connection taken from now on fails at once when the server cannot be reached. */
+  giveUp(): void;
+}
+
+export function createPatientPool(config: pg.PoolConfig, maxDelayMs = 1000): PatientPool {
+  const pool = new pg.Pool(config);
+  let patient = true;
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<pg.PoolClient> | undefined;
+  // The callback form (pg's own pool.query, graphile-worker's LISTEN, which retries by itself) is unchanged.
+  const waitingConnect = async (...args: unknown[]) => {
+    if (args.length > 0) return connect(...args);
+    for (let delay = 100; ; delay = Math.min(delay * 2, maxDelayMs)) {
+      try {
+        return await (connect() as Promise<pg.PoolClient>);
+      } catch (err) {
+        if (!patient || !unreachable(err)) throw err;
+        await sleep(delay);
+      }
+    }
+  };
+  pool.connect = waitingConnect as typeof pool.connect;
+  return {
+    pool,
+    giveUp: () => {
+      patient = false;
+    },
+  };
+}

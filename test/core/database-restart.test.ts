@@ -1,0 +1,122 @@
+/**
+ * PostgreSQL restarted (a failover, an upgrade, a crash) while core analyses a scan, through real processes
+ * on a PostgreSQL server of this test's own: core outlives the outage, the scan caught in it completes after
+ * a retry, reads and /health come back by themselves, and WatchScan follows a new scan to its end.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createClient } from '@connectrpc/connect';
+import { createGrpcTransport } from '@connectrpc/connect-node';
+import { ScanService } from '../../gen/skinmatch/v1/scan_pb.ts';
+import { ScanStatus } from '../../gen/skinmatch/v1/scan_types_pb.ts';
+import { freePort } from '../../scripts/port.ts';
+import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../services/core/db/embedded.ts';
+import { openDatabase } from '../../services/core/db/orm.ts';
+import { singleFace } from '../inference/support/photos.ts';
+import { uploadPhoto } from '../support/fixtures.ts';
+import { callTool, untilScan } from '../support/mcp.ts';
+import { type Role, type RunningProcess, startProcess, stopAll, until } from '../support/processes.ts';
+
+describe('a PostgreSQL restart while core analyses a scan, through real processes', function () {
+  this.timeout(240_000);
+  const running = new Set<RunningProcess>();
+  // A server of this test's own (the other tests share theirs), in .data so its `postgres` user reaches it.
+  const pgDir = resolve(`.data/test-pg-restart-${process.pid}`);
+  let server: EmbeddedDatabase;
+  let pgPort: number;
+  let databaseUrl: string;
+  let dir: string;
+  const procs: Partial<Record<Role, RunningProcess>> = {};
+
+  const start = async (role: Role, env: NodeJS.ProcessEnv) => {
+    const process = await startProcess(role, env);
+    running.add(process);
+    procs[role] = process;
+    return process;
+  };
+  /** A scan with its photo stored, as the upload page leaves it. */
+  const newScan = async (face: 'a' | 'b') => {
+    const { structuredContent } = await callTool(procs.facade!.url, 'start_skin_scan', { source: 'pg' });
+    const orm = await openDatabase(databaseUrl);
+    try {
+      await uploadPhoto(orm, structuredContent.run_id, await singleFace(face));
+    } finally {
+      await orm.close();
+    }
+    return {
+      run_id: structuredContent.run_id as string,
+      access_token: structuredContent.access_token as string,
+    };
+  };
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'skinmatch-pg-restart-'));
+    pgPort = await freePort();
+    server = await startEmbeddedPostgres(pgDir, pgPort);
+    databaseUrl = server.url;
+    const env = {
+      DATA_DIR: dir,
+      DATABASE_URL: databaseUrl,
+      TOKEN_PEPPER: randomBytes(32).toString('hex'),
+      ALTCHA_HMAC_KEY: randomBytes(32).toString('hex'),
+      // This test polls: the network's budgets are not what it is about.
+      RATE_LIMIT_CALLS_PER_MINUTE: '100000',
+      RATE_LIMIT_REQUESTS_PER_MINUTE: '100000',
+    };
+    await start('migrate', env);
+    // Stages of 600 ms: the analysis is still under way when PostgreSQL stops.
+    await start('inference', { ...env, INFERENCE_STAGE_DELAY_MS: '600' });
+    await start('core', { ...env, INFERENCE_URL: procs.inference!.url });
+    await start('facade', { ...env, CORE_URL: procs.core!.url });
+  });
+  after(async () => {
+    await stopAll(running);
+    await server?.stop();
+    rmSync(pgDir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('core lives on, the scan caught by the outage completes, and WatchScan follows a new scan', async () => {
+    const core = procs.core!;
+    const scan = await newScan('a');
+    await untilScan(procs.facade!.url, scan, (s) => s.status === 'analyzing' && s.progress > 0, 30_000);
+
+    await server.stop();
+    // The analysis fails on its next write; recording that failure needs the database too.
+    const down = await until('the outage seen', async () => {
+      const result = await callTool(procs.facade!.url, 'get_skin_scan', scan);
+      return result.isError ? result.structuredContent.error : undefined;
+    });
+    assert.equal(down.code, 'unavailable');
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    server = await startEmbeddedPostgres(pgDir, pgPort);
+
+    const done = await untilScan(procs.facade!.url, scan, (s) => s.status === 'complete', 60_000).catch(
+      (err: Error) => {
+        throw new Error(`${err.message}; core ${core.child.exitCode === null ? 'running' : 'ended'}`);
+      },
+    );
+    assert.equal(done.next_action, 'recommend_products');
+    assert.equal(core.child.exitCode, null, `core ended: ${core.output().slice(-600)}`);
+    await until(
+      '/health ready again',
+      async () => (await fetch(`${procs.facade!.url}/health`)).status === 200,
+    );
+
+    // Notifications flow again: WatchScan streams a scan started after the restart to its end.
+    const next = await newScan('b');
+    const scans = createClient(ScanService, createGrpcTransport({ baseUrl: core.url }));
+    const seen: ScanStatus[] = [];
+    for await (const { scan: state } of scans.watchScan(
+      { runId: next.run_id, accessToken: next.access_token },
+      { timeoutMs: 60_000 },
+    )) {
+      if (seen.at(-1) !== state!.status) seen.push(state!.status);
+    }
+    assert.equal(seen.at(-1), ScanStatus.COMPLETE);
+    assert.equal(core.child.exitCode, null);
+  });
+});
