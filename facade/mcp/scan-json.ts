@@ -81,7 +81,8 @@ export const SCAN_JSON_PROPERTIES = {
   save_url: {
     type: 'string',
     format: 'uri',
-    description: 'Lets the person save a completed scan to an account; for the person, not the agent.',
+    description:
+      'Lets the person save a completed scan that is in no account yet to theirs; for the person, not the agent.',
   },
   scores: {
     type: 'object',

@@ -22,12 +22,13 @@ export type ScanRecord = Pick<
   | 'expiresAt'
   | 'completedAt'
   | 'version'
+  | 'accountId'
 >;
 
 const SCAN_BY_ID = `select id, token_hash as "tokenHash", status, stage, progress,
     failure_reason as "failureReason", scores, concerns, ${epochMs('created_at', 'createdAt')},
     ${epochMs('updated_at', 'updatedAt')}, ${epochMs('expires_at', 'expiresAt')},
-    ${epochMs('completed_at', 'completedAt')}, version
+    ${epochMs('completed_at', 'completedAt')}, version, account_id as "accountId"
   from scans where id = $1`;
 
 interface ScanRow extends Omit<ScanRecord, 'createdAt' | 'updatedAt' | 'expiresAt' | 'completedAt'> {

@@ -52,7 +52,9 @@ export function toScanMessage(scan: ScanRecord, publicBaseUrl: string): ScanMess
     stage: scan.stage,
     failureReason: scan.failureReason ?? '',
     uploadUrl: uploadUrl(publicBaseUrl, scan.id),
-    saveUrl: scan.status === 'complete' ? `${publicBaseUrl}/save/${scan.id}` : '',
+    // Saving is for a complete guest scan: one already in an account (started there, or saved) has nothing
+    // left to save, and its link would only tell the person to save it again.
+    saveUrl: scan.status === 'complete' && scan.accountId === null ? `${publicBaseUrl}/save/${scan.id}` : '',
     scores: Object.entries(scan.scores ?? {}).map(([measure, score]) => ({ measure, score })),
     concerns: scan.concerns ?? [],
     createdAt: timestampFromDate(scan.createdAt),

@@ -46,7 +46,7 @@ const handler = connectNodeAdapter({
             stage: row.stage,
             failureReason: row.failure_reason ?? '',
             uploadUrl: `${base}/scan/${row.id}`,
-            saveUrl: row.status === 'complete' ? `${base}/save/${row.id}` : '',
+            saveUrl: row.status === 'complete' && row.account_id === null ? `${base}/save/${row.id}` : '',
             scores: Object.entries(row.scores ?? {}).map(([measure, score]) => ({
               measure,
               score: score as number,
