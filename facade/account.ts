@@ -38,7 +38,7 @@ export interface AccountSurfaceOptions {
   readonly oauth: OAuthConfig;
   readonly trustProxy: boolean;
   readonly logger: Logger;
-  /** The guest tools whose twins /mcp/account serves (start_skin_scan, recommend_products). */
+  /** The guest tools whose twins /mcp/account serves (the scan tools, recommend_products). */
   readonly guestTools: readonly ToolDefinition[];
   readonly limits: GuestLimits;
   /** The longest an MCP request waits for its answer. */
@@ -60,7 +60,7 @@ export async function createAccountSurface(options: AccountSurfaceOptions) {
   const upstreams = options.oauth.upstreams.map((p) => new Upstream(p, issuer));
   const guest = (name: string) => options.guestTools.find((tool) => tool.name === name)!;
   const tools: ToolDefinition[] = [
-    ...accountScanTools(accounts, guest('start_skin_scan')),
+    ...accountScanTools(accounts, guest),
     { ...guest('recommend_products'), scope: 'scan:read' },
     ...catalogTools(createClient(CatalogService, options.core)),
   ];

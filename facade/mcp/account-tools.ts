@@ -10,9 +10,22 @@ import type { Caller, ToolDefinition } from './tool-definition.ts';
 import { ToolError } from './tool-errors.ts';
 
 const RUN_ID = { type: 'string', format: 'uuid', description: 'The run_id of one of your scans.' } as const;
+/**
+ * run_id alone names one of the account's scans; with its access_token (the spec's scan identity pair, which
+ * a client following the spec sends) the call is exactly the /mcp one, as recommend_products is here.
+ */
 const RUN_ID_INPUT = {
   type: 'object',
-  properties: { run_id: RUN_ID },
+  properties: {
+    run_id: RUN_ID,
+    access_token: {
+      type: 'string',
+      pattern: '^[a-f0-9]{64}$',
+      description:
+        'Optional: the access_token start_skin_scan returned. With it the call works as on /mcp, for the ' +
+        'scan whose token it is. A secret: never show it to the person.',
+    },
+  },
   required: ['run_id'],
   additionalProperties: false,
 } as const;
@@ -30,11 +43,15 @@ export function accountOf(caller: Caller): string {
   return caller.accountId;
 }
 
-/** start_skin_scan as on /mcp (same input and output), but the scan belongs to the account. */
+/**
+ * start_skin_scan as on /mcp (same input and output), but the scan belongs to the account; get_skin_scan and
+ * delete_skin_scan by run_id for the account's scans, or as on /mcp with the scan's access_token.
+ */
 export function accountScanTools(
   accounts: Client<typeof AccountService>,
-  guestStart: ToolDefinition,
+  guest: (name: string) => ToolDefinition,
 ): ToolDefinition[] {
+  const guestStart = guest('start_skin_scan');
   return [
     {
       ...guestStart,
@@ -52,14 +69,15 @@ export function accountScanTools(
       name: 'get_skin_scan',
       title: 'Read one of your skin scans',
       description:
-        'Reads one of your scans by run_id: status, progress and, once complete, its cosmetic skin measures ' +
-        'and concerns. Follow next_action and wait retry_after_seconds before reading again. Results are ' +
+        'Reads one of your scans by run_id (or any scan by run_id and its access_token, as on /mcp): status, ' +
+        'progress and, once complete, its cosmetic skin measures and concerns. Follow next_action and wait retry_after_seconds before reading again. Results are ' +
         'cosmetic estimates, not a diagnosis.',
       inputSchema: RUN_ID_INPUT,
       outputSchema: SCAN_OUTPUT,
       annotations: READ_ONLY,
       scope: 'scan:read',
       call: async (args, caller) => {
+        if (args.access_token !== undefined) return guest('get_skin_scan').call(args, caller);
         const res = await accounts.getAccountScan({
           accountId: accountOf(caller),
           runId: String(args.run_id),
@@ -71,7 +89,8 @@ export function accountScanTools(
       name: 'delete_skin_scan',
       title: 'Delete one of your skin scans',
       description:
-        'Deletes one of your scans and everything derived from it; its access_token stops working.',
+        'Deletes one of your scans by run_id (or any scan by run_id and its access_token, as on /mcp) and ' +
+        'everything derived from it; its access_token stops working.',
       inputSchema: RUN_ID_INPUT,
       outputSchema: {
         type: 'object',
@@ -82,6 +101,7 @@ export function accountScanTools(
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       scope: 'scan:write',
       call: async (args, caller) => {
+        if (args.access_token !== undefined) return guest('delete_skin_scan').call(args, caller);
         const res = await accounts.deleteAccountScan({
           accountId: accountOf(caller),
           runId: String(args.run_id),

@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { createAccount, mintToken } from '../support/bearer.ts';
+import { connectSdkClient } from '../support/mcp.ts';
+import { type Stack, startStack } from '../support/stack.ts';
+
+/**
+ * The spec gives get_skin_scan the arguments run_id and access_token (both required) and delete_skin_scan
+ * the scan identity pair, on either endpoint. On /mcp/account a client following it sent both and was
+ * refused `invalid_input` ("Unknown argument access_token"). Now the pair works there exactly as on /mcp;
+ * run_id alone still names one of the account's own scans.
+ */
+describe('get_skin_scan and delete_skin_scan on /mcp/account take the scan identity pair', () => {
+  let stack: Stack;
+  let guest: Client;
+  let account: Client;
+
+  before(async () => {
+    stack = await startStack('scan-identity-pair');
+    const accountId = await createAccount(stack.coreUrl, 'pair-sender');
+    guest = await connectSdkClient(stack.baseUrl);
+    account = await connectSdkClient(stack.baseUrl, '/mcp/account', {
+      authorization: `Bearer ${await mintToken(stack, accountId)}`,
+    });
+  });
+  after(async () => {
+    await guest?.close();
+    await account?.close();
+    await stack?.close();
+  });
+
+  const call = async (client: Client, name: string, args: Record<string, unknown>) => {
+    const result = await client.callTool({ name, arguments: args });
+    return { isError: result.isError, body: result.structuredContent as Record<string, any> };
+  };
+  const NOT_FOUND = { code: 'not_found', message: 'No scan matches this run_id and access_token.' };
+
+  it('lists access_token as an optional argument of both', async () => {
+    const { tools } = await account.listTools();
+    for (const name of ['get_skin_scan', 'delete_skin_scan']) {
+      const schema = tools.find((tool) => tool.name === name)!.inputSchema as Record<string, any>;
+      assert.deepEqual(schema.required, ['run_id'], name);
+      assert.equal(schema.properties.access_token.pattern, '^[a-f0-9]{64}$', name);
+    }
+  });
+
+  it('reads and deletes the account’s scan with its pair; a wrong token is not_found', async () => {
+    const started = (await call(account, 'start_skin_scan', { source: 'pair' })).body;
+    const pair = { run_id: started.run_id, access_token: started.access_token };
+
+    const read = await call(account, 'get_skin_scan', pair);
+    assert.equal(read.isError, undefined, JSON.stringify(read.body));
+    assert.equal(read.body.run_id, started.run_id);
+    assert.equal(read.body.status, 'awaiting_upload');
+    const wrong = await call(account, 'get_skin_scan', { ...pair, access_token: 'e'.repeat(64) });
+    assert.equal(wrong.isError, true);
+    assert.deepEqual(wrong.body.error, NOT_FOUND);
+    const malformed = await call(account, 'get_skin_scan', { ...pair, access_token: 'E'.repeat(64) });
+    assert.equal(malformed.body.error.code, 'invalid_input');
+    assert.equal(malformed.body.error.field, 'access_token');
+
+    const deleted = await call(account, 'delete_skin_scan', pair);
+    assert.deepEqual(deleted, { isError: undefined, body: { run_id: started.run_id, deleted: true } });
+    const gone = await call(account, 'get_skin_scan', { run_id: started.run_id });
+    assert.equal(gone.body.error.code, 'not_found');
+    assert.deepEqual((await call(account, 'delete_skin_scan', pair)).body.error, NOT_FOUND);
+  });
+
+  it('with the pair, a scan in no account reads as on /mcp; by run_id alone it is not the account’s', async () => {
+    const started = (await call(guest, 'start_skin_scan', { source: 'pair guest' })).body;
+    const pair = { run_id: started.run_id, access_token: started.access_token };
+    assert.deepEqual(
+      (await call(account, 'get_skin_scan', pair)).body,
+      (await call(guest, 'get_skin_scan', pair)).body,
+    );
+    const alone = await call(account, 'get_skin_scan', { run_id: started.run_id });
+    assert.deepEqual(alone.body.error, {
+      code: 'not_found',
+      message: 'The account has no scan with this run_id.',
+    });
+  });
+});
