@@ -31,7 +31,7 @@ const STRENGTHS: Strength[] = [1, 2, 3];
  */
 const KNOWN_CROSS_TALK: Partial<Record<Measure, Partial<Record<Measure, number>>>> = {
   dark_spots: { pores: 9, dark_circles: 9 },
-  uneven_tone: { texture: 18 },
+  uneven_tone: { texture: 17 },
   texture: { uneven_tone: 10, pores: 8 },
   dullness: { texture: 9 },
 };

@@ -178,7 +178,10 @@ function pits(
 /** The edit aimed at each measure. */
 export async function edit(photo: Buffer, g: FaceGeometry, measure: Measure, s: Strength): Promise<Buffer> {
   const { d } = g.frame;
-  const soft = (sigma: number) => `<filter id="soft"><feGaussianBlur stdDeviation="${sigma * d}"/></filter>`;
+  // The blur's region is the whole photo: by default a filter renders only the shape's bounding box plus
+  // 10 % on each side, which cut a blur wider than that off in a hard-edged rectangle (docs/inference.md).
+  const soft = (sigma: number) =>
+    `<filter id="soft" filterUnits="userSpaceOnUse" x="0" y="0" width="${g.width}" height="${g.height}"><feGaussianBlur stdDeviation="${sigma * d}"/></filter>`;
   const over = (input: Buffer, blend: Blend = 'over') =>
     sharp(photo).composite([{ input, blend }]).jpeg({ quality: 95 }).toBuffer();
   switch (measure) {
