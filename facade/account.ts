@@ -18,7 +18,7 @@ import { mcpEndpoint } from './mcp/endpoint.ts';
 import { buildServer, INSTRUCTIONS } from './mcp/mcp-server.ts';
 import { RequestMultiplexer } from './mcp/multiplexer.ts';
 import type { ToolDefinition } from './mcp/tool-definition.ts';
-import { authorizationServer, RESOURCE_METADATA_PATH } from './oauth/endpoints.ts';
+import { authorizationServer, RESOURCE_METADATA_PATH, tooManyRequests } from './oauth/endpoints.ts';
 import { interactionRoutes } from './oauth/interactions.ts';
 import { createProvider } from './oauth/provider.ts';
 import { ACCOUNT_RESOURCE_PATH } from './oauth/scopes.ts';
@@ -84,7 +84,12 @@ export async function createAccountSurface(options: AccountSurfaceOptions) {
   const interactions = interactionRoutes({ provider, signIn });
   const saves = savePages({ accounts, signIn, publicBaseUrl: issuer, logger });
   const server = authorizationServer(provider, issuer, options.limits);
-  const pages: Middleware = (ctx, next) =>
-    signIn.callback(ctx, () => interactions(ctx, () => saves(ctx, () => server(ctx, next))));
+  // Every request here spends a point of the network's request budget, as MCP requests do: each
+  // /authorize stores an interaction, so without a bound one network could fill the database with them.
+  const pages: Middleware = async (ctx, next) => {
+    const refusal = await options.limits.checkRequest(ctx.ip);
+    if (refusal) return tooManyRequests(ctx, refusal.retryAfterSeconds ?? 1, refusal.message);
+    await signIn.callback(ctx, () => interactions(ctx, () => saves(ctx, () => server(ctx, next))));
+  };
   return { endpoint, pages, provider, tools };
 }

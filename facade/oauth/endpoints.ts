@@ -64,14 +64,11 @@ export function authorizationServer(
     if (ctx.method === 'POST' && ctx.path === '/register') {
       const wait = await limits.checkRegistration(ctx.ip);
       if (wait !== undefined) {
-        ctx.status = 429;
-        ctx.set('Retry-After', String(wait));
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = {
-          error: 'rate_limited',
-          error_description: `Too many client registrations from this network; wait ${wait} s before trying again.`,
-        };
-        return;
+        return tooManyRequests(
+          ctx,
+          wait,
+          `Too many client registrations from this network; wait ${wait} s before trying again.`,
+        );
       }
       if (ctx.is('application/json')) {
         const body = await buffer(ctx, MAX_REGISTRATION_BYTES);
@@ -91,6 +88,14 @@ export function authorizationServer(
 }
 
 /** A CORS preflight for an open route: any origin, the headers it asks for, no credentials. */
+/** HTTP 429 in the authorization server's error shape (RFC 6749 §5.2's fields), with Retry-After. */
+export function tooManyRequests(ctx: Context, waitSeconds: number, description: string) {
+  ctx.status = 429;
+  ctx.set('Retry-After', String(waitSeconds));
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = { error: 'rate_limited', error_description: description };
+}
+
 function preflight(ctx: Context, method: string): void {
   ctx.status = 204;
   ctx.set('Access-Control-Allow-Origin', '*');

@@ -3,7 +3,8 @@
  * malformed ones, other HTTP methods, requests without a valid bearer — spends a point of the caller's
  * per-minute budget (per network for guests, per account signed in). Over it: HTTP 429 with Retry-After
  * and JSON-RPC error -32029 (`data.code` `rate_limited`); a well-formed tool call still gets its
- * `rate_limited` tool error, as every tool call over a budget does.
+ * `rate_limited` tool error, as every tool call over a budget does. The authorization server and the
+ * sign-in pages spend the same budget (HTTP 429 in OAuth's error shape).
  */
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -11,6 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { loadConfig } from '../../services/shared/config.ts';
 import { accountRpc, createAccount, mintToken } from '../support/bearer.ts';
 import { errorCode, JSON_RPC_HEADERS, rpc } from '../support/mcp.ts';
+import { authorize, authorizeUrl, pkce, register } from '../support/oauth-http.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
 const BUDGET = 4;
@@ -123,6 +125,45 @@ describe('the request budget of the MCP endpoints', () => {
     assert.equal(over.headers.get('www-authenticate'), null);
     assert.equal((await rpc(stack.baseUrl, 'ping')).status, 429, 'the same network on /mcp');
     assert.equal((await accountRpc(stack.baseUrl, calm, 'ping')).status, 200, 'the account still served');
+  });
+
+  it('the authorization server and sign-in pages spend the same budget: over it, 429 and no interaction stored', async () => {
+    const { body: client } = await register(stack.baseUrl);
+    const url = authorizeUrl(stack.baseUrl, {
+      client_id: client.client_id,
+      code_challenge: pkce().challenge,
+      code_challenge_method: 'S256',
+    });
+    const interactions = async () =>
+      Number(
+        (
+          await stack.orm.em
+            .getConnection()
+            .execute("select count(*) as n from oauth_state where model = 'Interaction'")
+        )[0]!.n,
+      );
+    for (let i = 1; i < BUDGET; i++) assert.equal((await authorize(url)).status, 303);
+    assert.equal(await interactions(), BUDGET - 1);
+    const refused = [
+      await fetch(url, { redirect: 'manual' }),
+      await fetch(`${stack.baseUrl}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=authorization_code&code=x',
+      }),
+      await fetch(`${stack.baseUrl}/interaction/some-uid`),
+      await fetch(`${stack.baseUrl}/register`, { method: 'POST', body: '{}' }),
+    ];
+    for (const res of refused) {
+      assert.equal(res.status, 429, res.url);
+      const retry = Number(res.headers.get('retry-after'));
+      assert.ok(Number.isInteger(retry) && retry >= 1 && retry <= 60, String(retry));
+      assert.deepEqual(await res.json(), {
+        error: 'rate_limited',
+        error_description: `Too many requests from this network; wait ${retry} s before trying again.`,
+      });
+    }
+    assert.equal(await interactions(), BUDGET - 1);
   });
 });
 
