@@ -19,6 +19,7 @@ import {
   WatchIntakeResponseSchema,
 } from '../../gen/skinmatch/v1/intake_pb.ts';
 import type { Orm } from '../core/db/orm.ts';
+import { isForeignKeyViolation } from '../core/db/pg-errors.ts';
 import type { PlainSql } from '../core/db/plain-sql.ts';
 import { Scan } from '../core/db/scan-entity.ts';
 import { storePhoto, UPLOAD_CLOSED_MESSAGE } from '../scan/photo-intake.ts';
@@ -115,12 +116,11 @@ export class IntakeServiceImpl implements ServiceImpl<typeof IntakeService> {
     const scan = await this.#fromConsentingBrowser(req);
     if (scan.status === 'complete') throw serviceError('upload_closed', UPLOAD_CLOSED_MESSAGE);
     const { sql, limits, orm } = this.#deps;
-    await countUpload(sql, scan.id, this.#now(), limits.uploadsPerHour);
+    // The scan may go (its agent's delete_skin_scan, its account's deletion, the purge) while the photo comes
+    // in: counting the attempt then finds no scan to count for, and storePhoto decides again on the locked row.
+    await countUpload(sql, scan.id, this.#now(), limits.uploadsPerHour).catch(scanGone);
     const photo = await checkPhoto(req.photo, limits);
-    // storePhoto decides again on the locked row: the scan may have completed or gone meanwhile.
-    await storePhoto(orm.em.fork(), scan.id, photo.image, photo.contentType).catch((err: unknown) => {
-      throw errorReason(err) === 'not_found' ? serviceError('not_found', INTAKE_NOT_FOUND_MESSAGE) : err;
-    });
+    await storePhoto(orm.em.fork(), scan.id, photo.image, photo.contentType).catch(scanGone);
     const state = this.#state(await this.#find(scan.id), req.browserSecret);
     return create(UploadPhotoResponseSchema, { state });
   }
@@ -167,6 +167,12 @@ export class IntakeServiceImpl implements ServiceImpl<typeof IntakeService> {
     const byThisBrowser = scan.browserHash !== null && this.#isConsenting(secret, scan);
     return toIntakeState(scan, { version: scan.consentVersion, byThisBrowser });
   }
+}
+
+/** A scan deleted after this call read it is the page's one not_found, not a server fault. */
+function scanGone(err: unknown): never {
+  const gone = errorReason(err) === 'not_found' || isForeignKeyViolation(err);
+  throw gone ? serviceError('not_found', INTAKE_NOT_FOUND_MESSAGE) : err;
 }
 
 function consentTaken() {

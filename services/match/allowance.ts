@@ -12,6 +12,7 @@
  * simple query of two statements, its values escaped by `pg`), the hook, then `commit`.
  */
 import { escapeLiteral } from 'pg';
+import { isForeignKeyViolation } from '../core/db/pg-errors.ts';
 import type { PlainSql } from '../core/db/plain-sql.ts';
 import { NOT_FOUND_MESSAGE, serviceError } from '../shared/errors.ts';
 
@@ -81,12 +82,8 @@ export async function consumeAllowance(
  * a moment later, not a server fault to retry.
  */
 function scanGone(err: unknown): never {
-  if ((err as { code?: unknown }).code === FOREIGN_KEY_VIOLATION) {
-    throw serviceError('not_found', NOT_FOUND_MESSAGE);
-  }
-  throw err;
+  throw isForeignKeyViolation(err) ? serviceError('not_found', NOT_FOUND_MESSAGE) : err;
 }
-const FOREIGN_KEY_VIOLATION = '23503';
 
 export async function matchesUsed(sql: PlainSql, runId: string): Promise<number> {
   const { rows } = await sql.query<{ used: number }>({ name: 'matches_used', text: USED, values: [runId] });
