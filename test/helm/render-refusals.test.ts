@@ -65,6 +65,11 @@ describe('helm chart render: refused values', function () {
       "at '/metrics/podMonitor/interval'",
     ],
     [
+      'core exposed outside the cluster (schema)',
+      { core: { service: { type: 'LoadBalancer' } } },
+      "at '/core/service/type': value must be 'ClusterIP'",
+    ],
+    [
       'an unknown value (schema)',
       { facade: { replicas: 3 } },
       "at '/facade': additional properties 'replicas' not allowed",

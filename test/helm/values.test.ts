@@ -15,6 +15,7 @@ type Schema = {
   properties?: Record<string, Schema>;
   additionalProperties?: boolean | Schema;
   $ref?: string;
+  allOf?: Schema[];
 };
 
 const schema = JSON.parse(readFileSync(join(CHART, 'values.schema.json'), 'utf8')) as Schema & {
@@ -26,6 +27,8 @@ const production = parse(readFileSync(join(CHART, 'examples/production-values.ya
 const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
 
 function resolveRef(node: Schema): Schema {
+  // A component narrowed for one process (core, inference): the tree is the referenced definition's.
+  if (node.allOf?.[0]?.$ref) return resolveRef(node.allOf[0]);
   if (!node.$ref) return node;
   return schema.definitions[node.$ref.replace('#/definitions/', '')]!;
 }
@@ -173,6 +176,8 @@ describe('helm chart values', () => {
     ['config.coreTimeoutMs', 0, '/config/coreTimeoutMs must be >= 1'],
     ['core.replicaCount', 0, '/core/replicaCount must be >= 1'],
     ['facade.port', 70000, '/facade/port must be <= 65535'],
+    ['core.service.type', 'LoadBalancer', '/core/service/type must be equal to constant'],
+    ['inference.service.type', 'NodePort', '/inference/service/type must be equal to constant'],
     [
       'inference.autoscaling.targetCPUUtilizationPercentage',
       150,
