@@ -13,7 +13,7 @@ import { extname } from 'node:path';
 import type { EntityManager } from '@mikro-orm/core';
 import { plainSql } from '../core/db/plain-sql.ts';
 import { catalogText, type RecordResult, readCsv, readJsonLines } from './catalog-records.ts';
-import { holdsRealProducts, removeDemoProducts, withdrawAbsent } from './catalog-scope.ts';
+import { holdsRealProducts, withdrawAbsent } from './catalog-scope.ts';
 import type { DerivedProduct, RawProduct } from './derive.ts';
 import { createDeriver } from './formula-memo.ts';
 import { writeProducts } from './product-writer.ts';
@@ -106,6 +106,10 @@ export async function importRecords(
   // derives the next one. Batches hold distinct product_ids, so concurrent writes never wait on each other.
   const writing: Promise<void>[] = [];
   let written = 0;
+  // Real products replace the demo catalog in the first batch's transaction, and that batch commits before
+  // any other: no moment, not even after a crash half way, shows demo products beside real ones.
+  const real = accepted.some((record) => record.product.demo !== true);
+  let demoRemoved = 0;
   try {
     for (let start = 0, n = 0; start < accepted.length; start += BATCH, n++) {
       const batch = accepted.slice(start, start + BATCH).map((record) => record.product);
@@ -117,12 +121,14 @@ export async function importRecords(
       });
       const slot = n % WRITERS;
       await writing[slot];
-      const write = writeProducts(clients[slot]!, batch, derived).then(() => {
+      const write = writeProducts(clients[slot]!, batch, derived, real && n === 0).then((removed) => {
+        demoRemoved += removed;
         written += batch.length;
         done(written);
       });
       write.catch(() => {}); // awaited later; a failure meanwhile is not an unhandled rejection
       writing[slot] = write;
+      if (n === 0) await write;
     }
     await Promise.all(writing);
   } catch (err) {
@@ -133,8 +139,6 @@ export async function importRecords(
   }
   for (const client of clients) client.release();
 
-  const real = accepted.some((record) => record.product.demo !== true);
-  const demoRemoved = real ? await removeDemoProducts(em.fork()) : 0;
   let withdrawn: string[] = [];
   let withdrawSkipped: string | null = null;
   if (options.replace) {

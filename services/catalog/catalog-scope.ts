@@ -1,7 +1,8 @@
 /**
  * What a catalog holds as a whole: real products or demo ones, never both, and after a full import
  * (`--replace`) nothing the source no longer lists. Each change is one statement, so the products table's
- * trigger tells every core replica to reload (`catalog_changed`).
+ * trigger tells every core replica to reload (`catalog_changed`). Demo products leave in the transaction of
+ * the import's first batch of real ones (product-writer.ts).
  */
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/postgresql';
@@ -14,14 +15,6 @@ export async function holdsRealProducts(em: EntityManager): Promise<boolean> {
     'select exists (select 1 from products where not demo) as found',
   );
   return rows[0]?.found === true;
-}
-
-/** Removes every demo product; returns how many there were. */
-export async function removeDemoProducts(em: EntityManager): Promise<number> {
-  const rows = await sql(em).execute<{ product_id: string }[]>(
-    'delete from products where demo returning product_id',
-  );
-  return rows.length;
 }
 
 /** Withdraws (deletes) every product whose id is not in `keep`; returns the withdrawn ids, sorted. */

@@ -47,12 +47,16 @@ const UPSERT = `insert into products (${names.join(', ')}, updated_at)
 /** Sessions that already hold the staging table. */
 const staged = new WeakSet<PoolClient>();
 
-/** Upserts one batch of derived products (distinct product_ids) in one transaction on `client`. */
+/**
+ * Upserts one batch of derived products (distinct product_ids) in one transaction on `client`; with
+ * `removeDemo`, the demo products go in the same transaction, and how many there were is the answer.
+ */
 export async function writeProducts(
   client: PoolClient,
   raws: readonly RawProduct[],
   derived: readonly DerivedProduct[],
-): Promise<void> {
+  removeDemo = false,
+): Promise<number> {
   if (!staged.has(client)) {
     await client.query(STAGING);
     staged.add(client);
@@ -64,7 +68,9 @@ export async function writeProducts(
     await client.query('set local synchronous_commit = off');
     await pipeline(Readable.from(copyText(raws, derived)), client.query(copyFrom(COPY)));
     await client.query({ name: 'upsert_product_rows', text: UPSERT, values: [new Date()] });
+    const removed = removeDemo ? (await client.query('delete from products where demo')).rowCount : 0;
     await client.query('commit');
+    return removed ?? 0;
   } catch (err) {
     await client.query('rollback').catch(() => {});
     throw err;
