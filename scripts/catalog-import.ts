@@ -3,7 +3,8 @@
  * docs/catalog-format.md): a progress bar while it upserts, then every warning (imported, but the
  * ingredient field is not a list) and every rejected record with its line in the file and the reason.
  * `--replace` makes it a full import: products the file does not list are withdrawn. Exits 1 when any
- * record was rejected (the others are imported), 2 when the file cannot be read or the usage is wrong.
+ * record was rejected (the others are imported), 2 when the file cannot be read or the usage is wrong, 3
+ * when the database cannot be reached or fails during the import, 78 when the configuration is refused.
  */
 import cliProgress from 'cli-progress';
 import { importRecords, readCatalogFile } from '../services/catalog/catalog-import.ts';
@@ -26,7 +27,13 @@ try {
   process.exit(2);
 }
 
-const report = await withDatabase(async (orm) => {
+const stopped = {
+  name: 'catalog:import',
+  // Each batch is written in a transaction of its own: what was written stays (without any demo product,
+  // catalog-import.ts), nothing is withdrawn, and running the same import again completes it.
+  failure: 'Any products written before it stay, nothing was withdrawn: run the import again',
+};
+const report = await withDatabase(stopped, async (orm) => {
   const bar = new cliProgress.SingleBar(
     { format: 'importing [{bar}] {value}/{total} products', noTTYOutput: true, notTTYSchedule: 1000 },
     cliProgress.Presets.shades_classic,
