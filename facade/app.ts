@@ -176,6 +176,7 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
       logger,
       maxBytes: options.photoMaxBytes,
       keepAliveMs: options.pageKeepAliveMs,
+      readiness: options.readiness,
     }),
   );
   // The authorization server and the person's sign-in pages.

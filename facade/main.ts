@@ -63,14 +63,19 @@ const server = app.listen(config.facadePort, () => {
 });
 
 // On SIGTERM: /health 503 at once; after the drain delay the port is closed (idle connections with it),
-// the requests in flight are answered — each closing its connection — and the process exits.
+// the upload pages' progress streams end (their browsers reconnect elsewhere), the requests in flight are
+// answered — each closing its connection — and the process exits.
 shutDownGracefully({
   logger,
   readiness,
   drainDelayMs: config.shutdownDrainDelayMs,
   timeoutMs: config.shutdownTimeoutMs,
   drain: async () => {
-    await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+    const closed = new Promise<void>((resolve, reject) =>
+      server.close((err) => (err ? reject(err) : resolve())),
+    );
+    readiness.endStreams();
+    await closed;
     await metrics?.close();
     await traces?.shutdown();
     await limitStore?.end();

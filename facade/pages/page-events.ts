@@ -10,6 +10,7 @@ import type { Context } from 'koa';
 import type { IntakeService, WatchIntakeResponse } from '../../gen/skinmatch/v1/intake_pb.ts';
 import { errorReason } from '../../services/shared/errors.ts';
 import type { Logger } from '../../services/shared/logger.ts';
+import type { Readiness } from '../../services/shared/shutdown.ts';
 import { setPageHeaders } from './page-security.ts';
 import { toPageState } from './page-state.ts';
 
@@ -21,6 +22,8 @@ export interface EventsRelay {
   readonly keepAliveMs: number;
   /** Answers a refusal of the watch before the stream has started. */
   readonly refuse: (ctx: Context, err: unknown) => void;
+  /** Ends the stream when the façade stops taking work (the page's EventSource then reconnects). */
+  readonly readiness?: Readiness;
 }
 
 export async function relayEvents(relay: EventsRelay, ctx: Context, runId: string, browserSecret: string) {
@@ -53,6 +56,13 @@ export async function relayEvents(relay: EventsRelay, ctx: Context, runId: strin
     if (!res.destroyed && !res.writableEnded) res.write(text);
   };
   const keepAlive = setInterval(() => write(': keep-alive\n\n'), relay.keepAliveMs);
+  // A stopping façade ends the stream as the page going away would: the call to core is cancelled and the
+  // response ends cleanly, so the browser reconnects (to another replica) instead of waiting for the bound.
+  let stopping = false;
+  const forget = relay.readiness?.holdStream(() => {
+    stopping = true;
+    cancel.abort();
+  });
   const send = (event: string, data: unknown) => write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
 
   void (async () => {
@@ -66,9 +76,12 @@ export async function relayEvents(relay: EventsRelay, ctx: Context, runId: strin
         else relay.logger.warn({ err: (err as Error).message }, 'scan page: progress stream from core ended');
       }
     } finally {
+      forget?.();
       clearInterval(keepAlive);
       cancel.abort();
       if (!res.destroyed) res.end();
+      // Its connection too (it would idle until the keep-alive timeout, and the port's close waits for it).
+      if (stopping) res.socket?.end();
     }
   })();
 }

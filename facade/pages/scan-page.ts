@@ -22,6 +22,7 @@ import { ScanStatus } from '../../gen/skinmatch/v1/scan_types_pb.ts';
 import { CONSENT_TEXT, CONSENT_VERSION } from '../../services/intake/consent.ts';
 import { errorReason } from '../../services/shared/errors.ts';
 import type { Logger } from '../../services/shared/logger.ts';
+import type { Readiness } from '../../services/shared/shutdown.ts';
 import { readBody } from '../body.ts';
 import { page } from '../oauth/pages.ts';
 import type { GuestLimits } from '../rate-limits.ts';
@@ -64,6 +65,8 @@ export interface ScanPageOptions {
   readonly maxBytes?: number;
   /** How often a quiet progress stream gets a keep-alive comment. */
   readonly keepAliveMs?: number;
+  /** The process's readiness: progress streams end when it stops taking work. */
+  readonly readiness?: Readiness;
 }
 
 interface Route {
@@ -78,7 +81,13 @@ export function scanPages(options: ScanPageOptions) {
   const { intake, limits, logger } = options;
   const publicOrigin = new URL(options.publicBaseUrl).origin;
   const maxBytes = options.maxBytes ?? DEFAULT_PHOTO_MAX_BYTES;
-  const relay = { intake, logger, keepAliveMs: options.keepAliveMs ?? KEEP_ALIVE_MS, refuse: refuseFor };
+  const relay = {
+    intake,
+    logger,
+    keepAliveMs: options.keepAliveMs ?? KEEP_ALIVE_MS,
+    refuse: refuseFor,
+    readiness: options.readiness,
+  };
 
   const routes: Route[] = [
     { method: 'GET', pattern: /^\/scan\/([^/]+)$/, handle: show, isPage: true },

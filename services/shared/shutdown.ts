@@ -12,6 +12,8 @@ import type { Logger } from './logger.ts';
 /** Whether the process takes new work; read by the health endpoints. */
 export class Readiness {
   #draining = false;
+  #streamsEnded = false;
+  readonly #streams = new Set<() => void>();
 
   get draining(): boolean {
     return this.#draining;
@@ -19,6 +21,27 @@ export class Readiness {
 
   drain(): void {
     this.#draining = true;
+  }
+
+  /**
+   * A stream that has no end of its own (the upload page's progress): `end` is called when the process
+   * stops taking work, so that the client reconnects — to another replica — rather than hold the shutdown
+   * to its bound. Answers the function that forgets the stream once it has ended anyway.
+   */
+  holdStream(end: () => void): () => void {
+    if (this.#streamsEnded) {
+      end();
+      return () => {};
+    }
+    this.#streams.add(end);
+    return () => this.#streams.delete(end);
+  }
+
+  /** Ends every held stream, and any held from now on. */
+  endStreams(): void {
+    this.#streamsEnded = true;
+    for (const end of [...this.#streams]) end();
+    this.#streams.clear();
   }
 }
 

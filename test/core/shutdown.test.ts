@@ -2,7 +2,8 @@
  * Graceful shutdown through real processes: SIGTERM makes each process not ready at once (the façade's
  * /health 503, grpc.health.v1 NOT_SERVING), then it stops taking work, finishes what is in flight — a
  * tool call, an analysis job, an analysis stream — or hands it back to the queue, and exits 0 within its
- * bound. Nothing is lost: the call is answered and every scan completes.
+ * bound. An upload page's progress stream, which has no end of its own, is ended so that it does not hold
+ * the façade to its bound. Nothing is lost: the call is answered and every scan completes.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -13,6 +14,8 @@ import { HealthCheckResponse_ServingStatus as Serving } from '../../gen/grpc/hea
 import { isListening } from '../../scripts/port.ts';
 import { type Orm, openDatabase } from '../../services/core/db/orm.ts';
 import { singleFace } from '../inference/support/photos.ts';
+import { pageFetch } from '../intake/scan-page-support.ts';
+import { consentTo } from '../support/consent.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { uploadPhoto } from '../support/fixtures.ts';
 import { callTool } from '../support/mcp.ts';
@@ -126,6 +129,21 @@ describe('graceful shutdown on SIGTERM, through real processes', function () {
     } finally {
       core.signal('SIGCONT');
     }
+  });
+
+  it('the façade: an upload page’s progress stream ends once it stops taking work, and it exits 0 at once', async () => {
+    const draining = await start('facade', { CORE_URL: cores.url });
+    const { structuredContent } = await callTool(draining.url, 'start_skin_scan', { source: 'page' });
+    const secret = await consentTo(cores.url, structuredContent.run_id);
+    const events = await pageFetch(draining.url, `/scan/${structuredContent.run_id}/events`, { secret });
+    assert.equal(events.status, 200);
+    const stream = events.text(); // ends when the façade ends the stream (an EventSource then reconnects)
+    const signalled = Date.now();
+    draining.signal('SIGTERM');
+    assert.match(await stream, /^event: state\ndata: \{"status":"awaiting_upload"/);
+    assert.equal(await draining.exited, 0);
+    assert.ok(Date.now() - signalled < 10_000, 'well before its 20 s bound');
+    assert.equal(draining.logged(/shutdown bound reached/).length, 0);
   });
 
   it('core: not serving at once, and the analysis under way finishes in the same process before it exits', async () => {
