@@ -106,8 +106,16 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
     OAuthStateService,
     StatusService,
   ];
-  const scans = new ScanServiceImpl({ ...options, sql, notifications });
-  const intake = new IntakeServiceImpl({ ...options, ...options.intake, sql, notifications });
+  // Aborted on close: the open watches end at once instead of holding the server to its grace period.
+  const stopping = new AbortController();
+  const scans = new ScanServiceImpl({ ...options, sql, notifications, stopping: stopping.signal });
+  const intake = new IntakeServiceImpl({
+    ...options,
+    ...options.intake,
+    sql,
+    notifications,
+    stopping: stopping.signal,
+  });
   const purge = setInterval(() => {
     purgeExpiredState(orm.em.fork()).catch((err: Error) =>
       logger.warn({ err: err.message }, 'purging expired OAuth state failed'),
@@ -160,6 +168,7 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
     // The server keeps answering the calls in flight while the worker finishes (or hands back) its jobs.
     close: async () => {
       clearInterval(purge);
+      stopping.abort();
       await governor?.stop();
       await Promise.all([server.close(options.shutdownGraceMs), worker.stop()]);
       catalog.stop();

@@ -51,7 +51,8 @@ export interface IntakeServiceDeps {
   readonly notifications: Notifications;
   readonly challenge: BotChallenge;
   readonly limits: IntakeLimits;
-  readonly now?: () => Date;
+  readonly now?: () => Date /** Aborted when the process stops taking work: watches end (scan-watch.ts). */;
+  readonly stopping?: AbortSignal;
 }
 
 interface BrowserCall {

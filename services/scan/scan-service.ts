@@ -35,7 +35,8 @@ export interface ScanServiceDeps {
   readonly pepper: Buffer;
   readonly publicBaseUrl: string;
   readonly notifications: Notifications;
-  readonly now?: () => Date;
+  readonly now?: () => Date /** Aborted when the process stops taking work: watches end (scan-watch.ts). */;
+  readonly stopping?: AbortSignal;
 }
 
 export class ScanServiceImpl implements ServiceImpl<typeof ScanService> {

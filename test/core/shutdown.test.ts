@@ -2,15 +2,19 @@
  * Graceful shutdown through real processes: SIGTERM makes each process not ready at once (the façade's
  * /health 503, grpc.health.v1 NOT_SERVING), then it stops taking work, finishes what is in flight — a
  * tool call, an analysis job, an analysis stream — or hands it back to the queue, and exits 0 within its
- * bound. An upload page's progress stream, which has no end of its own, is ended so that it does not hold
- * the façade to its bound. Nothing is lost: the call is answered and every scan completes.
+ * bound. A stream that has no end of its own — an upload page's progress in the façade, a WatchScan in
+ * core — is ended so that it does not hold the process to its bound. Nothing is lost: the call is answered and every scan completes.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Code, ConnectError, createClient } from '@connectrpc/connect';
+import { createGrpcTransport } from '@connectrpc/connect-node';
 import { HealthCheckResponse_ServingStatus as Serving } from '../../gen/grpc/health/v1/health_pb.ts';
+import { ScanService } from '../../gen/skinmatch/v1/scan_pb.ts';
+import { ScanStatus } from '../../gen/skinmatch/v1/scan_types_pb.ts';
 import { isListening } from '../../scripts/port.ts';
 import { type Orm, openDatabase } from '../../services/core/db/orm.ts';
 import { singleFace } from '../inference/support/photos.ts';
@@ -160,6 +164,27 @@ describe('graceful shutdown on SIGTERM, through real processes', function () {
     assert.ok(Date.now() - signalled < 20_000);
     assert.equal((await scanState(runId)).status, 'complete', 'completed before the process ended');
     assert.equal(core.logged(/handed back/).length, 0);
+  });
+
+  it('core: an open WatchScan ends with UNAVAILABLE once it stops taking work, and it exits 0 at once', async () => {
+    const core = await startCore(inference.url);
+    const scans = createClient(ScanService, createGrpcTransport({ baseUrl: core.url }));
+    const { runId, accessToken } = await scans.startScan({ source: 'watch' });
+    const watch = scans.watchScan({ runId, accessToken });
+    const states: ScanStatus[] = [];
+    const ended = (async () => {
+      for await (const { scan } of watch) states.push(scan!.status);
+    })().then(
+      () => 'ended without an error',
+      (err) => ConnectError.from(err).code,
+    );
+    await until('the watch open', () => states.length > 0);
+    const signalled = Date.now();
+    core.signal('SIGTERM');
+    assert.equal(await ended, Code.Unavailable); // CANCELED at the grace period's end on the old code
+    assert.equal(await core.exited, 0);
+    assert.ok(Date.now() - signalled < 10_000, 'well before its 20 s bound');
+    assert.deepEqual(states, [ScanStatus.AWAITING_UPLOAD]);
   });
 
   it('core: past its bound an analysis is handed back to the queue, and another core completes it', async () => {
