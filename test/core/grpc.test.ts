@@ -120,8 +120,14 @@ describe('core over gRPC (@grpc/grpc-js client)', () => {
     );
     await assert.rejects(
       unary(health, 'check', { service: 'nope.Service' }),
-      (err: any) => err.code === grpc.status.NOT_FOUND,
+      (err: any) => err.code === grpc.status.NOT_FOUND && err.details === 'unknown service "nope.Service"',
     );
+    // A long name is not echoed whole (it used to come back in full: a megabyte asked, a megabyte told).
+    await assert.rejects(unary(health, 'check', { service: 'x'.repeat(1_000_000) }), (err: any) => {
+      assert.equal(err.code, grpc.status.NOT_FOUND);
+      assert.equal(err.details, `unknown service "${'x'.repeat(80)}…"`);
+      return true;
+    });
     health.close();
   });
 
