@@ -91,6 +91,8 @@ describe('tool errors and HTTP behaviour of /mcp', () => {
       ['empty source', ''],
       ['blank source', '   '],
       ['source over 100 characters', 'x'.repeat(101)],
+      // The schema bounds the text as sent; core's trimming comes after it (docs/design-notes.md, Input).
+      ['100 characters and a trailing newline', `${'x'.repeat(100)}\n`],
       ['source of wrong type', 7],
     ];
     for (const [title, source] of sources) {
