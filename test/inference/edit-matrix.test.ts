@@ -30,9 +30,9 @@ const STRENGTHS: Strength[] = [1, 2, 3];
  * the test accepts. Each is a known limit, not a design: see docs/inference.md.
  */
 const KNOWN_CROSS_TALK: Partial<Record<Measure, Partial<Record<Measure, number>>>> = {
-  dark_spots: { pores: 9, dark_circles: 9 },
+  dark_spots: { dark_circles: 9 },
   uneven_tone: { texture: 17 },
-  texture: { uneven_tone: 10, pores: 8 },
+  texture: { uneven_tone: 10 },
   dullness: { texture: 9 },
 };
 

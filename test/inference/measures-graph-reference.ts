@@ -207,11 +207,11 @@ const closing = (p: Plane, window: number) => extreme(extreme(p, window, Math.ma
 const opening = (p: Plane, window: number) => extreme(extreme(p, window, Math.min), window, Math.max);
 const negated = (p: Plane) => plane(p.width, p.height, (x, y) => -pixel(p, x, y));
 
-/** Eroded by a 5×5 square, then grown back by three 5×5 dilations, each no higher than `p`. */
-function openingByReconstruction(p: Plane): Plane {
-  let marker = extreme(p, 5, Math.min);
-  for (let step = 0; step < 3; step++) {
-    const grown = extreme(marker, 5, Math.max);
+/** Eroded by a square, then grown back by dilations by the same square, each no higher than `p`. */
+function openingByReconstruction(p: Plane, square = 5, steps = 3): Plane {
+  let marker = extreme(p, square, Math.min);
+  for (let step = 0; step < steps; step++) {
+    const grown = extreme(marker, square, Math.max);
     marker = plane(p.width, p.height, (x, y) => Math.min(pixel(grown, x, y), pixel(p, x, y)));
   }
   return marker;
@@ -292,10 +292,11 @@ export function referenceFeatures(
   const levelled = negated(openingByReconstruction(negated(openingByReconstruction(filled))));
   const smooth = gaussianMean(levelled, ones, 1, 0);
   const [closedCoarse, openedCoarse] = [closing(smooth, 7), opening(smooth, 7)];
-  // Pores: the black top-hat (3×3) of L* minus its Gaussian (σ 3) mean over the clear skin.
+  // Pores: the black top-hat by reconstruction (3×3, eight erosions) of L* minus its Gaussian (σ 3) mean
+  // over the clear skin.
   const around = gaussianMean(L, clear, 3, 1e-3);
   const detail = plane(SIZE, SIZE, (x, y) => pixel(L, x, y) - pixel(around, x, y));
-  const closed = closing(detail, 3);
+  const closed = negated(openingByReconstruction(negated(detail), 3, 8));
   const opened = opening(detail, 3);
   // Shine: L* more than 12 above the patch's median (the (area/2)-th largest value), fully from 20.
   const median = [...L.data].sort((a, b) => b - a)[area / 2 - 1]!;

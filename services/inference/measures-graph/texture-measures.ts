@@ -31,6 +31,13 @@ const COARSE_WINDOW = 7;
 /** Pores: the Gaussian (pixels) of the clear skin around each pixel that its depth is measured against. */
 const PORE_SURROUND_SIGMA = 3;
 /**
+ * Pits are filled by a closing by reconstruction: a dilation by a 3×3 square, then this many erosions by
+ * a 3×3 square, each no lower than the detail itself. A pit — darker than all the skin around it — is
+ * filled to its rim; a hollow of coarser relief, a valley that runs on to lower ground, is given back as
+ * it was, where a plain closing lifted every point of it by its curvature (docs/inference.md).
+ */
+const PIT_RECONSTRUCTION_STEPS = 8;
+/**
  * Pits are read only this far (2σ of the surround, pixels) inside the patch's edge: nearer the edge the
  * surround is one-sided, and an edge of tone or relief that ends at the region's border reads as pits.
  */
@@ -118,9 +125,9 @@ export function weightedMean(g: GraphBuilder, input: string, weights: string, ou
 }
 
 /**
- * Pores are small dark pits: the black top-hat with a 3×3 square — the closing of the detail (the largest
- * value of each 3×3 neighbourhood, then the smallest of those) minus the detail — is how far each pixel
- * lies below the pit-free surface, and is zero on bumps, slopes and anything wider than a pit. The detail
+ * Pores are small dark pits: the black top-hat by reconstruction with a 3×3 square — the closing by
+ * reconstruction of the detail minus the detail — is how far each pixel lies below the rim of the pit it is
+ * in, and is zero on bumps, slopes, anything wider than a pit and valleys that run on to lower ground. The detail
  * is L* minus its Gaussian mean over the clear skin around it (σ = PORE_SURROUND_SIGMA, spots left out),
  * so the curvature of coarser relief and of tone patches, which the closing would otherwise read as
  * shallow pits, is taken away first. Each pixel counts up to THRESHOLDS.textureCap, less `floor` (clipped
@@ -153,7 +160,11 @@ function addPitDepth(
     ['pore_surround'],
   );
   const detail = g.node('Sub', [l, around], ['pore_detail']);
-  const depth = g.node('Sub', [addClosing(g, detail, 3, 'pore_detail'), detail], ['pit_depth_map']);
+  const depth = g.node(
+    'Sub',
+    [addClosingByReconstruction(g, detail, 'pore_detail'), detail],
+    ['pit_depth_map'],
+  );
   const capped = g.node('Min', [depth, cap], ['pit_depth_capped']);
   const beyond = g.node(
     'Relu',
@@ -247,6 +258,22 @@ function addOpeningByReconstruction(g: GraphBuilder, input: string, name: string
     marker = g.node('Min', [grown, input], [`${name}_rebuilt_${step}`]);
   }
   return marker;
+}
+
+/**
+ * The closing by reconstruction of `input`: its dilation by a 3×3 square, then PIT_RECONSTRUCTION_STEPS
+ * erosions by a 3×3 square, each no lower than `input` — computed on the negation, where the erosions are
+ * dilations (`MaxPool`s) each no higher than −input (`Min`). Dark details the square does not fit in and
+ * that are darker than everything around them are filled in; every other surface comes back as it was.
+ */
+function addClosingByReconstruction(g: GraphBuilder, input: string, name: string): string {
+  const negated = g.node('Neg', [input], [`${name}_negated`]);
+  let marker = g.node('Neg', [addSquareMax(g, input, 3, `${name}_dilated`)], [`${name}_dilated_negated`]);
+  for (let step = 1; step <= PIT_RECONSTRUCTION_STEPS; step++) {
+    const grown = addSquareMax(g, marker, 3, `${name}_regrown_${step}`);
+    marker = g.node('Min', [grown, negated], [`${name}_rebuilt_${step}`]);
+  }
+  return g.node('Neg', [marker], [`${name}_closed_by_reconstruction`]);
 }
 
 /**
