@@ -10,7 +10,18 @@ import type { OAuthStateService } from '../../gen/skinmatch/v1/oauth_state_pb.ts
 
 const CORE_TIMEOUT_MS = 5000;
 
+/**
+ * Seconds after its first use in which a refresh token is served again. Every refresh rotates the token, and
+ * a used one presented again ends the whole grant (a stolen copy is detected). But a client making calls in
+ * parallel when its access token expires refreshes once per call, all with the token it holds: without a
+ * grace the second of them ended the person's sign-in. Within it each call gets tokens of its own; later,
+ * reuse ends the grant as before.
+ */
+export const REFRESH_REUSE_GRACE_S = 10;
+
 type Found = { state?: { payload?: JsonObject } };
+
+const nowS = () => Math.floor(Date.now() / 1000);
 
 export function stateAdapterClass(state: Client<typeof OAuthStateService>) {
   const options = { timeoutMs: CORE_TIMEOUT_MS };
@@ -33,7 +44,16 @@ export function stateAdapterClass(state: Client<typeof OAuthStateService>) {
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
-      return payloadOf(await state.findState({ model: this.model, id }, options));
+      const payload = payloadOf(await state.findState({ model: this.model, id }, options));
+      const used = payload?.consumed;
+      if (
+        this.model === 'RefreshToken' &&
+        typeof used === 'number' &&
+        nowS() - used < REFRESH_REUSE_GRACE_S
+      ) {
+        delete payload!.consumed;
+      }
+      return payload;
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {

@@ -80,10 +80,12 @@ export class OAuthStateServiceImpl implements ServiceImpl<typeof OAuthStateServi
   }
 
   async consumeState(req: { model: string; id: string }) {
-    await this.#sql().execute('update oauth_state set consumed_at = now() where model = ? and id = ?', [
-      checkModel(req.model),
-      req.id,
-    ]);
+    // The first use is the one recorded: a record used again (a refresh token within its grace, façade's
+    // state-adapter.ts) keeps its first time, so that reuse cannot stretch the grace.
+    await this.#sql().execute(
+      'update oauth_state set consumed_at = coalesce(consumed_at, now()) where model = ? and id = ?',
+      [checkModel(req.model), req.id],
+    );
     return create(ConsumeStateResponseSchema, {});
   }
 

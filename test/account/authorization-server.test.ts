@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
+import { REFRESH_REUSE_GRACE_S } from '../../facade/oauth/state-adapter.ts';
 import { freePort } from '../../scripts/port.ts';
 import { accountRpc } from '../support/bearer.ts';
 import { launchBrowser } from '../support/browser.ts';
@@ -8,6 +9,11 @@ import { authorize, authorizeUrl, decodeJwt, pkce, register, token } from '../su
 import { assertPageHeaders } from '../support/page-headers.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 import { type RunningUpstream, startUpstream } from '../support/upstream.ts';
+
+const INVALID_GRANT = {
+  status: 400,
+  body: { error: 'invalid_grant', error_description: 'grant request is invalid' },
+};
 
 describe('the authorization server', function () {
   this.timeout(60_000);
@@ -28,6 +34,15 @@ describe('the authorization server', function () {
     await stack?.close();
     await Promise.all(upstreams?.map((u) => u.close()) ?? []);
   });
+
+  /** Moves every used refresh token's first use `seconds` back: as if that long had passed since. */
+  const usedSecondsAgo = (seconds: number) =>
+    stack.orm.em
+      .getConnection()
+      .execute(
+        `update oauth_state set consumed_at = now() - make_interval(secs => ?) where model = 'RefreshToken' and consumed_at is not null`,
+        [seconds],
+      );
 
   /** A registered public client, a person signed in at Alpha who approved: the code and its verifier. */
   async function codeFor(login: string, extra: Record<string, string> = {}) {
@@ -222,25 +237,24 @@ describe('the authorization server', function () {
       });
     });
 
-    it('refresh rotates the refresh token; the old one is refused', async () => {
+    it('refresh rotates the token; parallel calls may share the old one for 10 s, a later reuse ends the grant', async () => {
       const { clientId, tokens } = await tokensFor('rob');
-      const refreshed = await token(base, {
-        grant_type: 'refresh_token',
-        refresh_token: tokens.refresh_token,
-        client_id: clientId,
-      });
-      assert.equal(refreshed.status, 200);
-      assert.notEqual(refreshed.body!.refresh_token, tokens.refresh_token);
-      assert.equal(decodeJwt(refreshed.body!.access_token).payload.aud, `${base}/mcp/account`);
-      const again = await token(base, {
-        grant_type: 'refresh_token',
-        refresh_token: tokens.refresh_token,
-        client_id: clientId,
-      });
-      assert.deepEqual(again, {
-        status: 400,
-        body: { error: 'invalid_grant', error_description: 'grant request is invalid' },
-      });
+      const refresh = (refreshToken: string) =>
+        token(base, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
+      // A client's parallel calls, each refreshing with the token it holds when its access token expired.
+      const parallel = await Promise.all([1, 2, 3].map(() => refresh(tokens.refresh_token)));
+      parallel.push(await refresh(tokens.refresh_token)); // surely after the token's first use
+      assert.deepEqual(
+        parallel.map((r) => r.status),
+        [200, 200, 200, 200],
+      );
+      const rotated = parallel.map((r) => r.body!.refresh_token as string);
+      assert.equal(new Set([tokens.refresh_token, ...rotated]).size, 5);
+      assert.equal(decodeJwt(parallel[0]!.body!.access_token).payload.aud, `${base}/mcp/account`);
+      assert.equal((await refresh(rotated[0]!)).status, 200, 'each rotated token works on its own');
+      await usedSecondsAgo(REFRESH_REUSE_GRACE_S);
+      assert.deepEqual(await refresh(tokens.refresh_token), INVALID_GRANT, 'reuse past the grace');
+      assert.deepEqual(await refresh(rotated[1]!), INVALID_GRANT, 'the whole grant ended');
     });
 
     it('revocation at /token ends the grant: its access token is refused at once, and a refresh after it', async () => {
@@ -318,13 +332,10 @@ describe('the authorization server', function () {
         assert.equal(refreshed.status, 200);
         assert.notEqual(refreshed.body!.refresh_token, issued.body!.refresh_token);
         assert.equal(decodeJwt(refreshed.body!.access_token).header.typ, 'at+jwt');
-        const invalidGrant = {
-          status: 400,
-          body: { error: 'invalid_grant', error_description: 'grant request is invalid' },
-        };
+        await usedSecondsAgo(REFRESH_REUSE_GRACE_S);
         assert.deepEqual(
           await call({ grant_type: 'refresh_token', refresh_token: issued.body!.refresh_token }),
-          invalidGrant,
+          INVALID_GRANT,
         );
         assert.deepEqual(
           await call({ token: refreshed.body!.refresh_token, token_type_hint: 'refresh_token' }),
@@ -335,7 +346,7 @@ describe('the authorization server', function () {
         );
         assert.deepEqual(
           await call({ grant_type: 'refresh_token', refresh_token: refreshed.body!.refresh_token }),
-          invalidGrant,
+          INVALID_GRANT,
         );
       });
     }
