@@ -60,7 +60,8 @@ export function interactionRoutes(options: InteractionOptions) {
     const words = requestedScopes(interaction.prompt.details).map(
       (s) => (isScope(s) ? SCOPES[s] : OIDC_SCOPE_WORDS[s]) ?? s,
     );
-    sendPage(ctx, 200, consentPage(clientName, `/interaction/${uid}/consent`, words));
+    const returnHost = new URL(String(interaction.params.redirect_uri)).host;
+    sendPage(ctx, 200, consentPage(clientName, returnHost, `/interaction/${uid}/consent`, words));
   }
 
   async function goUpstream(ctx: Context, uid: string, id: string) {

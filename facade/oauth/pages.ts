@@ -65,11 +65,22 @@ export function providerChoicePage(
   );
 }
 
-export function consentPage(clientName: string, action: string, scopes: readonly string[]): string {
+/**
+ * The consent page. Anyone may register a client under any name, so the page also names the host the
+ * person's approval is sent to — the one thing a look-alike client cannot borrow from the one it imitates.
+ */
+export function consentPage(
+  clientName: string,
+  returnHost: string,
+  action: string,
+  scopes: readonly string[],
+): string {
   const items = scopes.map((s) => `<li>${escapeHtml(s)}</li>`).join('');
   return page(
     'Allow access?',
     `<p><strong>${escapeHtml(clientName)}</strong> asks to:</p><ul id="scopes">${items}</ul>` +
+      `<p id="return">If you allow, you go back to <strong>${escapeHtml(returnHost)}</strong>, which gets this access. ` +
+      'The name above is what the application calls itself.</p>' +
       `<form method="post" action="${escapeHtml(action)}">` +
       '<button class="primary" name="decision" value="approve" type="submit">Allow</button>' +
       '<button name="decision" value="decline" type="submit">Decline</button></form>',

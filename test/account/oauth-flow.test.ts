@@ -86,7 +86,7 @@ describe('signing in to /mcp/account', function () {
     });
   }
 
-  it('the provider choice page offers both providers by name; the consent page lists each scope in plain words', async () => {
+  it('the provider choice page offers both providers by name; the consent page lists each scope in plain words and names the return host', async () => {
     const { page, context, response } = await openAuthorization();
     try {
       assert.equal(await page.title(), 'Sign in to skinmatch');
@@ -112,6 +112,11 @@ describe('signing in to /mcp/account', function () {
         'Start skin scans for you and save them to your account',
         'Look up products and ingredients in the catalog',
       ]);
+      // Any client may call itself anything: the page names where the approval goes.
+      assert.equal(
+        await page.locator('#return').textContent(),
+        `If you allow, you go back to ${new URL(REDIRECT_URI).host}, which gets this access. The name above is what the application calls itself.`,
+      );
     } finally {
       await context.close();
     }
