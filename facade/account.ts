@@ -29,7 +29,8 @@ import type { GuestLimits } from './rate-limits.ts';
 
 const ACCOUNT_INSTRUCTIONS = `${INSTRUCTIONS}
 On this signed-in endpoint scans belong to the person's account: list_my_scans lists them and get_skin_scan
-and delete_skin_scan take the run_id alone. delete_my_service_data deletes everything; confirm with the
+and delete_skin_scan take the run_id alone (recommend_products still needs the scan's access_token, so a
+complete scan read by run_id alone says next_action none). delete_my_service_data deletes everything; confirm with the
 person first.`;
 
 export interface AccountSurfaceOptions {

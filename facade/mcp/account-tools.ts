@@ -32,7 +32,7 @@ const RUN_ID_INPUT = {
 const SCAN_OUTPUT = {
   type: 'object',
   properties: SCAN_JSON_PROPERTIES,
-  required: ['run_id', 'status', 'next_action', 'retry_after_seconds', 'progress', 'upload_url'],
+  required: ['run_id', 'status', 'next_action', 'retry_after_seconds', 'progress'],
   additionalProperties: false,
 } as const;
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -70,8 +70,11 @@ export function accountScanTools(
       title: 'Read one of your skin scans',
       description:
         'Reads one of your scans by run_id (or any scan by run_id and its access_token, as on /mcp): status, ' +
-        'progress and, once complete, its cosmetic skin measures and concerns. Follow next_action and wait retry_after_seconds before reading again. Results are ' +
-        'cosmetic estimates, not a diagnosis.',
+        'progress and, once complete, its cosmetic skin measures and concerns. Follow next_action and wait ' +
+        'retry_after_seconds before reading again. Read by run_id alone, a complete scan says none: ' +
+        'recommend_products needs the scan’s access_token (read it with the token to learn whether its match ' +
+        'is still there). start_new_scan: the scan’s upload page has expired, so it takes no new photo. ' +
+        'Results are cosmetic estimates, not a diagnosis.',
       inputSchema: RUN_ID_INPUT,
       outputSchema: SCAN_OUTPUT,
       annotations: READ_ONLY,

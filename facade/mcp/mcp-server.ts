@@ -31,7 +31,8 @@ export const INSTRUCTIONS = [
   '1. Call start_skin_scan. Give upload_url to the person; they take or upload the photo themselves in a',
   '   browser. Never upload a photo yourself.',
   '2. Poll get_skin_scan with run_id and access_token, waiting retry_after_seconds, and follow next_action.',
-  '3. When next_action is recommend_products, call recommend_products once per scan.',
+  '3. When next_action is recommend_products, call recommend_products once per scan. none: nothing is left',
+  '   to do with the scan; start_new_scan: it can take no new photo (start another only if the person asks).',
   'access_token is a secret: never log it and never show it to the person. Never infer a skin type from the',
   'scan; pass skin_type only when the person stated it. Results are cosmetic estimates, not a diagnosis.',
 ].join('\n');

@@ -18,6 +18,8 @@ const NEXT_ACTION: Record<number, string> = {
   [NextAction.POLL]: 'poll',
   [NextAction.RECOMMEND_PRODUCTS]: 'recommend_products',
   [NextAction.ASK_PERSON_TO_RETAKE]: 'ask_person_to_retake',
+  [NextAction.NONE]: 'none',
+  [NextAction.START_NEW_SCAN]: 'start_new_scan',
 };
 
 export const STATUS_VALUES = Object.values(STATUS);
@@ -30,8 +32,8 @@ export function scanJson(scan: Scan): Record<string, unknown> {
     next_action: known(NEXT_ACTION, scan.nextAction, 'next_action'),
     retry_after_seconds: scan.retryAfterSeconds,
     progress: scan.progress,
-    upload_url: scan.uploadUrl,
   };
+  if (scan.uploadUrl) json.upload_url = scan.uploadUrl;
   if (scan.stage) json.stage = scan.stage;
   if (scan.failureReason) json.failure_reason = scan.failureReason;
   if (scan.saveUrl) json.save_url = scan.saveUrl;
@@ -62,8 +64,12 @@ export const SCAN_JSON_PROPERTIES = {
     enum: NEXT_ACTION_VALUES,
     description:
       'What to do next: share_upload_url (give upload_url to the person, then poll), poll (wait, read again), ' +
-      'recommend_products (the scan is complete), ask_person_to_retake (the photo was unusable; the same ' +
-      'upload_url takes a new one).',
+      'recommend_products (the scan is complete and its match unused: call recommend_products once, with ' +
+      'run_id and access_token), ask_person_to_retake (the photo was unusable; the same upload_url takes a ' +
+      'new one), none (nothing is left to do with this scan: its match is used, its access_token expired, or ' +
+      'you read it without its access_token; its scores stay readable — do not start another scan just to ' +
+      'get more matches), start_new_scan (the scan can no longer take a photo: its upload page expired; ' +
+      'start a new scan if the person wants one).',
   },
   retry_after_seconds: {
     type: 'integer',
@@ -77,7 +83,13 @@ export const SCAN_JSON_PROPERTIES = {
     type: 'string',
     description: 'Why the photo could not be used (e.g. no_face, too_dark), when the scan failed.',
   },
-  upload_url: { type: 'string', format: 'uri', description: 'The page the person opens to upload a photo.' },
+  upload_url: {
+    type: 'string',
+    format: 'uri',
+    description:
+      'The page the person opens to upload a photo; absent once that page no longer answers (the scan’s ' +
+      'access_token expired).',
+  },
   save_url: {
     type: 'string',
     format: 'uri',

@@ -27,7 +27,7 @@ const SCAN_IDENTITY_INPUT = {
 const SCAN_OUTPUT = {
   type: 'object',
   properties: SCAN_JSON_PROPERTIES,
-  required: ['run_id', 'status', 'next_action', 'retry_after_seconds', 'progress', 'upload_url'],
+  required: ['run_id', 'status', 'next_action', 'retry_after_seconds', 'progress'],
   additionalProperties: false,
 } as const;
 
@@ -87,7 +87,8 @@ export function scanTools(scans: Client<typeof ScanService>): ToolDefinition[] {
         'Reads a scan: its status, progress and, once complete, its cosmetic skin measures and concerns. ' +
         'Follow next_action and wait retry_after_seconds before reading again. When next_action is ' +
         'recommend_products, call recommend_products once. When it is ask_person_to_retake, tell the person ' +
-        'why (failure_reason) and ask for a new photo through the same upload_url. Results are cosmetic ' +
+        'why (failure_reason) and ask for a new photo through the same upload_url. When it is none, nothing ' +
+        'is left to do with this scan (its one match is used). Results are cosmetic ' +
         'estimates, not a diagnosis; do not infer a skin type from them.',
       inputSchema: SCAN_IDENTITY_INPUT,
       outputSchema: SCAN_OUTPUT,

@@ -89,7 +89,7 @@ export class AccountServiceImpl implements ServiceImpl<typeof AccountService> {
 
   async getAccountScan(req: { accountId: string; runId: string }) {
     const scan = await this.#scan(this.#em(), req);
-    return create(GetAccountScanResponseSchema, { scan: toScanMessage(scan, this.#deps.publicBaseUrl) });
+    return create(GetAccountScanResponseSchema, { scan: this.#view(scan) });
   }
 
   async deleteAccountScan(req: { accountId: string; runId: string }) {
@@ -119,7 +119,7 @@ export class AccountServiceImpl implements ServiceImpl<typeof AccountService> {
     );
     const last = scans.length > size ? scans[size - 1] : undefined;
     return create(ListAccountScansResponseSchema, {
-      scans: scans.slice(0, size).map((scan) => toScanMessage(scan, this.#deps.publicBaseUrl)),
+      scans: scans.slice(0, size).map((scan) => this.#view(scan)),
       nextPageToken: last
         ? encodePageToken(pepper, account.id, { createdAt: last.createdAt, runId: last.id })
         : '',
@@ -146,7 +146,15 @@ export class AccountServiceImpl implements ServiceImpl<typeof AccountService> {
 
   async #scanMessage(em: EntityManager, runId: string) {
     const scan = await em.findOneOrFail(Scan, { id: runId.toLowerCase() }, { refresh: true });
-    return toScanMessage(scan, this.#deps.publicBaseUrl);
+    return this.#view(scan);
+  }
+
+  /**
+   * A scan as the account (or the save page's browser) sees it, by run_id: it holds no token, so a complete
+   * scan has no recommend_products to offer it (next_action none), and an expired upload page no link.
+   */
+  #view(scan: Scan) {
+    return toScanMessage(scan, this.#deps.publicBaseUrl, { now: this.#now(), canMatch: false });
   }
 
   #now(): Date {

@@ -16,6 +16,7 @@ import {
 import type { Orm } from '../core/db/orm.ts';
 import type { PlainSql } from '../core/db/plain-sql.ts';
 import { Scan } from '../core/db/scan-entity.ts';
+import { INCLUDED_MATCHES, matchesUsed } from '../match/allowance.ts';
 import { NOT_FOUND_MESSAGE, serviceError } from '../shared/errors.ts';
 import type { Notifications } from '../shared/notifications.ts';
 import { admissionsEnabled } from './admissions.ts';
@@ -75,13 +76,13 @@ export class ScanServiceImpl implements ServiceImpl<typeof ScanService> {
       runId: scan.id,
       accessToken: token,
       uploadUrl: uploadUrl(this.#deps.publicBaseUrl, scan.id),
-      scan: toScanMessage(scan, this.#deps.publicBaseUrl),
+      scan: await this.#message(scan),
     });
   }
 
   async getScan(req: ScanIdentity) {
     const scan = await this.#authorize(req);
-    return create(GetScanResponseSchema, { scan: toScanMessage(scan, this.#deps.publicBaseUrl) });
+    return create(GetScanResponseSchema, { scan: await this.#message(scan) });
   }
 
   async deleteScan(req: ScanIdentity) {
@@ -94,8 +95,15 @@ export class ScanServiceImpl implements ServiceImpl<typeof ScanService> {
     const first = await this.#authorize(req);
     const watch = { ...this.#deps, now: this.#now };
     for await (const scan of scanChanges(watch, first, ctx.signal, NOT_FOUND_MESSAGE)) {
-      yield create(WatchScanResponseSchema, { scan: toScanMessage(scan, this.#deps.publicBaseUrl) });
+      yield create(WatchScanResponseSchema, { scan: await this.#message(scan) });
     }
+  }
+
+  /** The scan as the holder of its token sees it: recommend_products only while its one match is unused. */
+  async #message(scan: ScanRecord) {
+    const canMatch =
+      scan.status === 'complete' && (await matchesUsed(this.#deps.sql, scan.id)) < INCLUDED_MATCHES;
+    return toScanMessage(scan, this.#deps.publicBaseUrl, { now: this.#now(), canMatch });
   }
 
   #authorize(req: ScanIdentity): Promise<ScanRecord> {

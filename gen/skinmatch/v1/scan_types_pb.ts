@@ -12,7 +12,7 @@ import type { Message, UnknownEnum } from "@bufbuild/protobuf";
  * Describes the file skinmatch/v1/scan_types.proto.
  */
 export const file_skinmatch_v1_scan_types: GenFile = /*@__PURE__*/
-  fileDesc("Ch1za2lubWF0Y2gvdjEvc2Nhbl90eXBlcy5wcm90bxIMc2tpbm1hdGNoLnYxIi4KDE1lYXN1cmVTY29yZRIPCgdtZWFzdXJlGAEgASgJEg0KBXNjb3JlGAIgASgFIusDCgRTY2FuEg4KBnJ1bl9pZBgBIAEoCRIoCgZzdGF0dXMYAiABKA4yGC5za2lubWF0Y2gudjEuU2NhblN0YXR1cxItCgtuZXh0X2FjdGlvbhgDIAEoDjIYLnNraW5tYXRjaC52MS5OZXh0QWN0aW9uEhsKE3JldHJ5X2FmdGVyX3NlY29uZHMYBCABKAUSEAoIcHJvZ3Jlc3MYBSABKAUSDQoFc3RhZ2UYBiABKAkSFgoOZmFpbHVyZV9yZWFzb24YByABKAkSEgoKdXBsb2FkX3VybBgIIAEoCRIQCghzYXZlX3VybBgJIAEoCRIqCgZzY29yZXMYCiADKAsyGi5za2lubWF0Y2gudjEuTWVhc3VyZVNjb3JlEhAKCGNvbmNlcm5zGAsgAygJEi4KCmNyZWF0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGNvbXBsZXRlZF9hdBgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAqrwEKClNjYW5TdGF0dXMSGwoXU0NBTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIfChtTQ0FOX1NUQVRVU19BV0FJVElOR19VUExPQUQQARIWChJTQ0FOX1NUQVRVU19RVUVVRUQQAhIZChVTQ0FOX1NUQVRVU19BTkFMWVpJTkcQAxIYChRTQ0FOX1NUQVRVU19DT01QTEVURRAEEhYKElNDQU5fU1RBVFVTX0ZBSUxFRBAFKqsBCgpOZXh0QWN0aW9uEhsKF05FWFRfQUNUSU9OX1VOU1BFQ0lGSUVEEAASIAocTkVYVF9BQ1RJT05fU0hBUkVfVVBMT0FEX1VSTBABEhQKEE5FWFRfQUNUSU9OX1BPTEwQAhIiCh5ORVhUX0FDVElPTl9SRUNPTU1FTkRfUFJPRFVDVFMQAxIkCiBORVhUX0FDVElPTl9BU0tfUEVSU09OX1RPX1JFVEFLRRAEYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("Ch1za2lubWF0Y2gvdjEvc2Nhbl90eXBlcy5wcm90bxIMc2tpbm1hdGNoLnYxIi4KDE1lYXN1cmVTY29yZRIPCgdtZWFzdXJlGAEgASgJEg0KBXNjb3JlGAIgASgFIusDCgRTY2FuEg4KBnJ1bl9pZBgBIAEoCRIoCgZzdGF0dXMYAiABKA4yGC5za2lubWF0Y2gudjEuU2NhblN0YXR1cxItCgtuZXh0X2FjdGlvbhgDIAEoDjIYLnNraW5tYXRjaC52MS5OZXh0QWN0aW9uEhsKE3JldHJ5X2FmdGVyX3NlY29uZHMYBCABKAUSEAoIcHJvZ3Jlc3MYBSABKAUSDQoFc3RhZ2UYBiABKAkSFgoOZmFpbHVyZV9yZWFzb24YByABKAkSEgoKdXBsb2FkX3VybBgIIAEoCRIQCghzYXZlX3VybBgJIAEoCRIqCgZzY29yZXMYCiADKAsyGi5za2lubWF0Y2gudjEuTWVhc3VyZVNjb3JlEhAKCGNvbmNlcm5zGAsgAygJEi4KCmNyZWF0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGNvbXBsZXRlZF9hdBgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAqrwEKClNjYW5TdGF0dXMSGwoXU0NBTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIfChtTQ0FOX1NUQVRVU19BV0FJVElOR19VUExPQUQQARIWChJTQ0FOX1NUQVRVU19RVUVVRUQQAhIZChVTQ0FOX1NUQVRVU19BTkFMWVpJTkcQAxIYChRTQ0FOX1NUQVRVU19DT01QTEVURRAEEhYKElNDQU5fU1RBVFVTX0ZBSUxFRBAFKuEBCgpOZXh0QWN0aW9uEhsKF05FWFRfQUNUSU9OX1VOU1BFQ0lGSUVEEAASIAocTkVYVF9BQ1RJT05fU0hBUkVfVVBMT0FEX1VSTBABEhQKEE5FWFRfQUNUSU9OX1BPTEwQAhIiCh5ORVhUX0FDVElPTl9SRUNPTU1FTkRfUFJPRFVDVFMQAxIkCiBORVhUX0FDVElPTl9BU0tfUEVSU09OX1RPX1JFVEFLRRAEEhQKEE5FWFRfQUNUSU9OX05PTkUQBRIeChpORVhUX0FDVElPTl9TVEFSVF9ORVdfU0NBThAGYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * MeasureScore is one skin measure of a completed scan, 0 to 100, higher is healthier.
@@ -98,7 +98,8 @@ export type Scan = Message<"skinmatch.v1.Scan"> & {
   failureReason: string;
 
   /**
-   * upload_url is the page the person opens to upload the photo.
+   * upload_url is the page the person opens to upload the photo; empty once the page no longer answers (the
+   * scan's token expired).
    *
    * @generated from field: string upload_url = 8;
    */
@@ -263,6 +264,22 @@ export const NextAction = {
    * @generated from enum value: NEXT_ACTION_ASK_PERSON_TO_RETAKE = 4;
    */
   ASK_PERSON_TO_RETAKE: 4,
+
+  /**
+   * NEXT_ACTION_NONE: nothing is left to do with this scan for this reader: complete, and its match used,
+   * its token expired, or the reader holds no token (read by an account by run_id). Its scores stay readable.
+   *
+   * @generated from enum value: NEXT_ACTION_NONE = 5;
+   */
+  NONE: 5,
+
+  /**
+   * NEXT_ACTION_START_NEW_SCAN: the scan can no longer take a photo (its upload page expired with its token);
+   * a new photo needs a new scan.
+   *
+   * @generated from enum value: NEXT_ACTION_START_NEW_SCAN = 6;
+   */
+  START_NEW_SCAN: 6,
 } as const;
 
 /**
