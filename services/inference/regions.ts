@@ -32,6 +32,8 @@ export const REGIONS = [
   'face',
   'right_cheek_relief',
   'left_cheek_relief',
+  'right_eye',
+  'left_eye',
 ] as const;
 export type Region = (typeof REGIONS)[number];
 
@@ -112,6 +114,10 @@ export function regionLayout(points: Landmarks): Record<Region, RegionRect> {
     },
     right_cheek_relief: rightCheek,
     left_cheek_relief: leftCheek,
+    // For the eye's contrast (texture, scoring.ts): from 0.25 eye distances above the lower lid (the upper
+    // lid's skin) to 0.04 below it (the eye, its lashes and pupil); features.ts EYE_* say which rows are which.
+    right_eye: { centre: shift(meanOf(points, [40, 41]), 0, -0.105), w: 0.34, h: 0.29 },
+    left_eye: { centre: shift(meanOf(points, [46, 47]), 0, -0.105), w: 0.34, h: 0.29 },
   };
 }
 

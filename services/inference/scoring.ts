@@ -21,6 +21,7 @@ type Read = (regions: readonly Region[], name: keyof Features) => number;
 const CHEEKS: Region[] = ['right_cheek', 'left_cheek'];
 const UNDER_EYES: Region[] = ['right_under_eye', 'left_under_eye'];
 const CROWS_FEET: Region[] = ['right_crows_feet', 'left_crows_feet'];
+const EYES: Region[] = ['right_eye', 'left_eye'];
 
 /** Each measure's raw value, and what it means (docs/inference.md has the same table). */
 export const RAW_MEASURES: Readonly<Record<Measure, (read: Read) => number>> = {
@@ -36,8 +37,13 @@ export const RAW_MEASURES: Readonly<Record<Measure, (read: Read) => number>> = {
   wrinkles: (read) => read(['forehead', ...CROWS_FEET], 'line_energy'),
   /** Mean depth of the cheeks' small dark pits (3×3 black top-hat of L* less its surround, capped) beyond the photo's grain, spots left out. */
   pores: (read) => read(CHEEKS, 'pit_depth'),
-  /** Mean range (7×7 closing − opening) of the cheeks' smoothed L*, pores filled in first: bumps and hollows. */
-  texture: (read) => read(['right_cheek_relief', 'left_cheek_relief'], 'coarse_energy'),
+  /**
+   * Mean range (7×7 closing − opening) of the cheeks' smoothed L*, pores filled in first: bumps and hollows;
+   * relative to the photo's contrast as the eyes show it (EYE_CONTRAST).
+   */
+  texture: (read) =>
+    read(['right_cheek_relief', 'left_cheek_relief'], 'coarse_energy') *
+    (EYE_CONTRAST_REFERENCE / Math.max(EYE_CONTRAST_MIN, EYE_CONTRAST(read))) ** EYE_CONTRAST_POWER,
   /**
    * How much darker under the eyes is than the baseline skin, in L*: the median, so the lower lid's lashes
    * at the region's top edge and a spot or line that reaches it weigh little.
@@ -48,6 +54,19 @@ export const RAW_MEASURES: Readonly<Record<Measure, (read: Read) => number>> = {
   /** Flatness of the whole face: minus the standard deviation of its L* (luminance contrast). */
   dullness: (read) => -read(['face'], 'l_contrast'),
 };
+
+/**
+ * The photo's contrast as the eyes show it, in L*: the light skin of the upper lids (70th percentile of the
+ * eye regions' upper rows) less the darkest of the eyes, lashes and pupils (2nd percentile of the lower rows). Relief shows as light and shade, which a
+ * photo with less contrast (a flat tone curve, haze) shows less of, and the eyes' contrast falls with it; it
+ * is nearly the same from one photo of a person to the next, so texture relative to it repeats better, not
+ * worse (docs/inference.md). Partly (the power): the eyes' figure also moves a little with the landmarks.
+ */
+const EYE_CONTRAST: (read: Read) => number = (read) => read(EYES, 'l_light') - read(EYES, 'l_dark');
+/** The calibration set's median eye contrast (L*), so texture keeps its scale; and a floor (closed eyes). */
+const EYE_CONTRAST_REFERENCE = 46;
+const EYE_CONTRAST_MIN = 15;
+const EYE_CONTRAST_POWER = 0.6;
 
 /**
  * A pit counts in `pores` only by how far it is deeper than GRAIN_FLOOR times the photo's grain: the mean

@@ -33,7 +33,6 @@ const KNOWN_CROSS_TALK: Partial<Record<Measure, Partial<Record<Measure, number>>
   dark_spots: { dark_circles: 9 },
   uneven_tone: { texture: 17 },
   texture: { uneven_tone: 10 },
-  dullness: { texture: 9 },
 };
 
 async function scoresOf(analysis: FaceAnalysis, photo: Buffer): Promise<Scores> {

@@ -119,6 +119,6 @@ describe('measurer', () => {
 
   it('refuses a batch that is not one patch per region', async () => {
     const one = new Float32Array(3 * PATCH_SIZE * PATCH_SIZE).fill(0.5);
-    await assert.rejects(measurer.measure(one), /expected 12 patches, got 1/);
+    await assert.rejects(measurer.measure(one), /expected 14 patches, got 1/);
   });
 });

@@ -390,5 +390,8 @@ export function referenceFeatures(
       ),
     ),
     l_median: median,
+    // The eye's: the 70th percentile of the first 33 rows, the 2nd of the rows from the 16th on.
+    l_light: [...L.data.slice(0, 33 * SIZE)].sort((a, b) => b - a)[Math.round(0.3 * 33 * SIZE) - 1]!,
+    l_dark: [...L.data.slice(15 * SIZE)].sort((a, b) => a - b)[Math.round(0.02 * (SIZE - 15) * SIZE) - 1]!,
   };
 }

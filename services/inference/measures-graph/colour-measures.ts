@@ -3,7 +3,14 @@
  * stand out from their surroundings in redness or darkness. Every feature is [n, 1, 1, 1].
  */
 import type { CielabTensors } from './cielab.ts';
-import { DARK_SPOT_STRIP, LOCAL_MEAN_WINDOW, PATCH_SIZE, THRESHOLDS } from './features.ts';
+import {
+  DARK_SPOT_STRIP,
+  EYE_FROM_ROW,
+  EYE_LID_ROWS,
+  LOCAL_MEAN_WINDOW,
+  PATCH_SIZE,
+  THRESHOLDS,
+} from './features.ts';
 import { FLOAT, type GraphBuilder } from './graph-builder.ts';
 
 export type ColourFeatures = {
@@ -17,6 +24,8 @@ export type ColourFeatures = {
   red_frac: string;
   erythema_skin: string;
   l_median: string;
+  l_light: string;
+  l_dark: string;
 };
 
 /**
@@ -185,6 +194,27 @@ export function addColourFeatures(
     red_frac: g.fraction(red, 'red_frac'),
     erythema_skin: skinErythema,
     l_median: lMedian,
+    // The eye's contrast (scoring.ts, texture): the light skin of the upper lid (the 70th percentile of L* of
+    // the eye region's upper rows) and the darkest of the eye itself, lashes and pupil (the 2nd percentile of
+    // its lower rows).
+    l_light: addKthLargest(
+      g,
+      addRows(g, l, 0, EYE_LID_ROWS, 'l_lid'),
+      Math.round(0.3 * EYE_LID_ROWS * PATCH_SIZE),
+      'l_light',
+    ),
+    l_dark: g.node(
+      'Neg',
+      [
+        addKthLargest(
+          g,
+          g.node('Neg', [addRows(g, l, EYE_FROM_ROW, PATCH_SIZE, 'l_eye')], ['l_eye_negated']),
+          Math.round(0.02 * (PATCH_SIZE - EYE_FROM_ROW) * PATCH_SIZE),
+          'l_dark_negated',
+        ),
+      ],
+      ['l_dark'],
+    ),
   };
   // By degree: a fold or a faint spot whose contrast is near spotContrast, which a re-encoding tips one way
   // or the other, then moves tone a little, not the whole 9×9 neighbourhood of each pixel at once.
@@ -336,6 +366,15 @@ function addLessPlane(g: GraphBuilder, input: string, output: string): string {
  */
 function addMedian(g: GraphBuilder, input: string, output: string): string {
   return addKthLargest(g, input, (PATCH_SIZE * PATCH_SIZE) / 2, output);
+}
+
+/** Rows `from` to `to` (exclusive) of each patch, [n, 1, to − from, w]. */
+function addRows(g: GraphBuilder, input: string, from: number, to: number, output: string): string {
+  return g.node(
+    'Slice',
+    [input, g.ints(`${output}_from`, [from]), g.ints(`${output}_to`, [to]), g.ints(`${output}_axes`, [2])],
+    [output],
+  );
 }
 
 /** The k-th largest of each patch's values, [n, 1, 1, 1]: TopK, then the least of those. */

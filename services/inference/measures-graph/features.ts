@@ -4,7 +4,7 @@
  */
 
 /** Bump when a feature's definition or the column order changes: consumers key their calibration on it. */
-export const MEASURES_MODEL_VERSION = 'skin-measures-20.0.0';
+export const MEASURES_MODEL_VERSION = 'skin-measures-21.0.0';
 
 /** Side of the square face-region patch, in pixels. */
 export const PATCH_SIZE = 64;
@@ -54,6 +54,8 @@ export const FEATURES = [
   'l_contrast',
   'l_median',
   'grain_height',
+  'l_light',
+  'l_dark',
 ] as const;
 
 export type FeatureName = (typeof FEATURES)[number];
@@ -109,4 +111,12 @@ export const DARK_SPOT_STRIP = 25;
  * σ, in pixels, of the Gaussian before l_std: patches of tone (pigment patches, about a sixth of an eye
  * distance across, 25 pixels of a cheek's patch) count; pores, relief and pixel noise much less.
  */
+/**
+ * The eye regions (regions.ts) run from 0.25 eye distances above the lower lid to 0.04 below it: `l_light`
+ * reads their first EYE_LID_ROWS rows (down to 0.10 above the lid: the upper lid's skin), `l_dark` their rows
+ * from EYE_FROM_ROW (from 0.18 above the lid: the eye itself, its lashes and pupil).
+ */
+export const EYE_LID_ROWS = 33;
+export const EYE_FROM_ROW = 15;
+
 export const TONE_SIGMA = 8;
