@@ -6,12 +6,14 @@
  * core looks at an interval for analysis jobs locked by a pool whose lock nobody holds and unlocks them
  * (graphile-worker's `force_unlock_workers`), so another replica takes them at once. A pool only briefly
  * cut off from the database loses nothing either: whichever replica finishes a scan first records it, and
- * the other finds its photo gone and writes nothing (scan-worker.ts).
+ * the other finds its photo gone and writes nothing (scan-worker.ts). The same look fails the scans whose
+ * analysis no job will run again (stranded-scans.ts).
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../shared/logger.ts';
 import { ANALYZE_TASK } from './photo-intake.ts';
+import { failStrandedScans } from './stranded-scans.ts';
 
 /** The advisory-lock namespace of worker pools (the first of the two int4 keys). */
 const LOCK_CLASS = 0x5c1a;
@@ -106,6 +108,13 @@ export class WorkerLiveness {
           );
         }
         logger.warn({ pools: dead }, 'jobs of worker pools that died were handed back to the queue');
+      }
+      const stranded = await failStrandedScans(this.#queries);
+      if (stranded.length > 0) {
+        logger.warn(
+          { run_ids: stranded },
+          'scans no analysis job will run again: failed, analysis_unavailable',
+        );
       }
       return dead;
     } catch (err) {

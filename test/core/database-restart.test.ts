@@ -1,7 +1,8 @@
 /**
  * PostgreSQL restarted (a failover, an upgrade, a crash) while core analyses a scan, through real processes
  * on a PostgreSQL server of this test's own: core outlives the outage, the scan caught in it completes after
- * a retry, reads and /health come back by themselves, and WatchScan follows a new scan to its end.
+ * a retry (and one caught on its last attempt fails as such, never stuck), reads and /health come back by
+ * themselves, and WatchScan follows a new scan to its end.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -38,11 +39,11 @@ describe('a PostgreSQL restart while core analyses a scan, through real processe
     return process;
   };
   /** A scan with its photo stored, as the upload page leaves it. */
-  const newScan = async (face: 'a' | 'b') => {
+  const newScan = async (face: 'a' | 'b', maxAttempts?: number) => {
     const { structuredContent } = await callTool(procs.facade!.url, 'start_skin_scan', { source: 'pg' });
     const orm = await openDatabase(databaseUrl);
     try {
-      await uploadPhoto(orm, structuredContent.run_id, await singleFace(face));
+      await uploadPhoto(orm, structuredContent.run_id, await singleFace(face), maxAttempts);
     } finally {
       await orm.close();
     }
@@ -82,7 +83,11 @@ describe('a PostgreSQL restart while core analyses a scan, through real processe
   it('core lives on, the scan caught by the outage completes, and WatchScan follows a new scan', async () => {
     const core = procs.core!;
     const scan = await newScan('a');
-    await untilScan(procs.facade!.url, scan, (s) => s.status === 'analyzing' && s.progress > 0, 30_000);
+    // On its last attempt (its only one): the outage also keeps the worker from recording that it failed.
+    const last = await newScan('b', 1);
+    for (const analysed of [scan, last]) {
+      await untilScan(procs.facade!.url, analysed, (s) => s.status === 'analyzing' && s.progress > 0, 30_000);
+    }
 
     await server.stop();
     // The analysis fails on its next write; recording that failure needs the database too.
@@ -100,6 +105,12 @@ describe('a PostgreSQL restart while core analyses a scan, through real processe
       },
     );
     assert.equal(done.next_action, 'recommend_products');
+    // Its job is failed for good: the scan fails as after a last failed attempt, never stuck in analyzing.
+    const failed = await untilScan(procs.facade!.url, last, (s) => s.status !== 'analyzing', 60_000);
+    assert.deepEqual(
+      [failed.status, failed.failure_reason, failed.next_action],
+      ['failed', 'analysis_unavailable', 'ask_person_to_retake'],
+    );
     assert.equal(core.child.exitCode, null, `core ended: ${core.output().slice(-600)}`);
     await until(
       '/health ready again',
@@ -107,7 +118,7 @@ describe('a PostgreSQL restart while core analyses a scan, through real processe
     );
 
     // Notifications flow again: WatchScan streams a scan started after the restart to its end.
-    const next = await newScan('b');
+    const next = await newScan('a');
     const scans = createClient(ScanService, createGrpcTransport({ baseUrl: core.url }));
     const seen: ScanStatus[] = [];
     for await (const { scan: state } of scans.watchScan(
