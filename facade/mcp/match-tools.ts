@@ -165,20 +165,24 @@ export function matchTools(matches: Client<typeof MatchService>): ToolDefinition
         idempotentHint: false,
         openWorldHint: true,
       },
-      call: async (args) => {
-        const res = await matches.recommendProducts({
-          runId: String(args.run_id),
-          accessToken: String(args.access_token),
-          filter: {
-            productType: (args.product_type as string) ?? '',
-            skinType: (args.skin_type as string) ?? '',
-            freeFrom: (args.free_from as string[]) ?? [],
-            vegan: args.vegan as boolean | undefined,
-            crueltyFree: args.cruelty_free as boolean | undefined,
-            brand: (args.brand as string) ?? '',
-            country: (args.country as string) ?? '',
+      // Cancelled with the call: core then consumes nothing for an answer nobody receives (match-service.ts).
+      call: async (args, caller) => {
+        const res = await matches.recommendProducts(
+          {
+            runId: String(args.run_id),
+            accessToken: String(args.access_token),
+            filter: {
+              productType: (args.product_type as string) ?? '',
+              skinType: (args.skin_type as string) ?? '',
+              freeFrom: (args.free_from as string[]) ?? [],
+              vegan: args.vegan as boolean | undefined,
+              crueltyFree: args.cruelty_free as boolean | undefined,
+              brand: (args.brand as string) ?? '',
+              country: (args.country as string) ?? '',
+            },
           },
-        });
+          { signal: caller.signal },
+        );
         const e = res.entitlement!;
         return {
           products: res.products.map(productJson),

@@ -58,12 +58,15 @@ export function buildServer(
     if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     try {
       const accountId = extra.authInfo?.extra?.accountId;
-      const caller = typeof accountId === 'string' ? { accountId } : {};
+      const caller =
+        typeof accountId === 'string' ? { accountId, signal: extra.signal } : { signal: extra.signal };
       return toolResult(await entry.tool.call(entry.validate(request.params.arguments), caller));
     } catch (err) {
       const toolError = err instanceof ToolError ? err : fromCoreError(err);
       if (toolError) return errorResult(toolError);
       const requestId = requestIdOf(extra.requestInfo?.headers);
+      // Given up (its deadline passed, or its client went away): answered and logged where it was given up.
+      if (extra.signal.aborted) return errorResult(unavailable(requestId));
       logger.error({ request_id: requestId, tool: entry.tool.name, err: describe(err) }, 'tool call failed');
       return errorResult(unavailable(requestId));
     }

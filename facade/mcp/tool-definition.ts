@@ -6,6 +6,8 @@ import type { InputSchema } from './validate.ts';
 /** Who is calling: on /mcp/account the verified account; on /mcp nobody in particular. */
 export interface Caller {
   readonly accountId?: string;
+  /** Aborted when the call is given up (its HTTP client went away, or its deadline passed). */
+  readonly signal?: AbortSignal;
 }
 
 export interface ToolDefinition {

@@ -6,7 +6,7 @@
  * scan with no concern is matched for maintenance (engine/maintenance.ts), scored and explained.
  */
 import { create } from '@bufbuild/protobuf';
-import type { ServiceImpl } from '@connectrpc/connect';
+import { Code, ConnectError, type HandlerContext, type ServiceImpl } from '@connectrpc/connect';
 import {
   type MatchService,
   ProductMatchSchema,
@@ -51,7 +51,10 @@ export class MatchServiceImpl implements ServiceImpl<typeof MatchService> {
     this.#now = deps.now ?? (() => new Date());
   }
 
-  async recommendProducts(req: RecommendProductsRequest): Promise<RecommendProductsResponse> {
+  async recommendProducts(
+    req: RecommendProductsRequest,
+    ctx?: HandlerContext,
+  ): Promise<RecommendProductsResponse> {
     const scan = await authorizeScan(this.#deps.sql, { pepper: this.#deps.pepper, now: this.#now }, req);
     const skinType = checkFilter(req.filter);
     if (scan.status === 'awaiting_upload') {
@@ -104,6 +107,14 @@ export class MatchServiceImpl implements ServiceImpl<typeof MatchService> {
       return answer([], used, used >= INCLUDED_MATCHES);
     }
 
+    // A caller that is gone — its client gave up, or its deadline passed and the façade already answered
+    // `unavailable`, try again — must not spend the scan's one match on an answer nobody receives.
+    if (ctx?.signal.aborted) {
+      throw new ConnectError(
+        'The call was cancelled before products were chosen: nothing consumed.',
+        Code.Canceled,
+      );
+    }
     const consumed = await consumeAllowance(
       this.#deps.sql,
       {

@@ -57,7 +57,13 @@ export function createInternalTransport(options: InternalTransportOptions): Tran
       headers[key] = value;
     });
     const body = toBinary(req.method.input, req.message);
+    // An abort that came before (or while the session was being checked) fires no 'abort' event later.
+    if (req.signal.aborted) throw abortError(req.signal);
     const stream = await sessions.request('POST', path, headers, {});
+    if (req.signal.aborted) {
+      stream.close(constants.NGHTTP2_CANCEL);
+      throw abortError(req.signal);
+    }
     return new Promise<UnaryResponse>((resolve, reject) => {
       let status = 0;
       let header = new Headers();
@@ -145,7 +151,8 @@ function callSignalOf(signal: AbortSignal | undefined, deadlineMs: number | unde
   if (deadlineMs === undefined && signal) return { signal, finish: () => {} };
   const controller = new AbortController();
   const onAbort = () => controller.abort(signal?.reason);
-  signal?.addEventListener('abort', onAbort, { once: true });
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
   const timer =
     deadlineMs === undefined
       ? undefined
