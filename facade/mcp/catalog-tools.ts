@@ -12,6 +12,7 @@ import {
   MAX_FREE_FROM,
   PRODUCT_TYPES,
 } from '../../services/match/match-input.ts';
+import { productFilter } from './match-tools.ts';
 import type { ToolDefinition } from './tool-definition.ts';
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -139,14 +140,7 @@ export function catalogTools(catalog: Client<typeof CatalogService>): ToolDefini
       call: async (args) => {
         const res = await catalog.searchProducts({
           query: (args.query as string) ?? '',
-          filter: {
-            productType: (args.product_type as string) ?? '',
-            freeFrom: (args.free_from as string[]) ?? [],
-            vegan: args.vegan as boolean | undefined,
-            crueltyFree: args.cruelty_free as boolean | undefined,
-            brand: (args.brand as string) ?? '',
-            country: (args.country as string) ?? '',
-          },
+          filter: productFilter(args),
           pageSize: (args.page_size as number) ?? 0,
           pageToken: (args.page_token as string) ?? '',
         });

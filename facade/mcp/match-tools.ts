@@ -76,6 +76,19 @@ const PRODUCT_MATCH = {
   additionalProperties: false,
 } as const;
 
+/** A tool's filter arguments (checked against its inputSchema) as core's ProductFilter; absent ones filter nothing. */
+export function productFilter(args: Record<string, unknown>) {
+  return {
+    productType: (args.product_type as string) ?? '',
+    skinType: (args.skin_type as string) ?? '',
+    freeFrom: (args.free_from as string[]) ?? [],
+    vegan: args.vegan as boolean | undefined,
+    crueltyFree: args.cruelty_free as boolean | undefined,
+    brand: (args.brand as string) ?? '',
+    country: (args.country as string) ?? '',
+  };
+}
+
 export function matchTools(matches: Client<typeof MatchService>): ToolDefinition[] {
   return [
     {
@@ -171,15 +184,7 @@ export function matchTools(matches: Client<typeof MatchService>): ToolDefinition
           {
             runId: String(args.run_id),
             accessToken: String(args.access_token),
-            filter: {
-              productType: (args.product_type as string) ?? '',
-              skinType: (args.skin_type as string) ?? '',
-              freeFrom: (args.free_from as string[]) ?? [],
-              vegan: args.vegan as boolean | undefined,
-              crueltyFree: args.cruelty_free as boolean | undefined,
-              brand: (args.brand as string) ?? '',
-              country: (args.country as string) ?? '',
-            },
+            filter: productFilter(args),
           },
           { signal: caller.signal },
         );

@@ -1,8 +1,5 @@
 import assert from 'node:assert/strict';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { createAccount, mintToken } from '../support/bearer.ts';
-import { connectSdkClient } from '../support/mcp.ts';
-import { type Stack, startStack } from '../support/stack.ts';
+import { callTool, twoEndpoints } from '../support/two-endpoints.ts';
 
 /**
  * The spec gives get_skin_scan the arguments run_id and access_token (both required) and delete_skin_scan
@@ -11,32 +8,13 @@ import { type Stack, startStack } from '../support/stack.ts';
  * run_id alone still names one of the account's own scans.
  */
 describe('get_skin_scan and delete_skin_scan on /mcp/account take the scan identity pair', () => {
-  let stack: Stack;
-  let guest: Client;
-  let account: Client;
+  const ends = twoEndpoints('scan-identity-pair');
 
-  before(async () => {
-    stack = await startStack('scan-identity-pair');
-    const accountId = await createAccount(stack.coreUrl, 'pair-sender');
-    guest = await connectSdkClient(stack.baseUrl);
-    account = await connectSdkClient(stack.baseUrl, '/mcp/account', {
-      authorization: `Bearer ${await mintToken(stack, accountId)}`,
-    });
-  });
-  after(async () => {
-    await guest?.close();
-    await account?.close();
-    await stack?.close();
-  });
-
-  const call = async (client: Client, name: string, args: Record<string, unknown>) => {
-    const result = await client.callTool({ name, arguments: args });
-    return { isError: result.isError, body: result.structuredContent as Record<string, any> };
-  };
+  const call = callTool;
   const NOT_FOUND = { code: 'not_found', message: 'No scan matches this run_id and access_token.' };
 
   it('lists access_token as an optional argument of both', async () => {
-    const { tools } = await account.listTools();
+    const { tools } = await ends.account.listTools();
     for (const name of ['get_skin_scan', 'delete_skin_scan']) {
       const schema = tools.find((tool) => tool.name === name)!.inputSchema as Record<string, any>;
       assert.deepEqual(schema.required, ['run_id'], name);
@@ -45,35 +23,35 @@ describe('get_skin_scan and delete_skin_scan on /mcp/account take the scan ident
   });
 
   it('reads and deletes the account’s scan with its pair; a wrong token is not_found', async () => {
-    const started = (await call(account, 'start_skin_scan', { source: 'pair' })).body;
+    const started = (await call(ends.account, 'start_skin_scan', { source: 'pair' })).body;
     const pair = { run_id: started.run_id, access_token: started.access_token };
 
-    const read = await call(account, 'get_skin_scan', pair);
+    const read = await call(ends.account, 'get_skin_scan', pair);
     assert.equal(read.isError, undefined, JSON.stringify(read.body));
     assert.equal(read.body.run_id, started.run_id);
     assert.equal(read.body.status, 'awaiting_upload');
-    const wrong = await call(account, 'get_skin_scan', { ...pair, access_token: 'e'.repeat(64) });
+    const wrong = await call(ends.account, 'get_skin_scan', { ...pair, access_token: 'e'.repeat(64) });
     assert.equal(wrong.isError, true);
     assert.deepEqual(wrong.body.error, NOT_FOUND);
-    const malformed = await call(account, 'get_skin_scan', { ...pair, access_token: 'E'.repeat(64) });
+    const malformed = await call(ends.account, 'get_skin_scan', { ...pair, access_token: 'E'.repeat(64) });
     assert.equal(malformed.body.error.code, 'invalid_input');
     assert.equal(malformed.body.error.field, 'access_token');
 
-    const deleted = await call(account, 'delete_skin_scan', pair);
+    const deleted = await call(ends.account, 'delete_skin_scan', pair);
     assert.deepEqual(deleted, { isError: undefined, body: { run_id: started.run_id, deleted: true } });
-    const gone = await call(account, 'get_skin_scan', { run_id: started.run_id });
+    const gone = await call(ends.account, 'get_skin_scan', { run_id: started.run_id });
     assert.equal(gone.body.error.code, 'not_found');
-    assert.deepEqual((await call(account, 'delete_skin_scan', pair)).body.error, NOT_FOUND);
+    assert.deepEqual((await call(ends.account, 'delete_skin_scan', pair)).body.error, NOT_FOUND);
   });
 
   it('with the pair, a scan in no account reads as on /mcp; by run_id alone it is not the account’s', async () => {
-    const started = (await call(guest, 'start_skin_scan', { source: 'pair guest' })).body;
+    const started = (await call(ends.guest, 'start_skin_scan', { source: 'pair guest' })).body;
     const pair = { run_id: started.run_id, access_token: started.access_token };
     assert.deepEqual(
-      (await call(account, 'get_skin_scan', pair)).body,
-      (await call(guest, 'get_skin_scan', pair)).body,
+      (await call(ends.account, 'get_skin_scan', pair)).body,
+      (await call(ends.guest, 'get_skin_scan', pair)).body,
     );
-    const alone = await call(account, 'get_skin_scan', { run_id: started.run_id });
+    const alone = await call(ends.account, 'get_skin_scan', { run_id: started.run_id });
     assert.deepEqual(alone.body.error, {
       code: 'not_found',
       message: 'The account has no scan with this run_id.',
