@@ -117,6 +117,43 @@ describe('measurer', () => {
     await alone.release();
   });
 
+  it('runs the groups that do not read the pore floor together, then those that do: two runs, same values', async () => {
+    // Each group alone (its patches only, through its own cut graph), as the measurer ran them before.
+    const full = await measurer.measure(patches, poreFloor, levels);
+    const floor = poreFloor(full);
+    const groups = new Map<string, number[]>();
+    FEATURES_READ.forEach((names, r) => {
+      if (names.length === 0) return;
+      const key = [...names].sort().join(',');
+      groups.set(key, [...(groups.get(key) ?? []), r]);
+    });
+    assert.ok(groups.size >= 8, `${groups.size} groups`);
+    // Counted where every session's run goes (InferenceSession's prototype, which the typings do not name).
+    const proto = (InferenceSession as unknown as { prototype: { run: (...args: unknown[]) => unknown } })
+      .prototype;
+    const run = proto.run;
+    let runs = 0;
+    proto.run = function (this: unknown, ...args: unknown[]) {
+      runs += 1;
+      return run.apply(this, args);
+    };
+    try {
+      await measurer.measure(patches, poreFloor, levels);
+    } finally {
+      proto.run = run;
+    }
+    assert.equal(runs, 2);
+    for (const regions of groups.values()) {
+      const alone = await Measurer.load(FEATURES_READ.map((names, r) => (regions.includes(r) ? names : [])));
+      const rows = await alone.measure(patches, () => floor, levels);
+      await alone.release();
+      for (const r of regions) {
+        for (const name of FEATURES_READ[r]!)
+          assert.equal(full[r]![name], rows[r]![name], `${REGIONS[r]} ${name}, its group alone`);
+      }
+    }
+  });
+
   it('refuses a batch that is not one patch per region', async () => {
     const one = new Float32Array(3 * PATCH_SIZE * PATCH_SIZE).fill(0.5);
     await assert.rejects(measurer.measure(one), /expected 14 patches, got 1/);
