@@ -223,6 +223,15 @@ describe('helm chart render', function () {
     assert.equal(data.RATE_LIMIT_UPLOADS_PER_HOUR, '20');
     assert.equal(data.ADMISSIONS_PAUSE_QUEUED, '500');
     assert.equal(data.RATE_LIMIT_TOOLS, undefined);
+    // Large numbers as digits: Helm reads YAML numbers as floats, which quote printed as 1.048576e+07.
+    assert.equal(data.PHOTO_MAX_BYTES, '10485760');
+    const large = find(
+      render(OWN_SECRETS, { config: { coreTimeoutMs: 12_000_000, photos: { maxPixels: 100_000_000 } } }),
+      'ConfigMap',
+      'rel-skinmatch',
+    ).data!;
+    assert.deepEqual([large.CORE_TIMEOUT_MS, large.PHOTO_MAX_PIXELS], ['12000000', '100000000']);
+    for (const [name, value] of Object.entries(large)) assert.doesNotMatch(value, /\de[+-]\d/, name);
     const budgets = render(OWN_SECRETS, {
       config: { rateLimits: { tools: ['recommend_products=20/minute', 'get_skin_scan=5/second'] } },
     });
