@@ -1,0 +1,72 @@
+/**
+ * Operations on a batch of square patches, [n, 1, PATCH_SIZE, PATCH_SIZE], that the measures graph uses
+ * in more than one place: a patch less its best plane, its median or k-th largest value, some of its rows.
+ */
+import { PATCH_SIZE } from './features.ts';
+import type { GraphBuilder } from './graph-builder.ts';
+
+/**
+ * Each patch less its best plane (least squares in x and y): a gradient of light across the patch — the
+ * nose lit from one side — is taken away, a compact highlight is left. x and y are centred and scaled to
+ * a mean square of 1 over the patch, so the coefficient of each is the patch's mean of value × it.
+ */
+export function addLessPlane(g: GraphBuilder, input: string, output: string): string {
+  const centre = (PATCH_SIZE - 1) / 2;
+  const scale = Math.sqrt((PATCH_SIZE * PATCH_SIZE - 1) / 12);
+  const axis = (along: (x: number, y: number) => number) =>
+    Array.from({ length: PATCH_SIZE * PATCH_SIZE }, (_, i) =>
+      along(i % PATCH_SIZE, Math.floor(i / PATCH_SIZE)),
+    );
+  const dims = [1, 1, PATCH_SIZE, PATCH_SIZE];
+  const across = g.constant(
+    `${output}_x`,
+    dims,
+    axis((x) => (x - centre) / scale),
+  );
+  const down = g.constant(
+    `${output}_y`,
+    dims,
+    axis((_, y) => (y - centre) / scale),
+  );
+  const along = (basis: string, name: string) =>
+    g.node(
+      'Mul',
+      [g.mean(g.node('Mul', [input, basis], [`${name}_products`]), `${name}_slope`), basis],
+      [name],
+    );
+  const plane = g.node(
+    'Add',
+    [along(across, `${output}_across`), along(down, `${output}_down`)],
+    [`${output}_plane`],
+  );
+  return g.node('Sub', [input, plane], [output]);
+}
+
+/**
+ * The median of each patch, [n, 1, 1, 1]: of its PATCH_SIZE² values, the (PATCH_SIZE²/2)-th largest.
+ */
+export function addMedian(g: GraphBuilder, input: string, output: string): string {
+  return addKthLargest(g, input, (PATCH_SIZE * PATCH_SIZE) / 2, output);
+}
+
+/** Rows `from` to `to` (exclusive) of each patch, [n, 1, to − from, w]. */
+export function addRows(g: GraphBuilder, input: string, from: number, to: number, output: string): string {
+  return g.node(
+    'Slice',
+    [input, g.ints(`${output}_from`, [from]), g.ints(`${output}_to`, [to]), g.ints(`${output}_axes`, [2])],
+    [output],
+  );
+}
+
+/** The k-th largest of each patch's values, [n, 1, 1, 1]: TopK, then the least of those. */
+export function addKthLargest(g: GraphBuilder, input: string, k: number, output: string): string {
+  const flat = g.node('Reshape', [input, g.ints(`${output}_flat_shape`, [0, -1])], [`${output}_flat`]);
+  const count = g.ints(`${output}_k`, [k]);
+  // Unsorted: the least of the k largest is the same, and onnxruntime then only partitions (nth_element).
+  const upper = g.node('TopK', [flat, count], [`${output}_upper`, `${output}_upper_indices`], {
+    axis: 1,
+    sorted: 0,
+  });
+  const least = g.node('ReduceMin', [upper], [`${output}_least`], { axes: [1], keepdims: 1 });
+  return g.node('Reshape', [least, g.ints(`${output}_shape`, [-1, 1, 1, 1])], [output]);
+}
