@@ -116,15 +116,23 @@ export function readCsv(text: string): RecordResult[] {
 }
 
 function separatorOf(text: string): string {
+  // The header is the first line: only it is read, once per separator (a catalog may be tens of megabytes).
+  const end = text.search(/[\r\n]/);
+  const header = end < 0 ? text : text.slice(0, end);
   const names = (delimiter: string) => {
     try {
-      const [header = []] = parseCsv(text, { delimiter, bom: true, trim: true, to_line: 1 }) as string[][];
-      return header.map((name) => name.toLowerCase());
+      const [fields = []] = parseCsv(header, { delimiter, bom: true, trim: true }) as string[][];
+      return fields.map((name) => name.toLowerCase());
     } catch {
       return [];
     }
   };
-  return DELIMITERS.find((d) => ['product_id', 'name'].every((f) => names(d).includes(f))) ?? ',';
+  return (
+    DELIMITERS.find((d) => {
+      const fields = names(d);
+      return fields.includes('product_id') && fields.includes('name');
+    }) ?? ','
+  );
 }
 
 /**
