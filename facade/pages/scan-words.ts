@@ -3,7 +3,11 @@
  * should do about it; for each reason an analysis failed, what to change in the next photo. The reasons are
  * core's (services/shared/errors.ts, services/shared/failure-messages.ts); only the words are the page's.
  */
-import { ANALYSIS_UNAVAILABLE, FAILURE_MESSAGES } from '../../services/shared/failure-messages.ts';
+import {
+  ANALYSIS_UNAVAILABLE,
+  FAILURE_MESSAGES,
+  PHOTO_UNPROCESSABLE,
+} from '../../services/shared/failure-messages.ts';
 
 export interface Refusal {
   readonly status: number;
@@ -95,6 +99,9 @@ export function refusalWords(reason: RefusalReason, limit: { maxBytes?: number; 
 export function failureWords(reason: string): string {
   if (reason === ANALYSIS_UNAVAILABLE) {
     return 'Your photo could not be analysed just now. Send it again in a few minutes.';
+  }
+  if (reason === PHOTO_UNPROCESSABLE) {
+    return 'The service could not analyse this photo. Take another photo and send it.';
   }
   return Object.hasOwn(FAILURE_MESSAGES, reason)
     ? FAILURE_MESSAGES[reason as keyof typeof FAILURE_MESSAGES]

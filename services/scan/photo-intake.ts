@@ -39,7 +39,7 @@ export async function storePhoto(
     await sql.execute(
       `insert into scan_photos (run_id, image, content_type, uploaded_at) values (?, ?, ?, now())
        on conflict (run_id) do update set image = excluded.image, content_type = excluded.content_type,
-         uploaded_at = excluded.uploaded_at`,
+         uploaded_at = excluded.uploaded_at, analysis_crashes = 0`,
       [runId, Buffer.from(image), contentType],
     );
     // job_key: a new photo replaces a job still waiting for the old one. The upload's trace and request

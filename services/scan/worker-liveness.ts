@@ -6,13 +6,14 @@
  * core looks at an interval for analysis jobs locked by a pool whose lock nobody holds and unlocks them
  * (graphile-worker's `force_unlock_workers`), so another replica takes them at once. A pool only briefly
  * cut off from the database loses nothing either: whichever replica finishes a scan first records it, and
- * the other finds its photo gone and writes nothing (scan-worker.ts). The same look fails the scans whose
+ * the other finds its photo gone and writes nothing (scan-worker.ts). A photo that kills core each time it
+ * is analysed is not handed back forever (dead-pool-jobs.ts). The same look fails the scans whose
  * analysis no job will run again (stranded-scans.ts).
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../shared/logger.ts';
-import { ANALYZE_TASK } from './photo-intake.ts';
+import { handBackDeadPoolJobs, MAX_ANALYSIS_CRASHES } from './dead-pool-jobs.ts';
 import { failStrandedScans } from './stranded-scans.ts';
 
 /** The advisory-lock namespace of worker pools (the first of the two int4 keys). */
@@ -91,23 +92,14 @@ export class WorkerLiveness {
         if (!held.rows[0]!.held) dead.push(locked_by);
       }
       if (dead.length > 0) {
-        // An analysis on its last attempt would never run again once unlocked: its job is added anew,
-        // with every attempt back (a killed process is not a failed analysis), under the same key.
-        const lastTries = await this.#queries.query<{ id: string }>(
-          `select id from graphile_worker.jobs where locked_by = any($1::text[])
-             and task_identifier = $2 and key is not null and attempts >= max_attempts`,
-          [dead, ANALYZE_TASK],
-        );
-        await this.#queries.query('select graphile_worker.force_unlock_workers($1::text[])', [dead]);
-        if (lastTries.rows.length > 0) {
-          await this.#queries.query(
-            `select graphile_worker.add_job(task_identifier, json_build_object('run_id', key),
-               job_key := key, max_attempts := max_attempts)
-             from graphile_worker.jobs where id = any($1::bigint[])`,
-            [lastTries.rows.map((r) => r.id)],
+        const { failed } = await handBackDeadPoolJobs(this.#queries, dead);
+        logger.warn({ pools: dead }, 'jobs of worker pools that died were handed back to the queue');
+        if (failed.length > 0) {
+          logger.warn(
+            { run_ids: failed, crashes: MAX_ANALYSIS_CRASHES },
+            'photos core died analysing, again and again: scans failed, photo_unprocessable',
           );
         }
-        logger.warn({ pools: dead }, 'jobs of worker pools that died were handed back to the queue');
       }
       const stranded = await failStrandedScans(this.#queries);
       if (stranded.length > 0) {

@@ -22,3 +22,8 @@ export type FailureReason = keyof typeof FAILURE_MESSAGES;
 
 /** The failure core records itself when analysis could not run at all, after its last attempt. */
 export const ANALYSIS_UNAVAILABLE = 'analysis_unavailable';
+/**
+ * The failure core records when a core died while analysing the photo, several times over (a photo that
+ * makes the process run out of memory or abort): the same photo would do it again, another one may not.
+ */
+export const PHOTO_UNPROCESSABLE = 'photo_unprocessable';

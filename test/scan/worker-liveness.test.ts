@@ -1,12 +1,14 @@
 /**
  * The jobs of a core that died: freed by any other core, as soon as the dead worker pool's advisory lock
- * is gone; the jobs of a pool that is alive are left alone. Real PostgreSQL, with pools' locks as the cores
+ * is gone, with the attempt the crash took given back; the jobs of a pool that is alive are left alone. A
+ * photo core died analysing MAX_ANALYSIS_CRASHES times fails its scan instead of being retried forever. Real PostgreSQL, with pools' locks as the cores
  * hold them (the whole path through processes and SIGKILL is in test/core/replicas.test.ts).
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { migrate, type Orm, openDatabase } from '../../services/core/db/orm.ts';
+import { MAX_ANALYSIS_CRASHES } from '../../services/scan/dead-pool-jobs.ts';
 import { prepareQueue } from '../../services/scan/scan-worker.ts';
 import { WorkerLiveness } from '../../services/scan/worker-liveness.ts';
 import { createTestDatabase } from '../support/database.ts';
@@ -60,8 +62,16 @@ describe('jobs of dead worker pools', () => {
         [runId],
       )
     )[0];
+  const scanState = async (runId: string) =>
+    (
+      await sql<{ status: string; failure_reason: string | null; crashes: number | null }>(
+        `select s.status, s.failure_reason, p.analysis_crashes as crashes
+         from scans s left join scan_photos p on p.run_id = s.id where s.id = ?`,
+        [runId],
+      )
+    )[0];
 
-  it('frees the jobs of a pool whose lock nobody holds, a last attempt with its attempts back', async () => {
+  it('frees the jobs of a pool whose lock nobody holds, each with the attempt the crash took back', async () => {
     const alive = liveness();
     await alive.hold('pool-alive');
     const running = await lockedJob('pool-alive', 1, 5);
@@ -70,12 +80,53 @@ describe('jobs of dead worker pools', () => {
     const other = liveness();
     assert.deepEqual(await other.sweep(), ['pool-dead']);
     assert.deepEqual(await job(running), { locked_by: 'pool-alive', attempts: 1 });
-    assert.deepEqual(await job(orphan), { locked_by: null, attempts: 2 });
-    assert.deepEqual(await job(lastTry), { locked_by: null, attempts: 0 });
+    assert.deepEqual(await job(orphan), { locked_by: null, attempts: 1 });
+    assert.deepEqual(await job(lastTry), { locked_by: null, attempts: 2 });
+    assert.deepEqual(await scanState(lastTry), { status: 'queued', failure_reason: null, crashes: 1 });
     assert.deepEqual(await other.sweep(), [], 'nothing left to free');
 
     await alive.stop(); // the pool is gone: its lock with it
     assert.deepEqual(await other.sweep(), ['pool-alive']);
-    assert.deepEqual(await job(running), { locked_by: null, attempts: 1 });
+    assert.deepEqual(await job(running), { locked_by: null, attempts: 0 });
+  });
+
+  it(`a photo core died analysing ${MAX_ANALYSIS_CRASHES} times fails its scan with photo_unprocessable`, async () => {
+    const sweeper = liveness();
+    const poison = await lockedJob('pool-crash-1', 1, 5);
+    const bystander = await lockedJob('pool-crash-1', 1, 5);
+    for (let crash = 1; crash < MAX_ANALYSIS_CRASHES; crash++) {
+      assert.deepEqual(await sweeper.sweep(), [`pool-crash-${crash}`]);
+      assert.deepEqual(await scanState(poison), { status: 'queued', failure_reason: null, crashes: crash });
+      // Taken again by the next pool, which dies too (with the poison photo alone).
+      await sql(
+        `update graphile_worker._private_jobs set locked_by = ?, locked_at = now() - interval '1 minute',
+           attempts = attempts + 1 where key = ?`,
+        [`pool-crash-${crash + 1}`, poison],
+      );
+    }
+    assert.deepEqual(await sweeper.sweep(), [`pool-crash-${MAX_ANALYSIS_CRASHES}`]);
+    assert.deepEqual(await scanState(poison), {
+      status: 'failed',
+      failure_reason: 'photo_unprocessable',
+      crashes: null, // the photo is deleted with its scan's failure
+    });
+    assert.equal(await job(poison), undefined, 'its job is removed from the queue');
+    assert.deepEqual(await scanState(bystander), { status: 'queued', failure_reason: null, crashes: 1 });
+    assert.deepEqual(await job(bystander), { locked_by: null, attempts: 0 });
+  });
+
+  it('a new photo starts again with no crash counted', async () => {
+    const runId = await lockedJob('pool-crash-new', 1, 5);
+    await liveness().sweep();
+    assert.equal((await scanState(runId))!.crashes, 1);
+    await uploadPhoto(orm, runId, Buffer.from('another photo'));
+    assert.equal((await scanState(runId))!.crashes, 0);
+  });
+
+  it('two cores looking at once count a crash once', async () => {
+    const runId = await lockedJob('pool-crash-twice', 1, 5);
+    await Promise.all([liveness().sweep(), liveness().sweep(), liveness().sweep()]);
+    assert.equal((await scanState(runId))!.crashes, 1);
+    assert.deepEqual(await job(runId), { locked_by: null, attempts: 0 });
   });
 });

@@ -18,6 +18,7 @@ import { ScanVersionMigration } from './migrations/0012-scan-version.ts';
 import { ScanPurgeIndexMigration } from './migrations/0012b-scan-purge-index.ts';
 import { ProductsDerivedJsonMigration } from './migrations/0013-products-derived-json.ts';
 import { ScanListIndexMigration } from './migrations/0014-scan-list-index.ts';
+import { PhotoCrashesMigration } from './migrations/0015-photo-crashes.ts';
 import { ScanSchema } from './scan-entity.ts';
 import { SettingSchema } from './setting-entity.ts';
 
@@ -36,6 +37,7 @@ const MIGRATIONS = [
   { name: '0012b-scan-purge-index', class: ScanPurgeIndexMigration },
   { name: '0013-products-derived-json', class: ProductsDerivedJsonMigration },
   { name: '0014-scan-list-index', class: ScanListIndexMigration },
+  { name: '0015-photo-crashes', class: PhotoCrashesMigration },
 ];
 
 export async function openDatabase(databaseUrl: string): Promise<Orm> {
