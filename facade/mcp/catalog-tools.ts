@@ -12,11 +12,10 @@ import {
   MAX_FREE_FROM,
   PRODUCT_TYPES,
 } from '../../services/match/match-input.ts';
-import { productFilter } from './match-tools.ts';
+import { nullable, productFilter } from './match-tools.ts';
 import type { ToolDefinition } from './tool-definition.ts';
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-const nullable = (type: string, extra: object = {}) => ({ type: [type, 'null'], ...extra });
 const strings = { type: 'array', items: { type: 'string' } } as const;
 const PAGE = {
   page_size: { type: 'integer', minimum: 1, maximum: 100, description: 'At most this many (default 20).' },

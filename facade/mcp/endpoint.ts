@@ -1,13 +1,14 @@
 /**
  * POST /mcp (and /mcp/account): the Streamable HTTP transport's rules for a stateless server that
- * answers in JSON. No session, no initialize needed before tools/call. Bodies are bounded (a larger one
- * gets 413, its rest drained: body.ts), uncompressed (any Content-Encoding: 415), malformed JSON or a body
- * that is not UTF-8 gets JSON-RPC -32700, malformed tools/call params -32602, other HTTP methods get 405.
- * Every request first spends a point of the caller's request budget: over it, a request is HTTP 429 with
- * Retry-After (JSON-RPC error -32029, `data.code` `rate_limited`). Tool calls over the request budget or
- * their own are answered here with a `rate_limited` tool error instead, before any work is done. Notifications get 202
- * with no body and go no further (multiplexer.ts says why). Each request gets an id (`X-Request-Id`) under
- * which a server fault is logged once.
+ * answers in JSON (as one SSE event to a client that takes only text/event-stream: answer-format.ts; an
+ * Accept that admits neither gets 406). No session, no initialize needed before tools/call. Bodies are
+ * bounded (a larger one gets 413, its rest drained: body.ts), uncompressed (any Content-Encoding: 415);
+ * malformed JSON or a body that is not UTF-8 gets JSON-RPC -32700, malformed tools/call params -32602,
+ * other HTTP methods get 405. Every request first spends a point of the caller's request budget: over it,
+ * a request is HTTP 429 with Retry-After (JSON-RPC error -32029, `data.code` `rate_limited`). Tool calls
+ * over the request budget or their own are answered here with a `rate_limited` tool error instead, before
+ * any work is done. Notifications get 202 with no body and go no further (multiplexer.ts says why). Each
+ * request gets an id (`X-Request-Id`) under which a server fault is logged once.
  */
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { JSONRPCRequest, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
@@ -26,6 +27,7 @@ import { secondsSince, toolCallDuration, toolCalls, toolLabel } from '../../serv
 import { endSpan, REQUEST_ID_HEADER, tracer } from '../../services/shared/telemetry.ts';
 import { readBody } from '../body.ts';
 import type { GuestLimits } from '../rate-limits.ts';
+import { type AnswerFormat, answerFormat, sseEvent } from './answer-format.ts';
 import { type RequestMultiplexer, TIMED_OUT } from './multiplexer.ts';
 import { errorResult, ToolError, unavailable } from './tool-errors.ts';
 
@@ -38,7 +40,22 @@ export const RATE_LIMITED = -32029;
 export type Refusal = (ctx: Context, request: JSONRPCRequest) => boolean;
 
 export function mcpEndpoint(mux: RequestMultiplexer, limits: GuestLimits, logger: Logger) {
+  const handle = mcpRequest(mux, limits, logger);
   return async (ctx: Context, refuse?: Refusal): Promise<void> => {
+    const format = answerFormat(ctx.get('accept'));
+    await handle(ctx, format, refuse);
+    // A client that takes only text/event-stream gets its answer as one SSE event (answer-format.ts).
+    if (format === 'sse' && ctx.status === 200 && ctx.body !== null && typeof ctx.body === 'object') {
+      const message = ctx.body;
+      ctx.set('Cache-Control', 'no-cache');
+      ctx.set('Content-Type', 'text/event-stream'); // as the SDK's servers send it, no charset
+      ctx.body = sseEvent(message);
+    }
+  };
+}
+
+function mcpRequest(mux: RequestMultiplexer, limits: GuestLimits, logger: Logger) {
+  return async (ctx: Context, format: AnswerFormat | undefined, refuse?: Refusal): Promise<void> => {
     // On /mcp/account the verified account (set by account-endpoint.ts) reaches the tools as authInfo,
     // and limits count per account instead of per network.
     const authInfo = ctx.state.authInfo as AuthInfo | undefined;
@@ -60,8 +77,12 @@ export function mcpEndpoint(mux: RequestMultiplexer, limits: GuestLimits, logger
       ctx.set('Accept-Encoding', 'identity');
       return fail(415, -32000, 'Content-Encoding is not supported: send the body uncompressed.');
     }
-    if (!acceptsBoth(ctx.get('accept'))) {
-      return fail(406, -32000, 'Accept must include application/json and text/event-stream.');
+    if (!format) {
+      return fail(
+        406,
+        -32000,
+        'Accept must admit application/json (or text/event-stream): the answer is JSON.',
+      );
     }
     const version = ctx.get('mcp-protocol-version');
     if (version && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
@@ -176,6 +197,15 @@ export function mcpEndpoint(mux: RequestMultiplexer, limits: GuestLimits, logger
       ctx.status = 202;
       return;
     }
+    // Batches (MCP 2025-03-26 only; 2025-06-18 removed them) are not served, and the SDK clients send
+    // none: said as such, so that a client knows what to change.
+    if (Array.isArray(message)) {
+      return fail(
+        400,
+        -32600,
+        'Invalid Request: batches are not accepted; send each request in its own POST.',
+      );
+    }
     return fail(400, -32600, 'Invalid Request: expected one JSON-RPC 2.0 request object.');
   };
 }
@@ -266,10 +296,6 @@ function requestProblem(
   const where = issue ? issue.path.map(String).join('.') : 'params';
   const why = issue ? issue.message.replace(/^Invalid input: /, '') : 'invalid';
   return { status: 200, code: -32602, message: `Invalid params: ${where}: ${why}.` };
-}
-
-function acceptsBoth(accept: string): boolean {
-  return accept.includes('application/json') && accept.includes('text/event-stream');
 }
 
 /**

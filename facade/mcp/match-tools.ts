@@ -14,7 +14,7 @@ import type { ToolDefinition } from './tool-definition.ts';
 
 const MAX_INTEGER = Number.MAX_SAFE_INTEGER;
 /** A field that may be null, as `anyOf` (clients that map schemas to one type per field drop type arrays). */
-const nullable = (type: string, extra: Record<string, unknown> & { description?: string } = {}) => {
+export const nullable = (type: string, extra: Record<string, unknown> & { description?: string } = {}) => {
   const { description, ...rest } = extra;
   return { anyOf: [{ type, ...rest }, { type: 'null' }], ...(description ? { description } : {}) };
 };

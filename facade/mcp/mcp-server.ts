@@ -9,9 +9,9 @@ import {
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { quote } from '../../services/shared/env-reader.ts';
 import type { Logger } from '../../services/shared/logger.ts';
 import { registerTools } from '../../services/shared/metrics.ts';
 import { currentRequestId, REQUEST_ID_HEADER } from '../../services/shared/telemetry.ts';
@@ -55,7 +55,7 @@ export function buildServer(
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const entry = served.get(request.params.name);
-    if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    if (!entry) throw unknownTool(request.params.name, served.keys());
     try {
       const accountId = extra.authInfo?.extra?.accountId;
       const caller =
@@ -72,6 +72,16 @@ export function buildServer(
     }
   });
   return server;
+}
+
+/**
+ * A call naming no tool of this endpoint: -32602 with the name quoted clipped (a megabyte of name is not
+ * echoed back) and the tools there are, so that an agent can correct the call. Thrown as a plain error
+ * with a code: the SDK would prefix an McpError's message with "MCP error -32602: ".
+ */
+function unknownTool(name: string, tools: Iterable<string>): Error {
+  const message = `Unknown tool: ${quote(name)}. The tools of this endpoint: ${[...tools].join(', ')}.`;
+  return Object.assign(new Error(message), { code: ErrorCode.InvalidParams });
 }
 
 /** The tools as `tools/list` shows them: each output schema also admits the shared error body. */

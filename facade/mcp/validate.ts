@@ -1,6 +1,7 @@
 /**
  * The façade's own argument checks, with the spec's codes: a missing `run_id` is `scan_required`; an
- * unknown key or any value outside the input schema is `invalid_input`, naming the field at fault.
+ * unknown key, any value outside the input schema or text with a NUL character is `invalid_input`, naming
+ * the field at fault.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
@@ -23,7 +24,16 @@ export function compileInput(schema: InputSchema): (args: unknown) => Record<str
       );
     }
     if (!validate(input)) throw invalidInput(validate.errors?.[0]);
-    return input as Record<string, unknown>;
+    const valid = input as Record<string, unknown>; // every input schema is an object's
+    const withNul = Object.keys(valid).find((key) => holdsNul(valid[key]));
+    if (withNul !== undefined) {
+      throw new ToolError(
+        'invalid_input',
+        `Argument "${withNul}" must not contain the NUL character (U+0000).`,
+        withNul,
+      );
+    }
+    return valid;
   };
 }
 
@@ -40,6 +50,15 @@ function invalidInput(error: ErrorObject | undefined): ToolError {
   const field = error.instancePath.replace(/^\//, '').replaceAll('/', '.');
   if (!field) return new ToolError('invalid_input', 'The arguments must be an object.');
   return new ToolError('invalid_input', `Argument "${field}" ${error.message ?? 'is not valid'}.`, field);
+}
+
+/**
+ * Text the database cannot hold. Core refuses it too, but names its own request field (recommend_products'
+ * brand and country travel inside core's `filter`): here the argument is named as the agent sent it.
+ */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  return Array.isArray(value) && value.some(holdsNul);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

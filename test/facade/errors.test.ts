@@ -179,7 +179,7 @@ describe('tool errors and HTTP behaviour of /mcp', () => {
       });
       assert.equal(status, 200);
       assert.equal(body.error.code, -32602);
-      assert.match(body.error.message, /Unknown tool: diagnose_skin/);
+      assert.match(body.error.message, /^Unknown tool: "diagnose_skin"\./);
     });
 
     it('unknown method → JSON-RPC -32601', async () => {
@@ -238,10 +238,10 @@ describe('tool errors and HTTP behaviour of /mcp', () => {
       }
     });
 
-    it('wrong Content-Type → 415; Accept without event-stream → 406', async () => {
+    it('wrong Content-Type → 415; an Accept admitting neither JSON nor event-stream → 406', async () => {
       const body = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}';
       assert.equal((await post(body, { ...JSON_RPC_HEADERS, 'content-type': 'text/plain' })).status, 415);
-      assert.equal((await post(body, { ...JSON_RPC_HEADERS, accept: 'application/json' })).status, 406);
+      assert.equal((await post(body, { ...JSON_RPC_HEADERS, accept: 'text/html' })).status, 406);
     });
 
     it('with core down: tool calls get unavailable, /health says ok: false with 503', async () => {
