@@ -5,6 +5,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { quote } from '../../services/shared/env-reader.ts';
 import { ToolError } from './tool-errors.ts';
 
 const ajv = new Ajv({ allErrors: false, strict: true });
@@ -15,6 +16,10 @@ export type InputSchema = Record<string, unknown> & { type: 'object' };
 export function compileInput(schema: InputSchema): (args: unknown) => Record<string, unknown> {
   const validate: ValidateFunction = ajv.compile(schema);
   const needsRunId = Array.isArray(schema.required) && schema.required.includes('run_id');
+  // Named with every unknown argument, so that an agent can correct the call in one step.
+  const known = Object.keys((schema.properties as object | undefined) ?? {});
+  const takes =
+    known.length > 0 ? `The arguments are: ${known.join(', ')}.` : 'This tool takes no arguments.';
   return (args) => {
     const input = args ?? {};
     if (needsRunId && isObject(input) && !('run_id' in input)) {
@@ -23,7 +28,7 @@ export function compileInput(schema: InputSchema): (args: unknown) => Record<str
         'run_id is required: pass the run_id that start_skin_scan returned.',
       );
     }
-    if (!validate(input)) throw invalidInput(validate.errors?.[0]);
+    if (!validate(input)) throw invalidInput(validate.errors?.[0], takes);
     const valid = input as Record<string, unknown>; // every input schema is an object's
     const withNul = Object.keys(valid).find((key) => holdsNul(valid[key]));
     if (withNul !== undefined) {
@@ -37,11 +42,11 @@ export function compileInput(schema: InputSchema): (args: unknown) => Record<str
   };
 }
 
-function invalidInput(error: ErrorObject | undefined): ToolError {
+function invalidInput(error: ErrorObject | undefined, takes: string): ToolError {
   if (!error) return new ToolError('invalid_input', 'The arguments are not valid.');
   if (error.keyword === 'additionalProperties') {
     const field = String(error.params.additionalProperty);
-    return new ToolError('invalid_input', `Unknown argument "${field}".`, field);
+    return new ToolError('invalid_input', `Unknown argument ${quote(field)}. ${takes}`, field);
   }
   if (error.keyword === 'required') {
     const field = String(error.params.missingProperty);

@@ -1,8 +1,8 @@
 /**
  * What real MCP clients send beyond the SDK's defaults, answered so that they can work or correct the
  * call: Accept headers other than `application/json, text/event-stream` (JSON only, wildcards, other
- * case, none, or only `text/event-stream`, which gets the answer as one SSE event), an unknown tool, a
- * NUL character in a filter argument, a batch; and the catalog tools' nullable output fields.
+ * case, none, or only `text/event-stream`, which gets the answer as one SSE event), an unknown tool or
+ * argument, a NUL character in a filter argument, a batch; and the catalog tools' nullable output fields.
  */
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
@@ -149,6 +149,28 @@ describe('MCP clients beyond the SDK defaults', () => {
       });
     });
   }
+
+  it('an unknown argument → invalid_input naming it and the arguments the tool takes', async () => {
+    const extra = await ends.guest.callTool({
+      name: 'get_skin_scan',
+      arguments: { run_id: '00000000-0000-4000-8000-000000000000', access_token: 'a'.repeat(64), limit: 5 },
+    });
+    assert.equal(extra.isError, true);
+    assert.deepEqual((extra.structuredContent as { error: unknown }).error, {
+      code: 'invalid_input',
+      message: 'Unknown argument "limit". The arguments are: run_id, access_token.',
+      field: 'limit',
+    });
+    const none = await ends.account.callTool({
+      name: 'delete_my_service_data',
+      arguments: { confirm: true },
+    });
+    assert.deepEqual((none.structuredContent as { error: unknown }).error, {
+      code: 'invalid_input',
+      message: 'Unknown argument "confirm". This tool takes no arguments.',
+      field: 'confirm',
+    });
+  });
 
   it('a JSON-RPC batch → 400, -32600, saying to send each request in its own POST', async () => {
     const res = await post(ends.stack.baseUrl, `[${LIST}]`, {
