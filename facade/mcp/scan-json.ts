@@ -63,7 +63,9 @@ export const SCAN_JSON_PROPERTIES = {
     type: 'string',
     enum: NEXT_ACTION_VALUES,
     description:
-      'What to do next: share_upload_url (give upload_url to the person, then poll), poll (wait, read again), ' +
+      'What to do next: share_upload_url (give upload_url to the person, then poll; on a failed scan whose ' +
+      'failure_reason is analysis_unavailable, tell them the service could not analyse it and nothing was ' +
+      'wrong with the photo: they may send the same photo again in a few minutes), poll (wait, read again), ' +
       'recommend_products (the scan is complete and its match unused: call recommend_products once, with ' +
       'run_id and access_token), ask_person_to_retake (the photo was unusable; the same upload_url takes a ' +
       'new one), none (nothing is left to do with this scan: its match is used, its access_token expired, or ' +
@@ -81,7 +83,9 @@ export const SCAN_JSON_PROPERTIES = {
   stage: { type: 'string', description: 'The analysis step under way, while analyzing.' },
   failure_reason: {
     type: 'string',
-    description: 'Why the photo could not be used (e.g. no_face, too_dark), when the scan failed.',
+    description:
+      'Why the scan failed: what was wrong with the photo (e.g. no_face, too_dark), or analysis_unavailable ' +
+      '(the service could not analyse it for a while; nothing was wrong with the photo).',
   },
   upload_url: {
     type: 'string',

@@ -87,7 +87,9 @@ export function scanTools(scans: Client<typeof ScanService>): ToolDefinition[] {
         'Reads a scan: its status, progress and, once complete, its cosmetic skin measures and concerns. ' +
         'Follow next_action and wait retry_after_seconds before reading again. When next_action is ' +
         'recommend_products, call recommend_products once. When it is ask_person_to_retake, tell the person ' +
-        'why (failure_reason) and ask for a new photo through the same upload_url. When it is none, nothing ' +
+        'why (failure_reason) and ask for a new photo through the same upload_url. When a failed scan says ' +
+        'share_upload_url, the service was unavailable (analysis_unavailable), not the photo at fault: give ' +
+        'the person upload_url again to send it in a few minutes. When it is none, nothing ' +
         'is left to do with this scan (its one match is used). Results are cosmetic ' +
         'estimates, not a diagnosis; do not infer a skin type from them.',
       inputSchema: SCAN_IDENTITY_INPUT,

@@ -159,8 +159,8 @@ export function renderScanPage(view: ScanPageView): string {
 the analysis. If that was you, open the link there. If that browser no longer knows you (its cookies were
 cleared, or it was a private window that is now closed), ask your assistant for a new link.</p></section>
 <section id="failed-step" aria-labelledby="failed-title"${shown('failed')}>
-<h2 tabindex="-1" id="failed-title">The photo could not be used</h2>
-<p>What went wrong is said above. Take another photo below; it is analysed the same way.</p></section>
+<h2 tabindex="-1" id="failed-title">The photo was not analysed</h2>
+<p>What went wrong, and what to do, is said above. Send a photo below; it is analysed the same way.</p></section>
 <section id="photo-step" aria-labelledby="photo-title"${shown('photo', 'failed')}>
 <h2 tabindex="-1" id="photo-title">${step === 'failed' ? 'Try again' : 'Your photo'}</h2>
 <p>Face a window or a lamp, look straight at the camera, and make sure only your face is in the picture.

@@ -98,7 +98,7 @@ export function refusalWords(reason: RefusalReason, limit: { maxBytes?: number; 
 /** What the person should do after an analysis failed for `reason` (general words for a reason new to the page). */
 export function failureWords(reason: string): string {
   if (reason === ANALYSIS_UNAVAILABLE) {
-    return 'Your photo could not be analysed just now. Send it again in a few minutes.';
+    return 'Nothing is wrong with your photo: our analysis service was not available. Send the same photo again in a few minutes.';
   }
   if (reason === PHOTO_UNPROCESSABLE) {
     return 'The service could not analyse this photo. Take another photo and send it.';

@@ -11,6 +11,7 @@ import {
   ScanStatus,
 } from '../../gen/skinmatch/v1/scan_types_pb.ts';
 import type { ScanStatusName } from '../core/db/scan-entity.ts';
+import { ANALYSIS_UNAVAILABLE } from '../shared/failure-messages.ts';
 import type { ScanRecord } from './scan-reads.ts';
 
 interface Step {
@@ -46,8 +47,15 @@ export interface Reader {
 /**
  * What the reader can do next: DESIGN.md's lifecycle table where it holds, and `none` or `start_new_scan`
  * where the table's action cannot work for this reader (a used match, no token, an expired upload page).
+ * A scan failed by our own outage (`analysis_unavailable`) is not the photo's fault: the person is not
+ * asked to retake it, only given the link again to send it (the same photo will do) once we are back.
  */
-function nextStep(status: ScanStatusName, open: boolean, reader: Reader): Step {
+function nextStep(
+  status: ScanStatusName,
+  failureReason: string | null | undefined,
+  open: boolean,
+  reader: Reader,
+): Step {
   switch (status) {
     case 'awaiting_upload':
       return open ? SHARE : START_NEW_SCAN;
@@ -58,7 +66,8 @@ function nextStep(status: ScanStatusName, open: boolean, reader: Reader): Step {
     case 'complete':
       return open && reader.canMatch ? RECOMMEND : NONE;
     case 'failed':
-      return open ? RETAKE : START_NEW_SCAN;
+      if (!open) return START_NEW_SCAN;
+      return failureReason === ANALYSIS_UNAVAILABLE ? SHARE : RETAKE;
   }
 }
 
@@ -82,7 +91,7 @@ export function toScanMessage(scan: ScanRecord, publicBaseUrl: string, reader: R
   return create(ScanMessageSchema, {
     runId: scan.id,
     status: STATUS[known],
-    ...nextStep(known, open, reader),
+    ...nextStep(known, scan.failureReason, open, reader),
     progress: scan.progress,
     stage: scan.stage,
     failureReason: scan.failureReason ?? '',

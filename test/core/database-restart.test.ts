@@ -109,7 +109,7 @@ describe('a PostgreSQL restart while core analyses a scan, through real processe
     const failed = await untilScan(procs.facade!.url, last, (s) => s.status !== 'analyzing', 60_000);
     assert.deepEqual(
       [failed.status, failed.failure_reason, failed.next_action],
-      ['failed', 'analysis_unavailable', 'ask_person_to_retake'],
+      ['failed', 'analysis_unavailable', 'share_upload_url'],
     );
     assert.equal(core.child.exitCode, null, `core ended: ${core.output().slice(-600)}`);
     await until(

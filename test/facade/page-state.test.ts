@@ -30,7 +30,10 @@ describe('the upload page’s state for a browser', () => {
 
   it('core’s own reasons and a reason new to the page still get words to act on', () => {
     for (const [reason, words] of [
-      ['analysis_unavailable', 'Your photo could not be analysed just now. Send it again in a few minutes.'],
+      [
+        'analysis_unavailable',
+        'Nothing is wrong with your photo: our analysis service was not available. Send the same photo again in a few minutes.',
+      ],
       ['photo_unprocessable', 'The service could not analyse this photo. Take another photo and send it.'],
       ['something_new', 'Your photo could not be analysed. Take a new photo and send it again.'],
     ]) {

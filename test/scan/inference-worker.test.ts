@@ -128,7 +128,7 @@ describe('scans analysed by the inference process, through the scan worker', fun
     try {
       const failed = await until(scan, (s) => s.status === 'failed', 60_000);
       assert.equal(failed.failure_reason, 'analysis_unavailable');
-      assert.equal(failed.next_action, 'ask_person_to_retake');
+      assert.equal(failed.next_action, 'share_upload_url');
       const attempts = readFileSync(stack.logFile, 'utf8')
         .split('\n')
         .filter((line) => line.includes(scan.run_id) && line.includes('analysis failed'))
@@ -139,6 +139,18 @@ describe('scans analysed by the inference process, through the scan worker', fun
       await stopProcess(stalled);
       inference = undefined;
     }
+  });
+
+  it('an inference outage longer than the retries fails the scan as our fault: the link again, no retake', async () => {
+    if (inference) await stopProcess(inference); // nothing listens: every attempt is refused
+    inference = undefined;
+    const scan = await newScan();
+    await uploadPhoto(stack.orm, scan.run_id, await singleFace('a'), 2);
+    const failed = await until(scan, (s) => s.status === 'failed', 60_000);
+    assert.deepEqual(
+      [failed.failure_reason, failed.next_action, failed.retry_after_seconds, failed.upload_url],
+      ['analysis_unavailable', 'share_upload_url', 5, `${stack.baseUrl}/scan/${scan.run_id}`],
+    );
   });
 
   it('a group photo fails with several_faces and asks the person to retake it', async () => {

@@ -149,13 +149,16 @@ describe('the scan worker', () => {
     assert.deepEqual(done.scores, { redness: 40, acne: 80 });
   });
 
-  it('after the last attempt the scan fails with analysis_unavailable, never stuck in analyzing', async function () {
+  it('after the last attempt the scan fails with analysis_unavailable, never stuck in analyzing, and the photo is not blamed', async function () {
     this.timeout(30_000);
     analyzer.failNext = 2;
     const scan = await newScan();
     await uploadPhoto(stack.orm, scan.run_id, PHOTO, 2);
     const failed = await until(scan, (s) => s.status === 'failed', 20_000);
     assert.equal(failed.failure_reason, 'analysis_unavailable');
+    // Not ask_person_to_retake: the link again, for the same photo.
+    assert.equal(failed.next_action, 'share_upload_url');
+    assert.equal(failed.upload_url, `${stack.baseUrl}/scan/${scan.run_id}`);
     assert.equal(await photoCount(scan.run_id), 0);
   });
 
