@@ -3,7 +3,8 @@
  * is the subject's right, on the left of a photo) from the face-api.js network converted to ONNX by
  * landmarks-graph/build.ts. The network reads an upright square crop around the BlazeFace box, turned by
  * the eye line, and the crop's mirror image; the two answers are averaged point by point (the mirror's
- * points swapped left for right), so a mirrored photo gets mirrored landmarks and the same scores.
+ * points swapped left for right), so a mirrored photo gets mirrored landmarks and the same scores. Small
+ * dark marks on the cheeks are filled in before the network reads the crop (fillCheekMarks).
  */
 import * as ort from 'onnxruntime-node';
 import { BufferPool } from './buffer-pool.ts';
@@ -65,6 +66,7 @@ export class FaceLandmarker {
     const plane = size * size;
     const out = await this.#inputs.lend(async (input) => {
       sampleCrop(image, crop, input.subarray(0, 3 * plane));
+      fillCheekMarks(input.subarray(0, 3 * plane), face, crop);
       mirrorCrop(input.subarray(0, 3 * plane), input.subarray(3 * plane));
       const tensor = new ort.Tensor('float32', input, [2, 3, size, size]);
       return (await this.#session.run({ [LANDMARKS_INPUT]: tensor }))[LANDMARKS_OUTPUT]!.data as Float32Array;
@@ -79,7 +81,7 @@ export class FaceLandmarker {
   }
 }
 
-interface CropFrame {
+export interface CropFrame {
   readonly centre: Point;
   /** Unit vectors of the crop's x (along the eye line) and y (down the face) axes in the image. */
   readonly u: Point;
@@ -89,7 +91,7 @@ interface CropFrame {
   toImage(s: number, t: number): Point;
 }
 
-function cropFrame(face: Face): CropFrame {
+export function cropFrame(face: Face): CropFrame {
   const [right, left] = face.keypoints;
   const d = Math.hypot(left[0] - right[0], left[1] - right[1]) || 1;
   const u: Point = [(left[0] - right[0]) / d, (left[1] - right[1]) / d];
@@ -187,5 +189,139 @@ function mirrorCrop(crop: Float32Array, out: Float32Array): void {
   for (let row = 0; row < 3 * size; row++) {
     const start = row * size;
     for (let x = 0; x < size; x++) out[start + x] = crop[start + size - 1 - x]!;
+  }
+}
+
+/**
+ * The cheeks hold no landmark, and a mark on them — a brown spot, a mole, a pimple — is skin, not a
+ * feature; but the network answered such marks by moving every point: twelve brown spots on the cheeks
+ * moved the lower lids up by up to 0.019 eye distances, and the region under the eyes with them, up the
+ * steep rise of lightness below the lid (dark spots moved dark circles by 7 points; docs/inference.md). So,
+ * before the network reads the crop, the middle of each cheek is closed (a MARK_CLOSING square's maximum,
+ * then its minimum, channel by channel), which fills in dark details narrower than the square — at the
+ * crop's scale, about 0.12 eye distances (7 mm) — from the skin around them, and leaves shading, edges and
+ * wider patches as they were. Only marks: a value moves towards its closing only where it lies more than
+ * MARK_DEPTH[0] levels (of 255) below it, fully from MARK_DEPTH[1]; skin without marks is left as it is.
+ * Each cheek is an ellipse with CHEEK_RADII (eye distances, across and down) around a point CHEEK_AT from
+ * BlazeFace's eye keypoint, blended out over CHEEK_EDGE more of its radii: from 0.29 to 0.71 eye distances
+ * below the eyes, clear of the region under the eyes and a glasses' lower rim above it, of the side of the
+ * nose, of the mouth and of the face's outline (its widest reach, 0.79 eye distances out from the middle of
+ * the eyes, is inside the jaw of the narrowest edit face, 0.85). The same on both sides, so a mirrored
+ * photo's crop is still the mirror image of the photo's.
+ */
+const CHEEK_AT = { out: 0.06, down: 0.5 } as const;
+const CHEEK_RADII = { across: 0.18, down: 0.16 } as const;
+const CHEEK_EDGE = 0.3;
+const MARK_CLOSING = 5;
+const MARK_DEPTH = [8, 16] as const;
+
+/** fillCheekMarks's working planes and each pixel's weight (it runs without awaiting). */
+const MARKS_A = new Float32Array(LANDMARKS_INPUT_SIZE * LANDMARKS_INPUT_SIZE);
+const MARKS_B = new Float32Array(LANDMARKS_INPUT_SIZE * LANDMARKS_INPUT_SIZE);
+const IN_CHEEK = new Float64Array(LANDMARKS_INPUT_SIZE * LANDMARKS_INPUT_SIZE);
+
+/** The crop (RGB 0..255, channel-major, as sampleCrop writes it) with the cheeks' marks filled in, in place. */
+export function fillCheekMarks(crop: Float32Array, face: Face, frame: CropFrame): void {
+  const size = LANDMARKS_INPUT_SIZE;
+  const [right, left] = face.keypoints;
+  // The eye distance in crop pixels, and a point of the image in crop pixel coordinates (pixel i at i).
+  const d = (Math.hypot(left[0] - right[0], left[1] - right[1]) / frame.side) * size;
+  const toCrop = (x: number, y: number): Point => {
+    const dx = x - frame.centre[0];
+    const dy = y - frame.centre[1];
+    return [
+      ((dx * frame.u[0] + dy * frame.u[1]) / frame.side + 0.5) * size - 0.5,
+      ((dx * frame.v[0] + dy * frame.v[1]) / frame.side + 0.5) * size - 0.5,
+    ];
+  };
+  const cheeks = [right, left].map((eye, side) => {
+    // The keypoints are in edge coordinates, as the box is (cropFrame).
+    const [x, y] = toCrop(eye[0] - 0.5, eye[1] - 0.5);
+    return [x + (side === 0 ? -CHEEK_AT.out : CHEEK_AT.out) * d, y + CHEEK_AT.down * d] as const;
+  });
+  const rx = CHEEK_RADII.across * d;
+  const ry = CHEEK_RADII.down * d;
+  const reach = 1 + CHEEK_EDGE;
+  const r = (MARK_CLOSING - 1) / 2;
+  // Each cheek on its own rectangle (the two lie about 1.1 eye distances apart, far more than the closing).
+  for (const [cx, cy] of cheeks) {
+    const area = {
+      top: Math.max(0, Math.floor(cy - reach * ry)),
+      bottom: Math.min(size - 1, Math.ceil(cy + reach * ry)),
+      left: Math.max(0, Math.floor(cx - reach * rx)),
+      right: Math.min(size - 1, Math.ceil(cx + reach * rx)),
+    };
+    const { top, bottom, left: first, right: last } = area;
+    if (top > bottom || first > last) continue;
+    for (let y = top; y <= bottom; y++) {
+      for (let x = first; x <= last; x++) {
+        const q = Math.hypot((x - cx) / rx, (y - cy) / ry);
+        IN_CHEEK[y * size + x] = Math.min(1, (reach - q) / CHEEK_EDGE);
+      }
+    }
+    for (let c = 0; c < 3; c++) {
+      const plane = crop.subarray(c * size * size, (c + 1) * size * size);
+      // The closing, on no more than the area needs: each pass reads r rows or columns beyond those it writes.
+      along(plane, MARKS_A, top - 2 * r, bottom + 2 * r, first - r, last + r, 1, r, true);
+      along(MARKS_A, MARKS_B, top - r, bottom + r, first - r, last + r, size, r, true);
+      along(MARKS_B, MARKS_A, top - r, bottom + r, first, last, 1, r, false);
+      along(MARKS_A, MARKS_B, top, bottom, first, last, size, r, false);
+      fillMarks(plane, MARKS_B, area);
+    }
+  }
+}
+
+/** Each value of the area moved towards its closing by its cheek weight times how far it is a mark. */
+function fillMarks(
+  plane: Float32Array,
+  closed: Float32Array,
+  area: { top: number; bottom: number; left: number; right: number },
+): void {
+  const size = LANDMARKS_INPUT_SIZE;
+  const [shallow, deep] = MARK_DEPTH;
+  for (let y = area.top; y <= area.bottom; y++) {
+    for (let x = area.left; x <= area.right; x++) {
+      const at = y * size + x;
+      const inCheek = IN_CHEEK[at]!;
+      if (inCheek <= 0) continue;
+      const value = plane[at]!;
+      const mark = Math.min(1, Math.max(0, (closed[at]! - value - shallow) / (deep - shallow)));
+      const w = inCheek * mark;
+      if (w > 0) plane[at] = value * (1 - w) + closed[at]! * w;
+    }
+  }
+}
+
+/**
+ * The largest (`largest`) or smallest value within r pixels along rows (`step` 1) or columns (`step` size)
+ * of `from`, into `to`, for rows top..bottom and columns left..right (clipped to the crop); the window is
+ * cut at the crop's edge.
+ */
+function along(
+  from: Float32Array,
+  to: Float32Array,
+  top: number,
+  bottom: number,
+  left: number,
+  right: number,
+  step: number,
+  r: number,
+  largest: boolean,
+): void {
+  const size = LANDMARKS_INPUT_SIZE;
+  for (let y = Math.max(0, top); y <= Math.min(size - 1, bottom); y++) {
+    for (let x = Math.max(0, left); x <= Math.min(size - 1, right); x++) {
+      const at = step === 1 ? x : y;
+      const centre = y * size + x;
+      const from0 = centre + (Math.max(0, at - r) - at) * step;
+      const to0 = centre + (Math.min(size - 1, at + r) - at) * step;
+      let m = from[from0]!;
+      if (largest) {
+        for (let k = from0 + step; k <= to0; k += step) if (from[k]! > m) m = from[k]!;
+      } else {
+        for (let k = from0 + step; k <= to0; k += step) if (from[k]! < m) m = from[k]!;
+      }
+      to[centre] = m;
+    }
   }
 }

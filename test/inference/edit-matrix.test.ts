@@ -30,7 +30,6 @@ const STRENGTHS: Strength[] = [1, 2, 3];
  * the test accepts. Each is a known limit, not a design: see docs/inference.md.
  */
 const KNOWN_CROSS_TALK: Partial<Record<Measure, Partial<Record<Measure, number>>>> = {
-  dark_spots: { dark_circles: 9 },
   uneven_tone: { texture: 17 },
   texture: { uneven_tone: 10 },
 };

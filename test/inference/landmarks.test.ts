@@ -6,9 +6,20 @@ import sharp from 'sharp';
 import { decodeImage, type RgbImage } from '../../services/inference/decode.ts';
 import type { Face, Point } from '../../services/inference/face.ts';
 import { FaceDetector } from '../../services/inference/face-detector.ts';
-import { FaceLandmarker, type Landmarks, MIRROR } from '../../services/inference/landmarks.ts';
-import { buildLandmarksModel, LANDMARKS_MODEL_PATH } from '../../services/inference/landmarks-graph/build.ts';
+import {
+  cropFrame,
+  FaceLandmarker,
+  fillCheekMarks,
+  type Landmarks,
+  MIRROR,
+} from '../../services/inference/landmarks.ts';
+import {
+  buildLandmarksModel,
+  LANDMARKS_INPUT_SIZE,
+  LANDMARKS_MODEL_PATH,
+} from '../../services/inference/landmarks-graph/build.ts';
 import { faceFrame, meanOf } from '../../services/inference/regions.ts';
+import { edit, faceGeometry } from './support/edits.ts';
 import { type FaceName, singleFace } from './support/photos.ts';
 
 const FACES: FaceName[] = ['a', 'b', 'c', 'd'];
@@ -117,6 +128,95 @@ describe('face landmarks', function () {
       const partner = mirrored[MIRROR[i]!]!;
       const off = Math.hypot(point[0] - (info.width - 1 - partner[0]), point[1] - partner[1]);
       assert.ok(off < 1e-3, `point ${i} is ${off} pixels off the mirror of point ${MIRROR[i]}`);
+    });
+  });
+
+  describe("the cheeks' marks, filled in before the network reads the crop", () => {
+    const size = LANDMARKS_INPUT_SIZE;
+    // A 100-pixel face box, eyes 30 pixels apart: the crop is 110 pixels across, an eye distance 30.5 of its 112.
+    const face: Face = {
+      box: { x: 0, y: 0, w: 100, h: 100 },
+      score: 1,
+      keypoints: [
+        [35, 40],
+        [65, 40],
+        [50, 60],
+        [50, 75],
+        [15, 45],
+        [85, 45],
+      ],
+    };
+    /** A crop of even skin with a gentle slope of light across it, and 3×3 dots of `depth` at the given pixels. */
+    function skin(dots: Point[], depth: number): Float32Array {
+      const crop = new Float32Array(3 * size * size);
+      for (let c = 0; c < 3; c++) {
+        for (let i = 0; i < size * size; i++) crop[c * size * size + i] = 150 + 0.3 * (i % size) - 10 * c;
+        for (const [x, y] of dots) {
+          for (let dy = -1; dy <= 1; dy++) {
+            for (let dx = -1; dx <= 1; dx++) crop[c * size * size + (y + dy) * size + x + dx]! -= depth;
+          }
+        }
+      }
+      return crop;
+    }
+    // The cheeks' middles: 0.5 eye distances below each eye keypoint and 0.06 out, in crop pixels.
+    const cheeks: Point[] = [
+      [39, 62],
+      [72, 62],
+    ];
+
+    it('fills in a dark spot on either cheek from the skin around it', () => {
+      const crop = skin(cheeks, 90);
+      fillCheekMarks(crop, face, cropFrame(face));
+      const plain = skin([], 0);
+      for (const [x, y] of cheeks) {
+        for (let c = 0; c < 3; c++) {
+          const at = c * size * size + y * size + x;
+          assert.ok(
+            Math.abs(crop[at]! - plain[at]!) <= 2,
+            `(${x}, ${y}) channel ${c}: ${crop[at]} for ${plain[at]}`,
+          );
+        }
+      }
+    });
+
+    it('leaves skin without marks, faint details and everything outside the cheeks as they were', () => {
+      const plain = skin([], 0);
+      const filled = skin([], 0);
+      fillCheekMarks(filled, face, cropFrame(face));
+      assert.deepEqual(filled, plain);
+      // 6 levels deep: under MARK_DEPTH, skin's own grain, not a mark.
+      const faint = skin(cheeks, 6);
+      const faintFilled = skin(cheeks, 6);
+      fillCheekMarks(faintFilled, face, cropFrame(face));
+      assert.deepEqual(faintFilled, faint);
+      // The eyes, the nose and the mouth corners: features, not cheek.
+      const features: Point[] = [
+        [41, 47],
+        [72, 47],
+        [56, 68],
+        [45, 84],
+        [66, 84],
+      ];
+      const marked = skin(features, 90);
+      const markedFilled = skin(features, 90);
+      fillCheekMarks(markedFilled, face, cropFrame(face));
+      assert.deepEqual(markedFilled, marked);
+    });
+
+    // The edit matrix's strong dark-spot edit on face c (twelve brown spots of 0.07 eye distances) moved
+    // the lower lids up by 0.019 eye distances, and dark circles by 7 points, while the network read the spots.
+    it('face c: brown spots on the cheeks move the lower lids by less than 0.01 eye distances', async () => {
+      const photo = await singleFace('c');
+      const { points } = await locate(photo);
+      const spotted = await edit(photo, await faceGeometry(photo, detector, landmarker), 'dark_spots', 3);
+      const { points: after } = await locate(spotted);
+      const { v, d } = faceFrame(points);
+      const lids = [40, 41, 46, 47];
+      const [x0, y0] = meanOf(points, lids);
+      const [x1, y1] = meanOf(after, lids);
+      const moved = Math.abs((x1 - x0) * v[0] + (y1 - y0) * v[1]) / d;
+      assert.ok(moved < 0.01, `the lids moved ${moved.toFixed(4)} eye distances`);
     });
   });
 });
