@@ -54,6 +54,11 @@ function invalidInput(error: ErrorObject | undefined, takes: string): ToolError 
   }
   const field = error.instancePath.replace(/^\//, '').replaceAll('/', '.');
   if (!field) return new ToolError('invalid_input', 'The arguments must be an object.');
+  if (error.keyword === 'enum') {
+    // ajv says only "must be equal to one of the allowed values": the agent needs to know which.
+    const allowed = (error.params.allowedValues as unknown[]).map(String).join(', ');
+    return new ToolError('invalid_input', `Argument "${field}" must be one of: ${allowed}.`, field);
+  }
   return new ToolError('invalid_input', `Argument "${field}" ${error.message ?? 'is not valid'}.`, field);
 }
 

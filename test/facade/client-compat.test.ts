@@ -172,6 +172,27 @@ describe('MCP clients beyond the SDK defaults', () => {
     });
   });
 
+  it('a value outside an enumeration → invalid_input listing the values allowed', async () => {
+    const identity = { run_id: '00000000-0000-4000-8000-000000000000', access_token: 'a'.repeat(64) };
+    const error = async (args: Record<string, unknown>) =>
+      (
+        (await ends.guest.callTool({ name: 'recommend_products', arguments: { ...identity, ...args } }))
+          .structuredContent as { error: unknown }
+      ).error;
+    assert.deepEqual(await error({ product_type: 'cream' }), {
+      code: 'invalid_input',
+      message:
+        'Argument "product_type" must be one of: cleanser, toner, serum, moisturizer, sunscreen, eye_care, ' +
+        'exfoliator, mask, treatment.',
+      field: 'product_type',
+    });
+    assert.deepEqual(await error({ free_from: ['fragrance', 'parabens'] }), {
+      code: 'invalid_input',
+      message: 'Argument "free_from.1" must be one of: fragrance, alcohol, fungal_acne_triggers.',
+      field: 'free_from.1',
+    });
+  });
+
   it('a JSON-RPC batch → 400, -32600, saying to send each request in its own POST', async () => {
     const res = await post(ends.stack.baseUrl, `[${LIST}]`, {
       ...json,
