@@ -69,7 +69,12 @@ function mcpRequest(mux: RequestMultiplexer, limits: GuestLimits, logger: Logger
       ctx.set('Allow', 'POST');
       return fail(405, -32000, 'Method not allowed: this stateless server takes POST only.');
     }
-    if (!ctx.is('application/json')) return fail(415, -32000, 'Content-Type must be application/json.');
+    // The header itself: Koa's ctx.is answers null for a request without a body, which was then told its
+    // Content-Type was wrong.
+    const mediaType = ctx.get('content-type').split(';', 1)[0]!.trim().toLowerCase();
+    if (mediaType !== 'application/json') {
+      return fail(415, -32000, 'Content-Type must be application/json.');
+    }
     // Request bodies are taken as sent, never decompressed (MCP clients send none compressed; a decoder
     // would need its own bound on the inflated size): any coding but identity is 415 (RFC 9110 §15.5.16).
     const coding = ctx.get('content-encoding').trim().toLowerCase();
@@ -99,7 +104,8 @@ function mcpRequest(mux: RequestMultiplexer, limits: GuestLimits, logger: Logger
     try {
       message = JSON.parse(text);
     } catch {
-      return fail(400, -32700, 'Parse error: the body is not valid JSON.');
+      const why = text.trim() === '' ? 'the body is empty' : 'the body is not valid JSON';
+      return fail(400, -32700, `Parse error: ${why}.`);
     }
     // Given by the app's first middleware (and already on the response).
     const requestId = String(ctx.state.requestId);

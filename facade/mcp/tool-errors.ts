@@ -1,11 +1,12 @@
 /**
  * Tool errors as clients see them: `isError: true` with `{"error": {"code", "message", …}}` as
- * `structuredContent` and the same JSON as text. Core's ErrorInfo reason becomes the code unchanged.
+ * `structuredContent` and the same JSON as text. Core's ErrorInfo reason becomes the code unchanged when
+ * it is one of the tools' codes (TOOL_ERROR_CODES); any other is a fault, answered `unavailable`.
  */
 import { ConnectError } from '@connectrpc/connect';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.ts';
-import { ERROR_DOMAIN, type ErrorReason, isErrorReason } from '../../services/shared/errors.ts';
+import { ERROR_DOMAIN, type ErrorReason } from '../../services/shared/errors.ts';
 
 export class ToolError extends Error {
   readonly code: ErrorReason;
@@ -52,11 +53,32 @@ export function unavailable(requestId: string): ToolError {
   );
 }
 
-/** A core error carrying one of the spec's codes, as a ToolError; anything else is not for the client. */
+/** The codes a tool error carries, as every tool's outputSchema lists them: the spec's, and unavailable. */
+export const TOOL_ERROR_CODES: readonly ErrorReason[] = [
+  'invalid_input',
+  'scan_required',
+  'scan_not_ready',
+  'scan_not_uploaded',
+  'not_found',
+  'catalog_unavailable',
+  'rate_limited',
+  'admissions_paused',
+  'unavailable',
+];
+
+function isToolErrorCode(reason: string): reason is ErrorReason {
+  return (TOOL_ERROR_CODES as readonly string[]).includes(reason);
+}
+
+/**
+ * A core error carrying one of the tools' codes, as a ToolError; anything else is not for the client. A
+ * reason of the person's pages (upload_closed, consent_required, …) reaching a tool is a fault: passed on,
+ * it would break the outputSchema the SDK clients check, and the agent would get no answer at all.
+ */
 export function fromCoreError(err: unknown): ToolError | undefined {
   if (!(err instanceof ConnectError)) return undefined;
   for (const info of err.findDetails(ErrorInfoSchema)) {
-    if (info.domain === ERROR_DOMAIN && isErrorReason(info.reason)) {
+    if (info.domain === ERROR_DOMAIN && isToolErrorCode(info.reason)) {
       return new ToolError(info.reason, err.rawMessage, info.metadata.field);
     }
   }
@@ -70,20 +92,7 @@ export const ERROR_OUTPUT_SCHEMA = {
     error: {
       type: 'object',
       properties: {
-        code: {
-          type: 'string',
-          enum: [
-            'invalid_input',
-            'scan_required',
-            'scan_not_ready',
-            'scan_not_uploaded',
-            'not_found',
-            'catalog_unavailable',
-            'rate_limited',
-            'admissions_paused',
-            'unavailable',
-          ],
-        },
+        code: { type: 'string', enum: TOOL_ERROR_CODES },
         message: { type: 'string' },
         field: { type: 'string', description: 'The argument at fault, for invalid_input.' },
         retry_after_seconds: { type: 'integer', minimum: 0 },

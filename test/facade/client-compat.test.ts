@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { TEST_CATALOG } from '../support/fixtures.ts';
@@ -191,6 +192,26 @@ describe('MCP clients beyond the SDK defaults', () => {
       message: 'Argument "free_from.1" must be one of: fragrance, alcohol, fungal_acne_triggers.',
       field: 'free_from.1',
     });
+  });
+
+  it('a POST without a body (no Content-Length), Content-Type right → -32700 "the body is empty", not 415', async () => {
+    // As curl -X POST sends it without -d: no Content-Length, no Transfer-Encoding.
+    const url = new URL(ends.stack.baseUrl);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname, () => {
+        socket.end(
+          `POST /mcp HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\n` +
+            'Accept: application/json, text/event-stream\r\nConnection: close\r\n\r\n',
+        );
+      });
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk) => chunks.push(chunk));
+      socket.on('end', () => resolve(Buffer.concat(chunks).toString()));
+      socket.on('error', reject);
+    });
+    assert.match(answer, /^HTTP\/1\.1 400 /);
+    const { error } = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+    assert.deepEqual(error, { code: -32700, message: 'Parse error: the body is empty.' });
   });
 
   it('a JSON-RPC batch → 400, -32600, saying to send each request in its own POST', async () => {
