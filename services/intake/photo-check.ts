@@ -58,8 +58,8 @@ export async function checkPhoto(photo: Uint8Array, limits: PhotoLimits): Promis
   // A file cut short (an upload or a copy interrupted) is told apart from one with more after its image.
   if (end === undefined || end > bytes.length) throw notAnImage(CUT_SHORT_MESSAGE);
   if (end < bytes.length) throw notAnImage('The file holds more than an image.');
-  await checkHeader(bytes, format, limits.maxPixels);
-  const release = await decodeTurn();
+  const header = await checkHeader(bytes, format, limits.maxPixels);
+  const release = await decodeTurn(frameBytes(header));
   try {
     const image = await sharp(bytes, { limitInputPixels: limits.maxPixels, failOn: 'error' })
       .rotate()
@@ -79,37 +79,85 @@ export async function checkPhoto(photo: Uint8Array, limits: PhotoLimits): Promis
  * Photos decoded at once by one process; the others wait their turn, in order. What one decode holds
  * depends on the file, not its size: a 40-megapixel progressive JPEG of 233 kB (within both bounds) took
  * 160 MB while decoding, and eight at once 1.1 GB — past core's 768 Mi memory limit, which would have
- * restarted core, every call it was serving included. Two at once hold ~320 MB at the worst; the photos the
- * upload page sends (at most 2048 px) take ~30 ms each, so a turn is rarely waited for.
+ * restarted core, every call it was serving included. So at most two decode at once, and together at most
+ * DECODE_FRAME_BUDGET bytes of decoded frames (frameBytes, from the header): a decode that holds its whole
+ * frame at once is as large as its pixels times their bytes, and those are not all 3 bytes a pixel. A 40 MP
+ * interlaced PNG of 16-bit RGBA (482 kB) holds 320 MB of frame: one took 400 MB while decoding, two at once
+ * 790 MB (measured). A decode over the budget on its own runs alone. The photos the upload page sends (at
+ * most 2048 px, 12 MB of frame) take ~30 ms each, so a turn is rarely waited for.
  */
 export const PHOTO_DECODES_AT_ONCE = 2;
+/** Two 40-megapixel 8-bit RGB frames: two such progressive JPEGs took ~320 MB at once. */
+export const DECODE_FRAME_BUDGET = 2 * 40_000_000 * 3;
 let decoding = 0;
-const waiting: (() => void)[] = [];
+let framesHeld = 0;
+const waiting: { readonly frame: number; readonly start: () => void }[] = [];
 
-async function decodeTurn(): Promise<() => void> {
-  if (decoding >= PHOTO_DECODES_AT_ONCE) await new Promise<void>((turn) => waiting.push(turn));
-  else decoding++;
+/** Bytes of the whole decoded frame, by the header: pixels × bands × bytes per sample. */
+export function frameBytes(header: PhotoHeader): number {
+  const sampleBytes = SAMPLE_BYTES[header.depth] ?? 8;
+  return header.width * header.height * header.channels * sampleBytes;
+}
+
+const SAMPLE_BYTES: Record<string, number> = {
+  uchar: 1,
+  char: 1,
+  ushort: 2,
+  short: 2,
+  uint: 4,
+  int: 4,
+  float: 4,
+};
+
+function mayStart(frame: number): boolean {
+  if (decoding === 0) return true; // over the budget on its own: it runs alone
+  return decoding < PHOTO_DECODES_AT_ONCE && framesHeld + frame <= DECODE_FRAME_BUDGET;
+}
+
+async function decodeTurn(frame: number): Promise<() => void> {
+  if (waiting.length > 0 || !mayStart(frame)) {
+    await new Promise<void>((start) => waiting.push({ frame, start }));
+  } else {
+    decoding++;
+    framesHeld += frame;
+  }
   let released = false;
   return () => {
     if (released) return;
     released = true;
-    const next = waiting.shift();
-    if (next)
-      next(); // the turn passes on: `decoding` stays the same
-    else decoding--;
+    decoding--;
+    framesHeld -= frame;
+    // In order: the first waiting decode starts when it fits, and none overtakes it.
+    while (waiting.length > 0 && mayStart(waiting[0]!.frame)) {
+      const next = waiting.shift()!;
+      decoding++;
+      framesHeld += next.frame;
+      next.start();
+    }
   };
 }
 
+export interface PhotoHeader {
+  readonly width: number;
+  readonly height: number;
+  readonly channels: number;
+  readonly depth: string;
+}
+
 /** The header must describe the same format as the magic bytes, with at most `maxPixels` pixels. */
-async function checkHeader(bytes: Buffer, format: ImageFormat, maxPixels: number): Promise<void> {
+async function checkHeader(bytes: Buffer, format: ImageFormat, maxPixels: number): Promise<PhotoHeader> {
   let width: number;
   let height: number;
+  let channels: number;
+  let depth: string;
   try {
     // Reads the header only; no pixel limit here, the bound is ours and checked below.
     const header = await sharp(bytes, { limitInputPixels: false }).metadata();
     if (header.format !== format) throw notAnImage('The file is not the image its first bytes announce.');
     width = header.width;
     height = header.height;
+    channels = header.channels;
+    depth = header.depth;
   } catch (err) {
     throw fileOrFault(err);
   }
@@ -120,6 +168,7 @@ async function checkHeader(bytes: Buffer, format: ImageFormat, maxPixels: number
       `The photo has more than ${Math.floor(maxPixels / 1_000_000)} megapixels; choose a smaller one.`,
     );
   }
+  return { width, height, channels, depth };
 }
 
 export function fileOrFault(err: unknown): Error {

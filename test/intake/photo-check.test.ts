@@ -8,7 +8,9 @@ import sharp from 'sharp';
 import { endsWithImage, imageFormat } from '../../services/intake/image-format.ts';
 import {
   checkPhoto,
+  DECODE_FRAME_BUDGET,
   fileOrFault,
+  frameBytes,
   PHOTO_DECODES_AT_ONCE,
   PhotoFault,
 } from '../../services/intake/photo-check.ts';
@@ -86,6 +88,33 @@ describe('photo checks', () => {
     assert.deepEqual([items.current, files.current], [0, 0]);
   });
 
+  /**
+   * The most photos sharp decoded at once in its worker threads, from the first photo done to the last (the
+   * header reads, queued first, are over by then): on the old code all four of libuv's threads decoded at once.
+   */
+  async function mostDecodingAtOnce(photos: Buffer[]): Promise<number> {
+    const limits = { maxBytes: 10 * 1024 * 1024, maxPixels: 40_000_000 };
+    let first = false;
+    let most = 0;
+    const sampler = setInterval(() => {
+      if (first) most = Math.max(most, sharp.counters().process);
+    }, 2);
+    try {
+      const checks = photos.map((photo) =>
+        checkPhoto(photo, limits).then((checked) => {
+          first = true;
+          return checked;
+        }),
+      );
+      for (const checked of await Promise.all(checks)) {
+        assert.equal((await sharp(checked.image).metadata()).width, 2048);
+      }
+    } finally {
+      clearInterval(sampler);
+    }
+    return most;
+  }
+
   it('decodes at most two photos at once: eight 40-megapixel progressive JPEGs wait their turn', async () => {
     // 233 kB each, within both bounds, yet 160 MB each while decoding: eight at once took 1.1 GB.
     const large = await sharp({
@@ -93,27 +122,37 @@ describe('photo checks', () => {
     })
       .jpeg({ progressive: true })
       .toBuffer();
-    const limits = { maxBytes: 10 * 1024 * 1024, maxPixels: 40_000_000 };
-    // sharp's tasks in its worker threads, from the first photo done to the last (the header reads, queued
-    // first, are over by then): on the old code all four of libuv's threads decoded at once.
-    let first = false;
-    let most = 0;
-    const sampler = setInterval(() => {
-      if (first) most = Math.max(most, sharp.counters().process);
-    }, 2);
-    try {
-      const checks = Array.from({ length: 8 }, () =>
-        checkPhoto(large, limits).then((photo) => {
-          first = true;
-          return photo;
-        }),
-      );
-      const photos = await Promise.all(checks);
-      for (const photo of photos) assert.equal((await sharp(photo.image).metadata()).width, 2048);
-    } finally {
-      clearInterval(sampler);
-    }
+    const most = await mostDecodingAtOnce(Array.from({ length: 8 }, () => large));
     assert.equal(PHOTO_DECODES_AT_ONCE, 2);
     assert.ok(most >= 1 && most <= PHOTO_DECODES_AT_ONCE, `${most} decoding at once`);
+  });
+
+  it('decodes a photo whose frame is over the budget alone: 31-megapixel interlaced 16-bit RGBA PNGs one by one', async () => {
+    // 6000 × 5200 × 4 bands × 2 bytes = 250 MB of frame, held whole (interlaced), from a file of ~350 kB;
+    // the 40 MP one took 400 MB while decoding, two at once 790 MB: past core's 768 Mi limit.
+    const bomb = await sharp({
+      create: { width: 6000, height: 5200, channels: 4, background: { r: 200, g: 150, b: 120, alpha: 0.5 } },
+    })
+      .toColourspace('rgb16')
+      .png({ progressive: true, compressionLevel: 9 })
+      .toBuffer();
+    const header = await sharp(bomb).metadata();
+    assert.equal(header.isProgressive, true);
+    assert.equal(frameBytes(header), 6000 * 5200 * 4 * 2);
+    assert.ok(frameBytes(header) > DECODE_FRAME_BUDGET);
+    const most = await mostDecodingAtOnce(Array.from({ length: 4 }, () => bomb));
+    assert.equal(most, 1, `${most} decoding at once`);
+  });
+
+  it('counts a frame by its bands and their depth: 8-bit RGB, greyscale, 16-bit RGB, RGBA and CMYK', () => {
+    const frame = (channels: number, depth: string) =>
+      frameBytes({ width: 100, height: 10, channels, depth });
+    assert.deepEqual(
+      [frame(3, 'uchar'), frame(1, 'uchar'), frame(3, 'ushort'), frame(4, 'uchar'), frame(4, 'ushort')],
+      [3000, 1000, 6000, 4000, 8000],
+    );
+    // Two 40 MP photos of 8-bit RGB fit together, as before; one of 16-bit RGB does not fit beside another.
+    assert.ok(2 * frame(3, 'uchar') * 40_000 <= DECODE_FRAME_BUDGET);
+    assert.ok(frame(3, 'ushort') * 40_000 + frame(3, 'uchar') * 40_000 > DECODE_FRAME_BUDGET);
   });
 });
