@@ -61,12 +61,16 @@ export async function checkPhoto(photo: Uint8Array, limits: PhotoLimits): Promis
   const header = await checkHeader(bytes, format, limits.maxPixels);
   const release = await decodeTurn(frameBytes(header));
   try {
-    const image = await sharp(bytes, { limitInputPixels: limits.maxPixels, failOn: 'error' })
+    const decode = sharp(bytes, { limitInputPixels: limits.maxPixels, failOn: 'error' })
       .rotate()
       .resize({ width: STORED_MAX_SIDE, height: STORED_MAX_SIDE, fit: 'inside', withoutEnlargement: true })
-      .toColourspace('srgb')
-      .jpeg({ quality: STORED_QUALITY })
-      .toBuffer();
+      .toColourspace('srgb');
+    // sharp turns a 16-bit image's embedded profile into Display P3, not sRGB, and toColourspace('srgb')
+    // then only narrows the samples: the P3 numbers would be stored as sRGB. The output transform from the
+    // working space to sRGB, not attached, ends at sRGB for every depth (a no-op for 8-bit inputs). Only
+    // with a profile: without one, sharp would take a 16-bit image for P3.
+    if (header.hasProfile) decode.withIccProfile('srgb', { attach: false });
+    const image = await decode.jpeg({ quality: STORED_QUALITY }).toBuffer();
     return { image, contentType: CONTENT_TYPES.jpeg };
   } catch (err) {
     throw fileOrFault(err);
@@ -94,7 +98,7 @@ let framesHeld = 0;
 const waiting: { readonly frame: number; readonly start: () => void }[] = [];
 
 /** Bytes of the whole decoded frame, by the header: pixels × bands × bytes per sample. */
-export function frameBytes(header: PhotoHeader): number {
+export function frameBytes(header: Omit<PhotoHeader, 'hasProfile'>): number {
   const sampleBytes = SAMPLE_BYTES[header.depth] ?? 8;
   return header.width * header.height * header.channels * sampleBytes;
 }
@@ -142,6 +146,8 @@ export interface PhotoHeader {
   readonly height: number;
   readonly channels: number;
   readonly depth: string;
+  /** An embedded ICC profile. */
+  readonly hasProfile: boolean;
 }
 
 /** The header must describe the same format as the magic bytes, with at most `maxPixels` pixels. */
@@ -150,6 +156,7 @@ async function checkHeader(bytes: Buffer, format: ImageFormat, maxPixels: number
   let height: number;
   let channels: number;
   let depth: string;
+  let hasProfile: boolean;
   try {
     // Reads the header only; no pixel limit here, the bound is ours and checked below.
     const header = await sharp(bytes, { limitInputPixels: false }).metadata();
@@ -158,6 +165,7 @@ async function checkHeader(bytes: Buffer, format: ImageFormat, maxPixels: number
     height = header.height;
     channels = header.channels;
     depth = header.depth;
+    hasProfile = header.icc !== undefined;
   } catch (err) {
     throw fileOrFault(err);
   }
@@ -168,7 +176,7 @@ async function checkHeader(bytes: Buffer, format: ImageFormat, maxPixels: number
       `The photo has more than ${Math.floor(maxPixels / 1_000_000)} megapixels; choose a smaller one.`,
     );
   }
-  return { width, height, channels, depth };
+  return { width, height, channels, depth, hasProfile };
 }
 
 export function fileOrFault(err: unknown): Error {

@@ -3,6 +3,7 @@
  * and the byte-level format checks on edge cases the service tests do not reach.
  */
 import assert from 'node:assert/strict';
+import zlib from 'node:zlib';
 import { ConnectError } from '@connectrpc/connect';
 import sharp from 'sharp';
 import { endsWithImage, imageFormat } from '../../services/intake/image-format.ts';
@@ -155,4 +156,51 @@ describe('photo checks', () => {
     assert.ok(2 * frame(3, 'uchar') * 40_000 <= DECODE_FRAME_BUDGET);
     assert.ok(frame(3, 'ushort') * 40_000 + frame(3, 'uchar') * 40_000 > DECODE_FRAME_BUDGET);
   });
+
+  it('converts by the embedded profile to sRGB at 16 bits too: a 16-bit PNG tagged sRGB or Display P3', async () => {
+    // The same samples (200, 120, 100) at 8 and 16 bits, each given an iCCP chunk as an editor writes it.
+    const colour = {
+      create: { width: 64, height: 64, channels: 3 as const, background: { r: 200, g: 120, b: 100 } },
+    };
+    const png8 = await sharp(colour).png().toBuffer();
+    const png16 = await sharp(colour).toColourspace('rgb16').png().toBuffer();
+    const stored = async (png: Buffer, profile: 'srgb' | 'p3') => {
+      const tagged = withIccp(png, await iccProfile(profile));
+      const { image } = await checkPhoto(tagged, { maxBytes: 10 * 1024 * 1024, maxPixels: 40_000_000 });
+      assert.equal((await sharp(image).metadata()).icc, undefined);
+      return (await sharp(image).stats()).channels.map((c) => Math.round(c.mean));
+    };
+    const near = (actual: number[], expected: number[]) =>
+      assert.ok(
+        actual.every((v, i) => Math.abs(v - expected[i]!) <= 2),
+        `${actual} stored, ${expected} expected`,
+      );
+    // On the old code the 16-bit ones came out as 188,123,105 (sRGB read as P3) and 201,120,101 (P3 kept).
+    near(await stored(png16, 'srgb'), [200, 120, 100]);
+    const p3In8Bits = await stored(png8, 'p3');
+    near(p3In8Bits, [214, 115, 94]);
+    near(await stored(png16, 'p3'), p3In8Bits);
+    near(await stored(png8, 'srgb'), [200, 120, 100]);
+  });
 });
+
+/** sharp's own ICC profile by name, as it embeds it. */
+async function iccProfile(name: 'srgb' | 'p3'): Promise<Buffer> {
+  const tagged = await sharp({ create: { width: 1, height: 1, channels: 3, background: '#fff' } })
+    .withIccProfile(name)
+    .jpeg()
+    .toBuffer();
+  return (await sharp(tagged).metadata()).icc!;
+}
+
+/** The PNG with an iCCP chunk after its header: the profile given, its samples unchanged. */
+function withIccp(png: Buffer, icc: Buffer): Buffer {
+  const headerEnd = 8 + 12 + png.readUInt32BE(8);
+  const data = Buffer.concat([Buffer.from('icc\0\0', 'latin1'), zlib.deflateSync(icc)]);
+  const typed = Buffer.concat([Buffer.from('iCCP', 'latin1'), data]);
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(zlib.crc32(typed));
+  return Buffer.concat([png.subarray(0, headerEnd), length, typed, crc, png.subarray(headerEnd)]);
+}
