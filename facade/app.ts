@@ -95,6 +95,16 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
   ]);
 
   const app = new Koa();
+  // Koa's own handler writes the stack of an error on a request's connection to stderr, outside the log:
+  // a browser gone mid-upload (a phone losing its signal) is Node's "Parse Error" or ECONNRESET on the
+  // socket. One log line instead: the client's doing at info, anything else at error.
+  app.on('error', (err: NodeJS.ErrnoException, ctx?: Koa.Context) => {
+    const client = /^HPE_|^ECONN(RESET|ABORTED)$|^EPIPE$/.test(err.code ?? '') || err.message === 'aborted';
+    logger[client ? 'info' : 'error'](
+      { path: ctx?.path, err: err.message, code: err.code },
+      client ? 'client connection ended before its request did' : 'connection error',
+    );
+  });
   app.proxy = options.trustProxy === true;
   app.keys = [...options.oauth.cookieKeys];
   app.maxIpsCount = options.trustedProxyHops ?? 1;

@@ -4,8 +4,11 @@
  * the upload budgets per network (the façade's) and per scan (core's), with Retry-After.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { refusalWords } from '../../facade/pages/scan-words.ts';
+import { singleFace } from '../inference/support/photos.ts';
 import { testIntake } from '../support/intake.ts';
+import { callTool } from '../support/mcp.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 import { RawConnection } from './raw-http.ts';
 import { assertRefusal, BROWSER_COOKIE, type PageScan, pageScan, postPhoto } from './scan-page-support.ts';
@@ -83,6 +86,45 @@ describe('the upload page: the photo size bound while the body streams in', func
       next.socket.end();
     });
   }
+
+  it('a browser gone mid-upload: nothing is stored, its next photo is taken, and one log line says so', async () => {
+    const photo = await singleFace('a');
+    const gone = await pageScan(stack.baseUrl);
+    const connection = new RawConnection(stack.baseUrl);
+    connection.write(
+      photoHead(`Content-Length: ${photo.length}`)
+        .replaceAll(scan.run_id, gone.run_id)
+        .replace(scan.secret, gone.secret),
+    );
+    connection.socket.write(photo.subarray(0, photo.length >> 1));
+    await new Promise((sent) => setTimeout(sent, 200)); // the half on the server, as a phone losing signal
+    // Koa's own handler wrote this to stderr as a stack (on the old code), outside the log.
+    const stderr: unknown[] = [];
+    const consoleError = console.error;
+    console.error = (...args: unknown[]) => stderr.push(args);
+    try {
+      connection.socket.end();
+      await connection.closed;
+      const line = /"msg":"client connection ended before its request did"/;
+      for (let waited = 0; !line.test(readFileSync(stack.logFile, 'utf8')) && waited < 5000; waited += 50)
+        await new Promise((next) => setTimeout(next, 50));
+    } finally {
+      console.error = consoleError;
+    }
+    assert.deepEqual(stderr, []);
+    const logged = readFileSync(stack.logFile, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('client connection ended before its request did'))
+      .map((l) => JSON.parse(l));
+    assert.equal(logged.length, 1);
+    assert.equal(logged[0].level, 30);
+    assert.equal(logged[0].path, `/scan/${gone.run_id}/photo`);
+    const agent = { run_id: gone.run_id, access_token: gone.access_token };
+    const before = (await callTool(stack.baseUrl, 'get_skin_scan', agent)).structuredContent;
+    assert.equal(before.status, 'awaiting_upload');
+    const retry = await postPhoto(stack.baseUrl, gone.run_id, photo, { secret: gone.secret });
+    assert.equal(retry.status, 202, await retry.text());
+  });
 
   it('a refusal before reading (another browser) does not read a large body either', async () => {
     const connection = new RawConnection(stack.baseUrl);
