@@ -21,7 +21,9 @@ const PROSE_WORDS = new Set(
     'at by from free no not visit see boutique store shop click more info information available please ' +
     'refer details help helps formula formulated suitable skin hours product products packaging box all ' +
     'types gentle benefits key dermatologist tested clinically proven ideal daily use apply leaves makes ' +
-    'unknown coming soon listed synthetic added'
+    'unknown coming soon listed synthetic added ' +
+    // The words of a US drug-facts panel around its ingredients (`Purpose: Sunscreen`, `Uses`, `Warnings`).
+    'drug facts purpose purposes uses warning warnings directions sunscreen treatment protectant'
   ).split(' '),
 );
 

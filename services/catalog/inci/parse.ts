@@ -67,11 +67,14 @@ const NO_LIST = new Set([
   'tbc',
 ]);
 
-/** Section headings, replaced by a separator (`Active Ingredients: Zinc Oxide 9%. Inactive Ingredients: …`). */
+/**
+ * Section headings, replaced by a separator (`Active Ingredients: Zinc Oxide 9%. Inactive Ingredients: …`,
+ * `Ingredients - Aqua, …`). Headings in other languages are dropped as they are split (readNewEntry).
+ */
 const HEADING = new RegExp(
   [
     String.raw`(?:\b(?:in)?active|\bother)(?:\s+ingredients?)?(?:\s*\([^)]*\))?\s*[:：]`,
-    String.raw`\b(?:full\s+|key\s+)?(?:ingredients?|ingrédients|inci|composition)(?:\s*list)?(?:\s*\([^)]*\))?\s*[:：]`,
+    String.raw`\b(?:full\s+|key\s+)?(?:ingredients?|ingrédients|inci|composition)(?:\s*list)?(?:\s*\([^)]*\))?\s*(?:[:：]|[-–—]\s)`,
   ].join('|'),
   'gi',
 );
@@ -90,12 +93,35 @@ const FOOTNOTE_MARKS = /[*†‡§¶°^¹²³⁴⁵⁶⁷⁸⁹⁰]+|(?<=[\p{L}\
 const LEGEND =
   /^\s*[*†‡§¶°^+#¹²³⁴⁵⁶⁷⁸⁹⁰]+\s*(?=\p{L}).*\b(?:organic|natural|certified|derived|from|ingredients?|farming)\b/iu;
 
-/** `2%`, `(100%)`, `< 1 %`, `0,5%`; parentheses go only when they hold nothing but the percentage. */
+/**
+ * `2%`, `(100%)`, `< 1 %`, `0,5%`, `(ca. 2%)`, `1-2%`; parentheses go only when they hold nothing but the percentage.
+ */
 const PERCENT =
-  /\(\s*[<>≤≥~]?\s*\d+(?:[.,]\d+)?\s*%\s*(?:w\/w)?\s*\)|[<>≤≥~]?\s*\d+(?:[.,]\d+)?\s*%(?:\s*w\/w)?/gi;
+  /\(\s*(?:(?:ca|approx)\.?\s*)?[<>≤≥~]?\s*(?:\d+(?:[.,]\d+)?\s*%?\s*[-–]\s*)?\d+(?:[.,]\d+)?\s*%\s*(?:w\/w)?\s*\)|[<>≤≥~]?\s*(?:\d+(?:[.,]\d+)?\s*%?\s*[-–]\s*)?\d+(?:[.,]\d+)?\s*%(?:\s*w\/w)?/gi;
 
 /** The period that ends a list right before its footnote legend (`Coumarin*. *from essential oils`). */
 const LEGEND_START = /\.\s*(?=[*†‡§¶°^+#¹²³⁴⁵⁶⁷⁸⁹⁰]+\s*\p{L})/gu;
+
+/**
+ * The punctuation of East Asian and full-width typing as its ASCII separators (`，` `、` `；` `（` `）` `：`
+ * `。`, and every full-width letter, digit and sign as its ASCII one: `５％`), Unicode spaces as spaces, and what never belongs to a name dropped: invisible
+ * characters feeds leave inside words (soft hyphen, zero-width space and joiners, word joiner, BOM) and the
+ * trademark signs brands print after trade names and actives (`Niacinamide®`, `Matrixyl™ 3000`).
+ */
+function plainPunctuation(text: string): string {
+  return text
+    .replace(/[\u00a0\u2007\u202f\u2000-\u200a\u3000]/g, ' ')
+    .replace(/[\u00ad\u200b-\u200d\u2060\ufeff™®©℠]/g, '')
+    .replace(/[，、﹐﹑]/g, ', ')
+    .replace(/[；﹔]/g, '; ')
+    .replace(/[：﹕]/g, ': ')
+    .replace(/[。｡](?=\s*\S)/g, '. ')
+    .replace(/[。｡]/g, '.')
+    .replace(/[（﹙]/g, ' (')
+    .replace(/[）﹚]/g, ') ')
+    .replace(/﹪/g, '%')
+    .replace(/[\uff01-\uff5e]/g, (wide) => String.fromCharCode(wide.charCodeAt(0) - 0xfee0));
+}
 
 /** Parses an INCI list; a missing or unusable value gives an empty list. */
 export function parseInci(text: string | null | undefined): Ingredient[] {
@@ -106,9 +132,7 @@ export function parseInci(text: string | null | undefined): Ingredient[] {
 export function readInci(text: string | null | undefined): InciReading {
   if (typeof text !== 'string' || text.trim() === '')
     return { status: 'missing', ingredients: [], note: null };
-  const normalized = withoutMarkup(text)
-    .normalize('NFC')
-    .replace(/[\u00a0\u2007\u202f]/g, ' ');
+  const normalized = plainPunctuation(withoutMarkup(text).normalize('NFC'));
   if (NO_LIST.has(normalized.trim().toLowerCase())) return notAList(`placeholder "${quote(normalized)}"`);
 
   const sections = unifyLineBreaks(restoreGluedSeparators(normalized))
@@ -161,9 +185,25 @@ function remember<K, V>(memo: Map<K, V>, key: K, value: V): V {
 function readEntry(entry: string): { label: string } | typeof PROSE | null {
   const known = entryMemo.get(entry);
   if (known !== undefined) return known;
-  if (isProse(entry)) return remember(entryMemo, entry, PROSE);
-  const label = cleanLabel(entry);
-  return remember(entryMemo, entry, label === null ? null : { label });
+  return remember(entryMemo, entry, readNewEntry(entry));
+}
+
+/**
+ * A name followed by a note in words (`Alcohol (from sugar cane)`, `Squalane (olive-derived, from
+ * olives)`) is the name: the note goes, the ingredient and its flags stay. A part that ended in a colon
+ * and does not read as an ingredient is a heading (`Contains:`, `Inhaltsstoffe:`, `Purpose:`) and goes.
+ */
+function readNewEntry(entry: string): { label: string } | typeof PROSE | null {
+  let text = entry;
+  if (isProse(text)) {
+    text = entry.replace(/\(([^()]*)\)|\[([^[\]]*)\]/g, (group, round?: string, square?: string) =>
+      isProse(round ?? square ?? '') ? ' ' : group,
+    );
+    if (text === entry || text.trim() === '' || isProse(text)) return PROSE;
+  }
+  const label = cleanLabel(text);
+  if (label === null || (/[:：]\s*$/.test(text) && !looksLikeIngredient(label))) return null;
+  return { label };
 }
 
 /** A cleaned label's canonical name, and whether it has the shape of an ingredient name. */
@@ -208,7 +248,7 @@ function recoverRunOns(entries: readonly Entry[], runOn: boolean): Entry[] | nul
 }
 
 /** A field with no list separator outside brackets and no line break: its separators may have been lost. */
-const hasNoSeparator = (text: string) => !/[,;•·|▪●◦\r\n]/.test(text.replace(/\([^)]*\)/g, ''));
+const hasNoSeparator = (text: string) => !/[,;•·|▪●◦\r\n]|\s[-–—~]\s/.test(text.replace(/\([^)]*\)/g, ''));
 
 const wordCount = (label: string) =>
   label

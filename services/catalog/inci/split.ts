@@ -34,16 +34,19 @@ function maskBracketed(text: string): string | null {
  * Palmitate`), which are kept as two entries so that either alternative raises its flags. Sentence ends
  * (`Alcohol Denat. Glycerin`, a period before a capital except after abbreviations such as `St.`), `!`, `?`
  * and `: ` separate too: they end an entry in a list whose commas were lost, and they cut shop copy into
- * pieces that can be told from ingredients.
+ * pieces that can be told from ingredients. A dash or tilde with spaces on both sides between words
+ * (`Aqua - Glycerin - Alcohol`, `Water – Glycerin`) separates too: INCI names join their parts with
+ * unspaced hyphens (`Ceteareth-20`, `1,2-Hexanediol`). A part cut at `: ` keeps its colon, so the reader
+ * can tell a heading (`Contains:`, `Inhaltsstoffe:`, `Purpose:`) from an ingredient.
  */
 const SEPARATOR =
-  /,(?!\d)|(?<!\d),|[;•·|▪●◦✓✔!?]|\s+[oO][rR]\s+|:(?=\s)|(?<!\b(?:St|ST|Sp|Spp|Ssp|Subsp|Var|No|Vit|Nr))\.(?=\s+\p{Lu})/gu;
+  /,(?!\d)|(?<!\d),|[;•·|▪●◦✓✔!?]|\s+[oO][rR]\s+|(?<=[\p{L}\d.)\]%])\s+[-–—~]\s+(?=[\p{L}([])|:(?=\s)|(?<!\b(?:St|ST|Sp|Spp|Ssp|Subsp|Var|No|Vit|Nr))\.(?=\s+\p{Lu})/gu;
 
 function splitAt(text: string, masked: string): string[] {
   const parts: string[] = [];
   let start = 0;
   for (const match of masked.matchAll(SEPARATOR)) {
-    parts.push(text.slice(start, match.index));
+    parts.push(text.slice(start, match.index) + (match[0] === ':' ? ':' : ''));
     start = match.index + match[0].length;
   }
   parts.push(text.slice(start));

@@ -7,6 +7,9 @@
  */
 import data from './synonyms.json' with { type: 'json' };
 
+const NON_ASCII = /[^\p{ASCII}]/u;
+const LATIN_ACCENTS = /(?<=[a-z])[\u0300-\u036f]+/g;
+
 const ALIASES: ReadonlyMap<string, string> = buildAliases(data.synonyms);
 
 function buildAliases(table: Record<string, string[]>): Map<string, string> {
@@ -25,15 +28,22 @@ function buildAliases(table: Record<string, string[]>): Map<string, string> {
   return aliases;
 }
 
-/** Lowercase, no periods except decimal points, single spaces, backslash read as `/`, no spaces around slashes. */
+/**
+ * Lowercase, Latin letters without accents (`Glycérine` is `glycerine`, `Parfüm` `parfum`: translated shop
+ * pages and keyboards disagree on them), no periods except decimal points, single spaces, backslash read as
+ * `/`, no spaces around slashes.
+ */
 export function normalizeSpelling(text: string): string {
-  return text
-    .toLowerCase()
+  return withoutAccents(text.toLowerCase())
     .replace(/(?<!\d)\.|\.(?!\d)/g, ' ')
     .replace(/\s*[/\\]\s*/g, '/')
     .replace(/\s*-\s*/g, '-')
     .replace(/\s+/g, ' ')
     .trim();
+}
+
+function withoutAccents(text: string): string {
+  return NON_ASCII.test(text) ? text.normalize('NFD').replace(LATIN_ACCENTS, '').normalize('NFC') : text;
 }
 
 /** Removes every parenthesised or bracketed part: `butyrospermum parkii (shea) butter` → `butyrospermum parkii butter`. */
