@@ -101,6 +101,48 @@ describe('INCI parser on label shapes', () => {
     ]);
   });
 
+  it('a may-contain section in other languages marks its colours, and a spaced slash alone separates', () => {
+    for (const marker of [
+      'Kann enthalten:',
+      'Puede contener:',
+      'Può contenere:',
+      'Pode conter:',
+      'Kan bevatten:',
+    ]) {
+      const reading = readInci(`Dimethicone, Silica. ${marker} CI 77491, CI 77891, Carmine`);
+      assert.deepEqual(
+        reading.ingredients.map((ingredient) => [ingredient.name, ingredient.mayContain]),
+        [
+          ['dimethicone', false],
+          ['silica', false],
+          ['iron oxides', true],
+          ['titanium dioxide', true],
+          ['carmine', true],
+        ],
+        marker,
+      );
+    }
+    const slashed = 'Water / Glycerin / Salicylic Acid / Alcohol Denat.';
+    assert.deepEqual(names(slashed), ['water', 'glycerin', 'salicylic acid', 'alcohol denat']);
+    assert.deepEqual(flags(slashed), ['drying_alcohol']);
+    assert.deepEqual(names('Aqua / Water / Eau, Caprylic / Capric Triglyceride'), [
+      'water',
+      'caprylic/capric triglyceride',
+    ]);
+  });
+
+  it('sentences about the list or the product are no ingredients', () => {
+    assert.deepEqual(names('INGREDIENTS AQUA, GLYCERIN, ALCOHOL'), ['water', 'glycerin', 'alcohol']);
+    assert.equal(
+      readInci('This toner contains glycolic acid, aloe vera and witch hazel.').status,
+      'not_a_list',
+    );
+    assert.deepEqual(names('Water, Glycerin\nIngredients may vary, please refer to the packaging.'), [
+      'water',
+      'glycerin',
+    ]);
+  });
+
   it('a drug-facts panel gives its actives and inactives, not its purposes, uses or warnings', () => {
     const panel =
       'Drug Facts\nActive ingredients Purpose\nZinc Oxide 18.9% ........ Sunscreen\n' +
@@ -153,6 +195,70 @@ describe('INCI parser on label shapes', () => {
       'water',
       'glycerin',
       'alcohol denat',
+      'fragrance',
+    ]);
+  });
+
+  it('a free-from claim names what the product does not hold: no ingredient and no flag from it', () => {
+    for (const claim of [
+      'Free from: Fragrance, Alcohol, Parabens.',
+      'Formulated without fragrance, drying alcohol and sulfates.',
+      'Does not contain fragrance or alcohol.',
+      'Sans parfum, sans alcool.',
+      '0% Alcohol, 0% Fragrance',
+      'Free of:\nFragrance, Essential Oils, Alcohol Denat.',
+    ]) {
+      for (const text of [
+        `Aqua, Glycerin, Niacinamide. ${claim}`,
+        `${claim}\nIngredients: Aqua, Glycerin, Niacinamide`,
+      ]) {
+        const reading = readInci(text);
+        assert.deepEqual(
+          reading.ingredients.map((ingredient) => ingredient.name),
+          ['water', 'glycerin', 'niacinamide'],
+          text,
+        );
+        assert.match(reading.note ?? '', /left out text that is not an ingredient/, text);
+        assert.deepEqual(flags(text), [], text);
+      }
+    }
+    // A claim that is one entry of the list is that entry; with a colon it opens a list of its own.
+    assert.deepEqual(names('Aqua, Without Perfume, Niacinamide, Free from: Alcohol, Parfum.'), [
+      'water',
+      'niacinamide',
+    ]);
+    // A decimal percentage is no 0% claim; a note in brackets after one name is that name's.
+    assert.deepEqual(names('Zinc Oxide 10.0% Octinoxate 7,0% Water, Glycerin'), [
+      'zinc oxide',
+      'octinoxate',
+      'water',
+      'glycerin',
+    ]);
+    assert.deepEqual(names('Aqua, Niacinamide (without parfum), Glycerin, Alcohol'), [
+      'water',
+      'niacinamide',
+      'glycerin',
+      'alcohol',
+    ]);
+  });
+
+  it('key ingredients alone are not the list; beside the list they are left out', () => {
+    for (const text of [
+      'Key Ingredients: Niacinamide, Zinc PCA, Hyaluronic Acid',
+      'Hero ingredients - Retinol, Squalane',
+    ]) {
+      const reading = readInci(text);
+      assert.equal(reading.status, 'not_a_list', text);
+      assert.equal(reading.note, 'it names only key ingredients, not the full list');
+      assert.deepEqual(analyseFormula(text, false).flags, []);
+    }
+    const both =
+      'Key ingredients: Niacinamide 10%, Zinc 1%. Ingredients: Aqua, Niacinamide, Zinc PCA, Parfum';
+    assert.deepEqual(names(both), ['water', 'niacinamide', 'zinc pca', 'fragrance']);
+    assert.deepEqual(names('Aqua, Niacinamide, Zinc PCA, Parfum\nKey Ingredients: Niacinamide, Zinc'), [
+      'water',
+      'niacinamide',
+      'zinc pca',
       'fragrance',
     ]);
   });

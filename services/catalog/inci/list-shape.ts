@@ -23,7 +23,9 @@ const PROSE_WORDS = new Set(
     'types gentle benefits key dermatologist tested clinically proven ideal daily use apply leaves makes ' +
     'unknown coming soon listed synthetic added ' +
     // The words of a US drug-facts panel around its ingredients (`Purpose: Sunscreen`, `Uses`, `Warnings`).
-    'drug facts purpose purposes uses warning warnings directions sunscreen treatment protectant'
+    'drug facts purpose purposes uses warning warnings directions sunscreen treatment protectant ' +
+    // Words of sentences about the list or the product (`Ingredients may vary`, `This toner contains …`).
+    'ingredient ingredients vary varies contains containing toner'
   ).split(' '),
 );
 

@@ -13,6 +13,7 @@
  */
 
 import { withoutMarkup } from '../markup.ts';
+import { withoutClaims } from './claims.ts';
 import {
   isProse,
   looksLikeIngredient,
@@ -75,12 +76,19 @@ const HEADING = new RegExp(
   [
     String.raw`(?:\b(?:in)?active|\bother)(?:\s+ingredients?)?(?:\s*\([^)]*\))?\s*[:：]`,
     String.raw`\b(?:full\s+|key\s+)?(?:ingredients?|ingrédients|inci|composition)(?:\s*list)?(?:\s*\([^)]*\))?\s*(?:[:：]|[-–—]\s)`,
+    // The word alone at the start of the field (`Ingredients Aqua, Glycerin, …`).
+    String.raw`^\s*(?:ingredients?|ingrédients|inci)\s+`,
   ].join('|'),
   'gi',
 );
 
-/** `May contain`, `+/-`, `±`, `Peut contenir`, with optional brackets around them. */
-const MAY_CONTAIN = /[[(]?\s*(?:\+\s*\/\s*[-−]|±|\bmay contain\b|\bpeut contenir\b)\s*[\])]?/i;
+/**
+ * `May contain`, `+/-`, `±`, and the same words on labels in French, German, Spanish, Italian, Portuguese
+ * and Dutch (`Peut contenir`, `Kann enthalten`, `Puede contener`, `Può contenere`, `Pode conter`, `Kan
+ * bevatten`), with optional brackets around them.
+ */
+const MAY_CONTAIN =
+  /[[(]?\s*(?:\+\s*\/\s*[-−]|±|\b(?:may contain|peut contenir|kann enthalten|puede contener|pu[oò] contenere|pode conter|kan bevatten)\b)\s*[\])]?/i;
 const MAY_CONTAIN_ALL = new RegExp(MAY_CONTAIN.source, 'gi');
 
 /**
@@ -109,6 +117,8 @@ const LEGEND_START = /\.\s*(?=[*†‡§¶°^+#¹²³⁴⁵⁶⁷⁸⁹⁰]+\s*\
  * trademark signs brands print after trade names and actives (`Niacinamide®`, `Matrixyl™ 3000`).
  */
 function plainPunctuation(text: string): string {
+  // Every character replaced is outside ASCII, as most lists are whole.
+  if (!/[^\p{ASCII}]/u.test(text)) return text;
   return text
     .replace(/[\u00a0\u2007\u202f\u2000-\u200a\u3000]/g, ' ')
     .replace(/[\u00ad\u200b-\u200d\u2060\ufeff™®©℠]/g, '')
@@ -135,12 +145,14 @@ export function readInci(text: string | null | undefined): InciReading {
   const normalized = plainPunctuation(withoutMarkup(text).normalize('NFC'));
   if (NO_LIST.has(normalized.trim().toLowerCase())) return notAList(`placeholder "${quote(normalized)}"`);
 
-  const sections = unifyLineBreaks(restoreGluedSeparators(normalized))
+  const { text: listed, keyOnly, left } = withoutClaims(normalized);
+  if (keyOnly) return notAList('it names only key ingredients, not the full list');
+  const sections = unifyLineBreaks(restoreGluedSeparators(spacedSlashes(listed)))
     .replace(LEGEND_START, ', ')
     .replace(HEADING, ', ');
   const { main, optional } = separateMayContain(sections);
   const entries: Entry[] = [];
-  const prose: string[] = [];
+  const prose: string[] = [...left];
   for (const [section, mayContain] of [
     [main, false],
     [optional, true],
@@ -246,6 +258,13 @@ function recoverRunOns(entries: readonly Entry[], runOn: boolean): Entry[] | nul
   }
   return recovered;
 }
+
+/**
+ * In a field with no other separator, a slash with spaces around it separates entries (`Water / Glycerin /
+ * Alcohol Denat.`); beside commas it joins the spellings of one name (`Aqua / Water / Eau, Glycerin`).
+ */
+const spacedSlashes = (text: string) =>
+  / \/ /.test(text) && hasNoSeparator(text) ? text.replace(/\s+\/\s+/g, ', ') : text;
 
 /** A field with no list separator outside brackets and no line break: its separators may have been lost. */
 const hasNoSeparator = (text: string) => !/[,;•·|▪●◦\r\n]|\s[-–—~]\s/.test(text.replace(/\([^)]*\)/g, ''));
