@@ -58,8 +58,9 @@ export class RequestMultiplexer implements Transport {
 
   /**
    * Sends a client request into the server and resolves with the server's response to it, or with a
-   * `TIMED_OUT` error after the deadline. When `abandoned` fires first (the HTTP client went away), the
-   * server is told to stop the work and the promise resolves with nothing.
+   * `TIMED_OUT` error after the deadline, once the request's cancellation has been sent on. When
+   * `abandoned` fires first (the HTTP client went away), the server is told to stop the work and the
+   * promise resolves with nothing.
    */
   request(
     message: JSONRPCRequest,
@@ -85,11 +86,18 @@ export class RequestMultiplexer implements Transport {
       };
       const timer = setTimeout(() => {
         if (!cancel('timed out')) return;
-        finish({
-          jsonrpc: '2.0',
-          id: message.id,
-          error: { code: TIMED_OUT, message: 'The service did not answer in time; try again later.' },
-        } as Response);
+        // Answered only once what the cancellation sends is out: a tool's call to core is reset (HTTP/2
+        // RST_STREAM, so that core consumes nothing: match-service.ts), and Node sends that frame from the
+        // event loop's check phase, ahead of any setImmediate callback. Answered at once, the answer left
+        // first, and a client retrying (or a core resuming from a pause) could reach core before the reset:
+        // the abandoned call then spent the scan's match (allowance-abandoned.test.ts, failing under load).
+        setImmediate(() =>
+          finish({
+            jsonrpc: '2.0',
+            id: message.id,
+            error: { code: TIMED_OUT, message: 'The service did not answer in time; try again later.' },
+          } as Response),
+        );
       }, this.#timeoutMs);
       const onAbandoned = () => {
         if (cancel('client went away')) finish(undefined);

@@ -5,6 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import http2 from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { RequestMultiplexer, TIMED_OUT } from '../../facade/mcp/multiplexer.ts';
 import { completeScan, RED_ACNE_SCORES, TEST_CATALOG } from '../support/fixtures.ts';
 import { callTool, errorCode, JSON_RPC_HEADERS } from '../support/mcp.ts';
 import { type Stack, startStack } from '../support/stack.ts';
@@ -217,5 +220,46 @@ describe('deadlines on the guest path', () => {
     const line = await unavailableAfterDeadline();
     assert.equal(line.msg, 'tool call failed');
     assert.match(line.err.message, /deadline/i);
+  });
+});
+
+describe('the multiplexer deadline and the cancellation it causes', () => {
+  let server: http2.Http2Server | undefined;
+  let session: http2.ClientHttp2Session | undefined;
+  afterEach(async () => {
+    session?.destroy();
+    await new Promise((done) => server?.close(done));
+  });
+
+  it('answers a timed-out request only after the reset its cancellation sends to core has gone out', async () => {
+    // Core stand-in that never answers; the server side of the multiplexer opens a stream to it, as a tool's
+    // call to core does, and resets it when told the request is cancelled (the SDK does so in a microtask).
+    server = http2.createServer(() => {});
+    await new Promise<void>((listening) => server!.listen(0, '127.0.0.1', listening));
+    session = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const mux = new RequestMultiplexer(50);
+    let stream: http2.ClientHttp2Stream | undefined;
+    let resetSent = false;
+    mux.onmessage = (message) => {
+      if (!('method' in message)) return;
+      if (message.method === 'tools/call') {
+        stream = session!.request({
+          ':method': 'POST',
+          ':path': '/skinmatch.v1.MatchService/RecommendProducts',
+        });
+        stream.once('close', () => {
+          resetSent = stream!.rstCode === http2.constants.NGHTTP2_CANCEL;
+        });
+        stream.end('request');
+      } else if (message.method === 'notifications/cancelled') {
+        queueMicrotask(() => stream!.close(http2.constants.NGHTTP2_CANCEL));
+      }
+    };
+    const response = await mux.request({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: {} });
+    assert.equal((response as { error: { code: number } }).error.code, TIMED_OUT);
+    // On the old code the answer came first and the reset only at the next turn of the event loop: a client
+    // retrying, or a core resuming from a pause, could reach core before it and the match was spent.
+    assert.equal(resetSent, true, 'the RST_STREAM was sent before the answer');
+    assert.equal(mux.pendingCount, 0);
   });
 });
