@@ -5,43 +5,21 @@
  * to be slow on demand.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type Orm, openDatabase } from '../../services/core/db/orm.ts';
-import { createTestDatabase } from '../support/database.ts';
 import { completeScan, RED_ACNE_SCORES } from '../support/fixtures.ts';
 import { callTool, errorCode } from '../support/mcp.ts';
-import { type RunningProcess, startProcess, stopAll, until } from '../support/processes.ts';
+import { type ProcessCluster, startCluster } from '../support/process-cluster.ts';
+import { type RunningProcess, until } from '../support/processes.ts';
 
 describe('recommend_products given up while core is slow, through real processes', function () {
   this.timeout(120_000);
-  const running = new Set<RunningProcess>();
-  let database: { url: string; drop: () => Promise<void> };
-  let orm: Orm;
-  let dir: string;
+  let cluster: ProcessCluster;
   let core: RunningProcess;
   let facade: RunningProcess;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'skinmatch-abandoned-'));
-    database = await createTestDatabase();
-    const env = {
-      DATA_DIR: dir,
-      DATABASE_URL: database.url,
-      TOKEN_PEPPER: randomBytes(32).toString('hex'),
-      ALTCHA_HMAC_KEY: randomBytes(32).toString('hex'),
-    };
-    const start = async (role: 'migrate' | 'core' | 'facade', extra: NodeJS.ProcessEnv = {}) => {
-      const process = await startProcess(role, { ...env, ...extra });
-      running.add(process);
-      return process;
-    };
-    await start('migrate');
-    core = await start('core', { LOAD_SAMPLE_CATALOG: 'true', INFERENCE_URL: 'http://127.0.0.1:1' });
-    facade = await start('facade', { CORE_URL: core.url, MCP_REQUEST_TIMEOUT_MS: '1500' });
-    orm = await openDatabase(database.url);
+    cluster = await startCluster('abandoned');
+    core = await cluster.start('core', { LOAD_SAMPLE_CATALOG: 'true', INFERENCE_URL: 'http://127.0.0.1:1' });
+    facade = await cluster.start('facade', { CORE_URL: core.url, MCP_REQUEST_TIMEOUT_MS: '1500' });
     await until('the catalog loaded', async () => {
       const health = (await (await fetch(`${facade.url}/health`)).json()) as Record<string, unknown>;
       return health.ok === true && health.catalog === undefined;
@@ -49,15 +27,12 @@ describe('recommend_products given up while core is slow, through real processes
   });
   after(async () => {
     core?.signal('SIGCONT');
-    await stopAll(running);
-    await orm?.close();
-    await database?.drop();
-    rmSync(dir, { recursive: true, force: true });
+    await cluster?.stop();
   });
 
   const completedScan = async () => {
     const { structuredContent } = await callTool(facade.url, 'start_skin_scan', { source: 'abandoned' });
-    await completeScan(orm, structuredContent.run_id, RED_ACNE_SCORES);
+    await completeScan(cluster.orm, structuredContent.run_id, RED_ACNE_SCORES);
     return {
       run_id: structuredContent.run_id as string,
       access_token: structuredContent.access_token as string,

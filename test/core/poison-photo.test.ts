@@ -6,41 +6,26 @@
  * Before, a crash on the analysis's last attempt gave every attempt back, and the cores died on it forever.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { ScanService } from '../../gen/skinmatch/v1/scan_pb.ts';
 import { NextAction, ScanStatus } from '../../gen/skinmatch/v1/scan_types_pb.ts';
-import { type Orm, openDatabase } from '../../services/core/db/orm.ts';
 import { MAX_ANALYSIS_CRASHES } from '../../services/scan/dead-pool-jobs.ts';
 import { singleFace } from '../inference/support/photos.ts';
-import { createTestDatabase } from '../support/database.ts';
 import { uploadPhoto } from '../support/fixtures.ts';
-import { type Role, type RunningProcess, startProcess, stopAll, until } from '../support/processes.ts';
+import { type ProcessCluster, startCluster } from '../support/process-cluster.ts';
+import { type RunningProcess, until } from '../support/processes.ts';
 
 describe('a photo that makes core die each time it is analysed, through real processes', function () {
   this.timeout(300_000);
-  const running = new Set<RunningProcess>();
-  let database: { url: string; drop: () => Promise<void> };
-  let orm: Orm;
-  let dir: string;
-  let env: NodeJS.ProcessEnv;
+  let cluster: ProcessCluster;
   let core: RunningProcess;
 
-  const start = async (role: Role, extra: NodeJS.ProcessEnv = {}) => {
-    const process = await startProcess(role, { ...env, ...extra });
-    running.add(process);
-    return process;
-  };
-  const sql = <T>(query: string, params: unknown[] = []) =>
-    orm.em.getConnection().execute(query, params) as Promise<T[]>;
+  const sql = <T>(query: string, params: unknown[] = []) => cluster.sql<T>(query, params);
   const scans = () => createClient(ScanService, createGrpcTransport({ baseUrl: core.url }));
   const newScan = async (face: 'a' | 'b') => {
     const { runId, accessToken } = await scans().startScan({ source: 'poison' });
-    await uploadPhoto(orm, runId, await singleFace(face));
+    await uploadPhoto(cluster.orm, runId, await singleFace(face));
     return { runId, accessToken };
   };
   /** The scan's status, and the worker pool that holds its analysis. */
@@ -54,26 +39,14 @@ describe('a photo that makes core die each time it is analysed, through real pro
     )[0]!;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'skinmatch-poison-'));
-    database = await createTestDatabase();
-    env = {
-      DATA_DIR: dir,
-      DATABASE_URL: database.url,
-      TOKEN_PEPPER: randomBytes(32).toString('hex'),
-      ALTCHA_HMAC_KEY: randomBytes(32).toString('hex'),
-    };
-    await start('migrate');
-    orm = await openDatabase(database.url);
+    cluster = await startCluster('poison');
     // Stages of 400 ms: the analysis is under way, in the core, for two seconds.
-    const inference = await start('inference', { INFERENCE_STAGE_DELAY_MS: '400' });
-    env.INFERENCE_URL = inference.url;
-    core = await start('core');
+    const inference = await cluster.start('inference', { INFERENCE_STAGE_DELAY_MS: '400' });
+    cluster.env.INFERENCE_URL = inference.url;
+    core = await cluster.start('core');
   });
   after(async () => {
-    await stopAll(running);
-    await orm?.close();
-    await database?.drop();
-    rmSync(dir, { recursive: true, force: true });
+    await cluster?.stop();
   });
 
   it(`fails the scan with photo_unprocessable after ${MAX_ANALYSIS_CRASHES} crashes, and the queue goes on`, async () => {
@@ -96,9 +69,9 @@ describe('a photo that makes core die each time it is analysed, through real pro
       killed.add(now.pool!);
       core.signal('SIGKILL');
       await core.exited;
-      running.delete(core);
+      cluster.running.delete(core);
       crashes++;
-      core = await start('core');
+      core = await cluster.start('core');
     }
     const { scan } = await scans().getScan(poison);
     assert.deepEqual(

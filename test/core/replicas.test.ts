@@ -7,20 +7,18 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { CatalogService } from '../../gen/skinmatch/v1/catalog_pb.ts';
 import { freePort } from '../../scripts/port.ts';
-import { type Orm, openDatabase } from '../../services/core/db/orm.ts';
 import { singleFace } from '../inference/support/photos.ts';
-import { createTestDatabase } from '../support/database.ts';
 import { uploadPhoto } from '../support/fixtures.ts';
 import { callTool, errorCode } from '../support/mcp.ts';
-import { type Role, type RunningProcess, startProcess, stopAll, until } from '../support/processes.ts';
+import { type ProcessCluster, startCluster } from '../support/process-cluster.ts';
+import { type RunningProcess, until } from '../support/processes.ts';
 import { type RoundRobin, roundRobin } from '../support/round-robin.ts';
 
 const FACES = ['a', 'b', 'c', 'd'] as const;
@@ -30,11 +28,7 @@ const RESUME_QUEUED = 1;
 
 describe('replicas of every process on one PostgreSQL', function () {
   this.timeout(240_000);
-  const running = new Set<RunningProcess>();
-  let database: { url: string; drop: () => Promise<void> };
-  let orm: Orm;
-  let dir: string;
-  let env: NodeJS.ProcessEnv;
+  let cluster: ProcessCluster;
   const rings: RoundRobin[] = [];
   let inference: [RunningProcess, RunningProcess];
   let core: [RunningProcess, RunningProcess];
@@ -42,13 +36,8 @@ describe('replicas of every process on one PostgreSQL', function () {
   let inferences: RoundRobin;
   let facades: RoundRobin;
 
-  const start = async (role: Role, extra: NodeJS.ProcessEnv = {}, port?: number) => {
-    const process = await startProcess(role, { ...env, ...extra }, port);
-    running.add(process);
-    return process;
-  };
-  const sql = <T>(query: string, params: unknown[] = []) =>
-    orm.em.getConnection().execute(query, params) as Promise<T[]>;
+  const start: ProcessCluster['start'] = (role, extra, port) => cluster.start(role, extra, port);
+  const sql = <T>(query: string, params: unknown[] = []) => cluster.sql<T>(query, params);
   const tokens = new Map<string, string>();
   const health = async () => (await fetch(`${facades.url}/health`)).json() as Promise<Record<string, any>>;
   /** Starts scans through the façades, then sends each its photo (started first: a backlog pauses starts). */
@@ -64,7 +53,7 @@ describe('replicas of every process on one PostgreSQL', function () {
   };
   const sendPhotos = async (runIds: readonly string[]) => {
     for (const [n, runId] of runIds.entries())
-      await uploadPhoto(orm, runId, await singleFace(FACES[n % FACES.length]!));
+      await uploadPhoto(cluster.orm, runId, await singleFace(FACES[n % FACES.length]!));
   };
   const statuses = async (runIds: readonly string[]) =>
     (await sql<{ status: string }>('select status from scans where id in (?) order by id', [runIds])).map(
@@ -87,17 +76,8 @@ describe('replicas of every process on one PostgreSQL', function () {
     )[0]!.queued;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'skinmatch-replicas-'));
-    database = await createTestDatabase();
-    env = {
-      DATA_DIR: dir,
-      DATABASE_URL: database.url,
-      // Every core replica shares the pepper (tokens) and the ALTCHA key.
-      TOKEN_PEPPER: randomBytes(32).toString('hex'),
-      ALTCHA_HMAC_KEY: randomBytes(32).toString('hex'),
-    };
-    await start('migrate');
-    orm = await openDatabase(database.url);
+    // Every core replica shares the pepper (tokens) and the ALTCHA key.
+    cluster = await startCluster('replicas');
     inference = [
       await start('inference', { INFERENCE_STAGE_DELAY_MS: '250' }),
       await start('inference', { INFERENCE_STAGE_DELAY_MS: '250' }),
@@ -130,11 +110,8 @@ describe('replicas of every process on one PostgreSQL', function () {
     facades.backends.push(...ports);
   });
   after(async () => {
-    await stopAll(running);
+    await cluster?.stop();
     for (const ring of rings) await ring.close();
-    await orm?.close();
-    await database?.drop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('the per-network limit holds across façades: six calls in all, not six per replica', async () => {
@@ -160,7 +137,7 @@ describe('replicas of every process on one PostgreSQL', function () {
   });
 
   it('a catalog import reaches every core', async () => {
-    const file = join(dir, 'catalog.jsonl');
+    const file = join(cluster.env.DATA_DIR!, 'catalog.jsonl');
     writeFileSync(
       file,
       `${JSON.stringify({
@@ -174,7 +151,7 @@ describe('replicas of every process on one PostgreSQL', function () {
     );
     // As an operator runs it: a process of its own, on the database only.
     const run = spawnSync(process.execPath, ['scripts/catalog-import.ts', file], {
-      env: { PATH: process.env.PATH, ...env, LOG_LEVEL: 'warn' },
+      env: { PATH: process.env.PATH, ...cluster.env, LOG_LEVEL: 'warn' },
       encoding: 'utf8',
     });
     assert.equal(run.status, 0, run.stderr);

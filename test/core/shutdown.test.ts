@@ -6,61 +6,39 @@
  * core — is ended so that it does not hold the process to its bound. Nothing is lost: the call is answered and every scan completes.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { HealthCheckResponse_ServingStatus as Serving } from '../../gen/grpc/health/v1/health_pb.ts';
 import { ScanService } from '../../gen/skinmatch/v1/scan_pb.ts';
 import { ScanStatus } from '../../gen/skinmatch/v1/scan_types_pb.ts';
 import { isListening } from '../../scripts/port.ts';
-import { type Orm, openDatabase } from '../../services/core/db/orm.ts';
 import { singleFace } from '../inference/support/photos.ts';
 import { pageFetch } from '../intake/scan-page-support.ts';
 import { consentTo } from '../support/consent.ts';
-import { createTestDatabase } from '../support/database.ts';
 import { uploadPhoto } from '../support/fixtures.ts';
 import { callTool } from '../support/mcp.ts';
-import {
-  grpcHealth,
-  type Role,
-  type RunningProcess,
-  startProcess,
-  stopAll,
-  until,
-} from '../support/processes.ts';
+import { type ProcessCluster, startCluster } from '../support/process-cluster.ts';
+import { grpcHealth, type Role, type RunningProcess, until } from '../support/processes.ts';
 import { type RoundRobin, roundRobin } from '../support/round-robin.ts';
 
 describe('graceful shutdown on SIGTERM, through real processes', function () {
   this.timeout(180_000);
-  const running = new Set<RunningProcess>();
-  let database: { url: string; drop: () => Promise<void> };
-  let orm: Orm;
-  let dir: string;
+  let cluster: ProcessCluster;
   let cores: RoundRobin;
   let facade: RunningProcess;
   let inference: RunningProcess;
-  let keys: NodeJS.ProcessEnv;
 
-  const start = async (role: Role, env: NodeJS.ProcessEnv = {}) => {
-    const process = await startProcess(role, {
-      DATA_DIR: dir,
-      DATABASE_URL: database.url,
-      ...keys,
+  const start = (role: Role, env: NodeJS.ProcessEnv = {}) =>
+    cluster.start(role, {
       // Long enough for a loaded machine to see the not-ready state before the port closes.
       SHUTDOWN_DRAIN_DELAY_MS: '3000',
       SHUTDOWN_TIMEOUT_MS: '20000',
       ...env,
     });
-    running.add(process);
-    return process;
-  };
   const startCore = (inferenceUrl: string, env: NodeJS.ProcessEnv = {}) =>
     start('core', { INFERENCE_URL: inferenceUrl, ...env });
   const scanState = async (runId: string) => {
-    const [row] = await orm.em
+    const [row] = await cluster.orm.em
       .getConnection()
       .execute('select status, progress, failure_reason from scans where id = ?', [runId]);
     return row as { status: string; progress: number; failure_reason: string | null };
@@ -68,7 +46,7 @@ describe('graceful shutdown on SIGTERM, through real processes', function () {
   const newScan = async (photo: Parameters<typeof singleFace>[0]) => {
     const started = await callTool(facade.url, 'start_skin_scan', { source: 'shutdown' });
     const runId = started.structuredContent.run_id as string;
-    await uploadPhoto(orm, runId, await singleFace(photo));
+    await uploadPhoto(cluster.orm, runId, await singleFace(photo));
     return runId;
   };
   const analysing = (runId: string) =>
@@ -78,15 +56,8 @@ describe('graceful shutdown on SIGTERM, through real processes', function () {
     });
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'skinmatch-shutdown-'));
-    database = await createTestDatabase();
-    // Every core replica must share the pepper (tokens) and the ALTCHA key.
-    keys = {
-      TOKEN_PEPPER: randomBytes(32).toString('hex'),
-      ALTCHA_HMAC_KEY: randomBytes(32).toString('hex'),
-    };
-    await start('migrate');
-    orm = await openDatabase(database.url);
+    // Every core replica shares the pepper (tokens) and the ALTCHA key.
+    cluster = await startCluster('shutdown');
     // Five stages of 400 ms each: an analysis is under way long enough to be interrupted.
     inference = await start('inference', { INFERENCE_STAGE_DELAY_MS: '400' });
     const core = await startCore(inference.url);
@@ -94,16 +65,13 @@ describe('graceful shutdown on SIGTERM, through real processes', function () {
     facade = await start('facade', { CORE_URL: cores.url });
   });
   after(async () => {
-    await stopAll(running);
+    await cluster?.stop();
     await cores?.close();
-    await orm?.close();
-    await database?.drop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('the façade: not ready at once, then refuses connections, answers the tool call in flight and exits 0', async () => {
     const draining = await start('facade', { CORE_URL: cores.url });
-    const core = [...running].find((p) => p.role === 'core')!;
+    const core = [...cluster.running].find((p) => p.role === 'core')!;
     core.signal('SIGSTOP'); // core is slow: the call waits for it
     try {
       const pending = callTool(draining.url, 'start_skin_scan', { source: 'in-flight' });
@@ -151,7 +119,7 @@ describe('graceful shutdown on SIGTERM, through real processes', function () {
   });
 
   it('core: not serving at once, and the analysis under way finishes in the same process before it exits', async () => {
-    const core = [...running].find((p) => p.role === 'core')!;
+    const core = [...cluster.running].find((p) => p.role === 'core')!;
     const runId = await newScan('b');
     await analysing(runId);
     const signalled = Date.now();
@@ -199,7 +167,7 @@ describe('graceful shutdown on SIGTERM, through real processes', function () {
     assert.equal(await core.exited, 0);
     assert.ok(Date.now() - signalled < 4000, 'within the bound');
     assert.deepEqual(await scanState(runId), { status: 'queued', progress: 0, failure_reason: null });
-    const [job] = await orm.em
+    const [job] = await cluster.orm.em
       .getConnection()
       .execute(`select attempts, locked_by from graphile_worker.jobs where key = ?`, [runId]);
     assert.deepEqual(job, { attempts: 0, locked_by: null }, 'a fresh job, not a failed attempt');
@@ -222,7 +190,7 @@ describe('graceful shutdown on SIGTERM, through real processes', function () {
     );
     assert.equal(await inference.exited, 0);
     await until('the scan complete', async () => (await scanState(runId)).status === 'complete', 10_000);
-    const core = [...running].filter((p) => p.role === 'core').at(-1)!;
+    const core = [...cluster.running].filter((p) => p.role === 'core').at(-1)!;
     assert.deepEqual(
       core.logged(/analysis failed/).filter((entry) => entry.run_id === runId),
       [],
