@@ -138,7 +138,8 @@ export function regionCorners(rect: RegionRect, frame: FaceFrame): Point[] {
 // regionPatches' and facePatch's working buffers (both run without awaiting: see Scratch).
 const SAMPLES = new Scratch();
 const HALVED = new Scratch();
-const ENLARGED = new Float32Array(PATCH * PATCH * 3);
+/** A patch's layout in the batch: three planes, 0..1. */
+const PLANES = { channelStep: PATCH * PATCH, pixelStep: 1, divisor: 255 } as const;
 const FACE = new Scratch();
 
 /** Values in the batch of every region's patch. */
@@ -166,9 +167,11 @@ export function regionPatches(
     const coarse = RELIEF.has(name)
       ? halve(closeGrid(sample(2 * across, 2 * down), 2 * across), across, down, halved)
       : sample(across, down, face ? 2 : undefined);
-    const rgb = face ? coarse : enlarge(coarse, across, down, PATCH, ENLARGED);
     const values = 3 * PATCH * PATCH;
-    toPlanes(rgb, out.subarray(r * values, (r + 1) * values));
+    const patch = out.subarray(r * values, (r + 1) * values);
+    // Enlarged straight into the patch's planes, as toPlanes would lay them out.
+    if (face) toPlanes(coarse, patch);
+    else enlarge(coarse, across, down, PATCH, patch, PLANES);
   });
   return out;
 }

@@ -24,13 +24,32 @@ export class Scratch {
   }
 }
 
-/** Bilinear enlargement of a cols×rows RGB image to size×size, into `out` when given. */
+/** Where enlarge writes a patch: RGB pixel by pixel (the default), or as three planes divided by 255. */
+export interface EnlargedLayout {
+  /** Distance in `out` from one channel of a pixel to the next, and from one pixel to the next. */
+  readonly channelStep: number;
+  readonly pixelStep: number;
+  /** Each value, rounded to float32 first, is divided by this. */
+  readonly divisor: number;
+}
+
+const PIXEL_BY_PIXEL: EnlargedLayout = { channelStep: 1, pixelStep: 3, divisor: 1 };
+
+/** enlarge's input rows, each interpolated across to the output's columns (it runs without awaiting). */
+const ACROSS = { values: new Float64Array(0) };
+
+/**
+ * Bilinear enlargement of a cols×rows RGB image to size×size, into `out` when given (pixel by pixel, or as
+ * `layout` says). Separable: each input row is interpolated across once, into doubles, and each output row
+ * blends the two rows it lies between — the very values the per-pixel formula computes, in the same order.
+ */
 export function enlarge(
   rgb: Float32Array,
   cols: number,
   rows: number,
   size: number,
   out: Float32Array = new Float32Array(size * size * 3),
+  layout: EnlargedLayout = PIXEL_BY_PIXEL,
 ): Float32Array {
   // Positions clamped to the first and last sample alike (the last one's weight 1, on the pair before
   // it), so that the enlargement of a mirrored grid is the mirrored enlargement: clamped short of the
@@ -43,37 +62,59 @@ export function enlarge(
     x0s[i] = Math.max(0, Math.min(cols - 2, Math.floor(sx)));
     fxs[i] = sx - x0s[i]!;
   }
+  const row = size * 3;
+  if (ACROSS.values.length < rows * row) ACROSS.values = new Float64Array(rows * row);
+  const across = ACROSS.values;
+  for (let y = 0; y < rows; y++) acrossRow(rgb, y * cols * 3, x0s, fxs, across, y * row);
+  const { channelStep, pixelStep, divisor } = layout;
   for (let j = 0; j < size; j++) {
     const sy = position(j, rows);
     const y0 = Math.max(0, Math.min(rows - 2, Math.floor(sy)));
-    enlargeRow(rgb, y0 * cols * 3, cols * 3, sy - y0, x0s, fxs, out, j * size * 3);
+    const o = j * size * pixelStep;
+    downRow(across, y0 * row, row, sy - y0, out, o, channelStep, pixelStep, divisor);
   }
   return out;
 }
 
 /**
- * One output row of enlarge, from the input rows at `upper` and `upper + row`, into `out` from `o`. A
- * function of its own so that V8 compiles the loop whole (in enlarge, called a few times a photo, it ran
- * as on-stack-replaced code).
+ * One input row of enlarge, from `start`, interpolated across to the output's columns, into `out` from `o`.
+ * The per-row loops are functions of their own so that V8 compiles them whole (in enlarge, called a few
+ * times a photo, a loop ran as on-stack-replaced code).
  */
-function enlargeRow(
+function acrossRow(
   rgb: Float32Array,
+  start: number,
+  x0s: Int32Array,
+  fxs: Float64Array,
+  out: Float64Array,
+  o: number,
+): void {
+  for (let i = 0; i < x0s.length; i++) {
+    const x0 = start + x0s[i]! * 3;
+    const fx = fxs[i]!;
+    for (let c = 0; c < 3; c++) out[o + i * 3 + c] = rgb[x0 + c]! * (1 - fx) + rgb[x0 + 3 + c]! * fx;
+  }
+}
+
+/** One output row of enlarge: the interpolated rows at `upper` and `upper + row` blended by fy, into `out`. */
+function downRow(
+  across: Float64Array,
   upper: number,
   row: number,
   fy: number,
-  x0s: Int32Array,
-  fxs: Float64Array,
   out: Float32Array,
   o: number,
+  channelStep: number,
+  pixelStep: number,
+  divisor: number,
 ): void {
   const lower = upper + row;
-  for (let i = 0; i < x0s.length; i++) {
-    const x0 = x0s[i]! * 3;
-    const fx = fxs[i]!;
+  const n = row / 3;
+  for (let i = 0; i < n; i++) {
     for (let c = 0; c < 3; c++) {
-      const top = rgb[upper + x0 + c]! * (1 - fx) + rgb[upper + x0 + 3 + c]! * fx;
-      const bottom = rgb[lower + x0 + c]! * (1 - fx) + rgb[lower + x0 + 3 + c]! * fx;
-      out[o + i * 3 + c] = top * (1 - fy) + bottom * fy;
+      const a = i * 3 + c;
+      const value = across[upper + a]! * (1 - fy) + across[lower + a]! * fy;
+      out[o + i * pixelStep + c * channelStep] = Math.fround(value) / divisor;
     }
   }
 }

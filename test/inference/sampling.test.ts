@@ -100,6 +100,46 @@ describe('enlarging a patch', () => {
     });
   }
 
+  /** enlarge as its plain per-pixel formula (pixel by pixel, float32), then laid out as planes divided by 255. */
+  function referencePlanes(rgb: Float32Array, cols: number, rows: number, size: number): Float32Array {
+    const position = (i: number, n: number) => Math.max(0, Math.min(n - 1, ((i + 0.5) * n) / size - 0.5));
+    const pixels = new Float32Array(size * size * 3);
+    for (let j = 0; j < size; j++) {
+      const sy = position(j, rows);
+      const y0 = Math.max(0, Math.min(rows - 2, Math.floor(sy)));
+      const fy = sy - y0;
+      for (let i = 0; i < size; i++) {
+        const sx = position(i, cols);
+        const x0 = Math.max(0, Math.min(cols - 2, Math.floor(sx)));
+        const fx = sx - x0;
+        for (let c = 0; c < 3; c++) {
+          const at = (x: number, y: number) => rgb[(y * cols + x) * 3 + c]!;
+          const top = at(x0, y0) * (1 - fx) + at(x0 + 1, y0) * fx;
+          const bottom = at(x0, y0 + 1) * (1 - fx) + at(x0 + 1, y0 + 1) * fx;
+          pixels[(j * size + i) * 3 + c] = top * (1 - fy) + bottom * fy;
+        }
+      }
+    }
+    const planes = new Float32Array(pixels.length);
+    for (let i = 0; i < size * size; i++) {
+      for (let c = 0; c < 3; c++) planes[c * size * size + i] = pixels[i * 3 + c]! / 255;
+    }
+    return planes;
+  }
+
+  it('enlarges into the planes of the batch, divided by 255, the same values to the bit as the per-pixel formula', () => {
+    for (const [cols, rows] of [
+      [70, 22],
+      [22, 6],
+      [13, 15],
+    ] as const) {
+      const grid = Float32Array.from({ length: cols * rows * 3 }, (_, i) => ((i * 7919) % 2551) / 10);
+      const planes = { channelStep: 64 * 64, pixelStep: 1, divisor: 255 };
+      const got = enlarge(grid, cols, rows, 64, new Float32Array(64 * 64 * 3), planes);
+      assert.deepEqual(got, referencePlanes(grid, cols, rows, 64), `${cols}×${rows}`);
+    }
+  });
+
   it('an enlarged grid keeps its corner samples at its corners', () => {
     const grid = Float32Array.from({ length: 5 * 4 * 3 }, (_, i) => (i * 31) % 256);
     const out = enlarge(grid, 5, 4, 64);
