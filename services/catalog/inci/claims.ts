@@ -18,13 +18,28 @@ const CLAIM = String.raw`(?:(?:formulated|made)\s+)?(?:(?:free\s+(?:from|of)|wit
 const TO_SENTENCE_END = String.raw`(?:(?!\b(?:ingredients?|ingrédients|inci)\s*[:：])[^.\n]|\.\d)*(?:\.(?!\d)|\n|$)`;
 
 /**
+ * What free-from claims name: classes of ingredients (`Parabens`, `Sulfates`, `Perfume`, `Alcohol`,
+ * `Mineral Oil`), in English, French and German. `Parabens` or `Sulfates` is never an entry of a formula.
+ */
+const CLAIMED = String.raw`(?:(?:artificial|synthetic|added|drying|denatured|harsh|mineral|essential)\s+)?(?:fragrances?|perfumes?|parfums?|alcohols?|alcools?|alkohol|parab[eè]ne?s?|sul(?:f|ph)ates?|silicones?|phthalates?|dyes?|colou?r(?:ant)?s?|oils?|soaps?|gluten|preservatives?|duftstoffe?|mineral[oö]le?)`;
+const AND = '(?:or|and|nor|&|ou|et|oder|und)';
+/**
+ * A claim entry that enumerates across commas: `Without Perfume, Alcohol or Parabens`. The conjunction
+ * before its last item ends the enumeration, and every item after the first entry must be a class a claim
+ * names; otherwise (`Without Perfume, Alcohol, Niacinamide`, `…, Sodium Tallowate or Sodium Palmitate`)
+ * what follows the claim entry stays listed: an ingredient a product may hold is never dropped on a guess.
+ */
+const ENUMERATION = String.raw`[^,;.\n]*?(?:,\s*${CLAIMED})+,?\s+${AND}\s+${CLAIMED}(?=\s*(?:[,;.\n]|$))`;
+
+/**
  * A claim that starts a sentence runs to its end (`Formulated without parabens, sulfates and fragrance.`);
- * one that is an entry of the list is that entry (`Aqua, Without Perfume, Niacinamide`), unless a colon
- * opens a list of its own (`…, Free from: Fragrance, Alcohol.`).
+ * one that is an entry of the list is that entry (`Aqua, Without Perfume, Niacinamide`), or the enumeration
+ * it starts (`Aqua, Without Perfume, Alcohol or Parabens, Niacinamide`), unless a colon opens a list of its
+ * own (`…, Free from: Fragrance, Alcohol.`).
  */
 const FREE_FROM = [
   new RegExp(`${SENTENCE_START}${CLAIM}(?:\\s*[:：])?\\s*${TO_SENTENCE_END}`, 'giu'),
-  new RegExp(`${ENTRY_START}${CLAIM}(?:\\s*[:：]${TO_SENTENCE_END}|[^,;.\\n]*)`, 'giu'),
+  new RegExp(`${ENTRY_START}${CLAIM}(?:\\s*[:：]${TO_SENTENCE_END}|${ENUMERATION}|[^,;.\\n]*)`, 'giu'),
 ];
 
 const CLAIM_WORD = /free|without|contain|sans|ohne|frei|senza|\bsin\b|0\s*%/i;

@@ -6,9 +6,10 @@
  * percentages, footnote marks and their legends, `May contain (+/-)` colour sections, line breaks and
  * spreadsheet debris (`#NAME?`). None of that may crash the parser or leak into an ingredient name.
  *
- * Retailer exports also put placeholders and shop copy in the field, and lose separators: `readInci` says
- * whether the field is an ingredient list at all (list-shape.ts), leaves out sentences of shop copy inside
- * a list, and recovers space-separated and glued lists. A field that is not a list parses to no
+ * Retailer exports also put placeholders and shop copy in the field, number the entries, and lose
+ * separators: `readInci` says whether the field is an ingredient list at all (list-shape.ts), leaves out
+ * sentences of shop copy inside a list, drops the numbers of a numbered list (numbered.ts), and recovers
+ * space-separated and glued lists. A field that is not a list parses to no
  * ingredients with status `not_a_list`, so that nothing is claimed about the product.
  */
 
@@ -21,6 +22,7 @@ import {
   restoreGluedSeparators,
   splitRunOn,
 } from './list-shape.ts';
+import { withoutNumbering } from './numbered.ts';
 import { splitEntries } from './split.ts';
 import { canonicalName } from './synonyms.ts';
 
@@ -145,7 +147,8 @@ export function readInci(text: string | null | undefined): InciReading {
   const normalized = plainPunctuation(withoutMarkup(text).normalize('NFC'));
   if (NO_LIST.has(normalized.trim().toLowerCase())) return notAList(`placeholder "${quote(normalized)}"`);
 
-  const { text: listed, keyOnly, left } = withoutClaims(normalized);
+  const unnumbered = withoutNumbering(normalized);
+  const { text: listed, keyOnly, left } = withoutClaims(unnumbered);
   if (keyOnly) return notAList('it names only key ingredients, not the full list');
   const sections = unifyLineBreaks(restoreGluedSeparators(spacedSlashes(listed)))
     .replace(LEGEND_START, ', ')
@@ -164,7 +167,7 @@ export function readInci(text: string | null | undefined): InciReading {
       else if (read !== null) entries.push({ label: read.label, mayContain });
     }
   }
-  const labels = recoverRunOns(entries, hasNoSeparator(normalized));
+  const labels = recoverRunOns(entries, hasNoSeparator(unnumbered));
   if (labels === null) return notAList('no separators between its words, and none could be recovered');
   if (labels.length === 0) return notAList(`not ingredients: "${quote(prose.join(' / '))}"`);
   if (labels.filter((entry) => labelFacts(entry.label).looks).length * 2 < labels.length) {

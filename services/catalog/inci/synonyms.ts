@@ -10,11 +10,15 @@ import data from './synonyms.json' with { type: 'json' };
 const NON_ASCII = /[^\p{ASCII}]/u;
 const LATIN_ACCENTS = /(?<=[a-z])[\u0300-\u036f]+/g;
 
-const ALIASES: ReadonlyMap<string, string> = buildAliases(data.synonyms);
+/**
+ * Synonyms, and misspellings labels print (`Niacinimide`, `Fragance`, `Salicylic Acd`): a hand-checked table
+ * of exact spellings, kept apart so that `synonymsOf` names only real synonyms.
+ */
+const ALIASES: ReadonlyMap<string, string> = buildAliases(data.synonyms, data.misspellings);
 
-function buildAliases(table: Record<string, string[]>): Map<string, string> {
+function buildAliases(...tables: Record<string, string[]>[]): Map<string, string> {
   const aliases = new Map<string, string>();
-  for (const [canonical, spellings] of Object.entries(table)) {
+  for (const [canonical, spellings] of tables.flatMap((table) => Object.entries(table))) {
     for (const spelling of [canonical, ...spellings]) {
       const key = normalizeSpelling(spelling);
       const earlier = aliases.get(key);
