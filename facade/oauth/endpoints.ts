@@ -2,7 +2,8 @@
  * The authorization server's HTTP surface around oidc-provider: RFC 8414 metadata at
  * `/.well-known/oauth-authorization-server` (revocation advertised at /token), RFC 9728 metadata for the
  * account endpoint, revocation requests to POST /token (a `token` without `grant_type`) routed to the
- * provider's revocation, and registration bounded and counted per network (registration.ts). Bodies read
+ * provider's revocation, a default scope for an authorization request that names none of ours
+ * (defaultScope), and registration bounded and counted per network (registration.ts). Bodies read
  * here must be UTF-8. The resource metadata and registration answer browsers of any origin, preflight
  * included (oidc-provider does so for its metadata and /token, not for /register): browser-based clients
  * such as MCP Inspector run discovery and registration from their own page, and no cookie or other
@@ -15,7 +16,7 @@ import type { Provider } from 'oidc-provider';
 import getRawBody from 'raw-body';
 import type { GuestLimits } from '../rate-limits.ts';
 import { checkRegistration, MAX_REGISTRATION_BYTES } from './registration.ts';
-import { ACCOUNT_RESOURCE_PATH, SCOPE_NAMES } from './scopes.ts';
+import { ACCOUNT_RESOURCE_PATH, isScope, SCOPE_NAMES } from './scopes.ts';
 
 const MAX_BODY_BYTES = 56 * 1024;
 export const RESOURCE_METADATA_PATH = `/.well-known/oauth-protected-resource${ACCOUNT_RESOURCE_PATH}`;
@@ -55,6 +56,7 @@ export function authorizationServer(
       if (ctx.status === 200) ctx.body = asMetadata(ctx.body as Record<string, unknown>, issuer);
       return;
     }
+    if (ctx.method === 'GET' && ctx.path === '/authorize') await defaultScope(ctx, provider);
     if (ctx.method === 'POST' && ctx.path === '/token' && ctx.is('application/x-www-form-urlencoded')) {
       const body = await buffer(ctx);
       if (body === undefined) return;
@@ -87,15 +89,27 @@ export function authorizationServer(
   };
 }
 
-/** A CORS preflight for an open route: any origin, the headers it asks for, no credentials. */
-/** HTTP 429 in the authorization server's error shape (RFC 6749 §5.2's fields), with Retry-After. */
-export function tooManyRequests(ctx: Context, waitSeconds: number, description: string) {
-  ctx.status = 429;
-  ctx.set('Retry-After', String(waitSeconds));
-  ctx.set('Cache-Control', 'no-store');
-  ctx.body = { error: 'rate_limited', error_description: description };
+/**
+ * An authorization request that names none of the account endpoint's scopes — `scope` left out, as RFC 6749
+ * §3.3 allows, or only words of another server's — is given the default that section asks for: the
+ * client's registered scope where it names ours, otherwise every scope. The consent page then shows the
+ * person exactly these. Left as it was, oidc-provider let the person sign in and then answered
+ * access_denied (nothing to grant), as if they had refused. An unknown client is left to oidc-provider.
+ */
+async function defaultScope(ctx: Context, provider: Provider): Promise<void> {
+  const query = new URLSearchParams(ctx.querystring);
+  const words = (query.get('scope') ?? '').split(' ').filter((word) => word !== '');
+  if (words.some(isScope)) return;
+  const client = await provider.Client.find(query.get('client_id') ?? '').catch(() => undefined);
+  if (!client) return;
+  const registered = String(client.scope ?? '')
+    .split(' ')
+    .filter(isScope);
+  query.set('scope', [...words, ...(registered.length > 0 ? registered : SCOPE_NAMES)].join(' '));
+  ctx.querystring = query.toString();
 }
 
+/** A CORS preflight for an open route: any origin, the headers it asks for, no credentials. */
 function preflight(ctx: Context, method: string): void {
   ctx.status = 204;
   ctx.set('Access-Control-Allow-Origin', '*');
@@ -106,10 +120,21 @@ function preflight(ctx: Context, method: string): void {
   ctx.vary('Access-Control-Request-Headers');
 }
 
+/** HTTP 429 in the authorization server's error shape (RFC 6749 §5.2's fields), with Retry-After. */
+export function tooManyRequests(ctx: Context, waitSeconds: number, description: string) {
+  ctx.status = 429;
+  ctx.set('Retry-After', String(waitSeconds));
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = { error: 'rate_limited', error_description: description };
+}
+
 function asMetadata(discovery: Record<string, unknown>, issuer: string): Record<string, unknown> {
   return {
     ...discovery,
     revocation_endpoint: `${issuer}/token`,
+    // Revocation takes the same client authentication as the token endpoint (RFC 8414 would otherwise
+    // default to client_secret_basic alone, and a public client revokes with its client_id).
+    revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
     scopes_supported: [...SCOPE_NAMES, 'openid', 'offline_access'],
     code_challenge_methods_supported: ['S256'],
     response_types_supported: ['code'],

@@ -45,8 +45,12 @@ describe('the authorization server', function () {
       );
 
   /** A registered public client, a person signed in at Alpha who approved: the code and its verifier. */
-  async function codeFor(login: string, extra: Record<string, string> = {}) {
-    const client = (await register(base)).body;
+  async function codeFor(
+    login: string,
+    extra: Record<string, string> = {},
+    registration: Record<string, unknown> = {},
+  ) {
+    const client = (await register(base, registration)).body;
     const { verifier, challenge } = pkce();
     const url = authorizeUrl(base, {
       client_id: client.client_id,
@@ -58,8 +62,12 @@ describe('the authorization server', function () {
     return { clientId: client.client_id as string, verifier, code: back.searchParams.get('code')!, back };
   }
 
-  async function tokensFor(login: string) {
-    const { clientId, verifier, code } = await codeFor(login);
+  async function tokensFor(
+    login: string,
+    extra: Record<string, string> = {},
+    registration: Record<string, unknown> = {},
+  ) {
+    const { clientId, verifier, code } = await codeFor(login, extra, registration);
     const res = await token(base, {
       grant_type: 'authorization_code',
       code,
@@ -81,6 +89,11 @@ describe('the authorization server', function () {
       assert.equal(m.token_endpoint, `${base}/token`);
       assert.equal(m.registration_endpoint, `${base}/register`);
       assert.equal(m.revocation_endpoint, `${base}/token`);
+      assert.deepEqual([...(m.revocation_endpoint_auth_methods_supported as string[])].sort(), [
+        'client_secret_basic',
+        'client_secret_post',
+        'none',
+      ]);
       assert.deepEqual(m.response_types_supported, ['code']);
       assert.deepEqual(m.code_challenge_methods_supported, ['S256']);
       assert.deepEqual(m.grant_types_supported, ['authorization_code', 'refresh_token']);
@@ -219,6 +232,21 @@ describe('the authorization server', function () {
       assert.equal(payload.aud, `${base}/mcp/account`);
       assert.equal(payload.iss, base);
       assert.equal(payload.exp - payload.iat, 600);
+    });
+
+    it('a request naming none of the scopes gets the client’s registered scope, or every scope (RFC 6749 §3.3)', async () => {
+      const granted = (tokens: Record<string, any>) => String(tokens.scope).split(' ').sort();
+      // Left out, as the RFC allows: every scope (before, access_denied after the person signed in).
+      assert.deepEqual(granted((await tokensFor('nell', { scope: '' })).tokens), [
+        'catalog:read',
+        'scan:read',
+        'scan:write',
+      ]);
+      // Only another server's word: the client's registered scope.
+      const registered = await tokensFor('nell', { scope: 'claudeai' }, { scope: 'scan:read catalog:read' });
+      assert.deepEqual(granted(registered.tokens), ['catalog:read', 'scan:read']);
+      // A request that names one of ours is taken as it is.
+      assert.deepEqual(granted((await tokensFor('nell', { scope: 'scan:read' })).tokens), ['scan:read']);
     });
 
     it('a reused authorization code is refused', async () => {
