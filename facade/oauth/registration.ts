@@ -10,14 +10,19 @@
  * - the body at most 16 KiB, and registrations per network are counted against an hourly budget
  *   (facade/rate-limits.ts) so that nobody fills the store with clients.
  * Every client is registered as `application_type: web`, so that redirect URIs are compared exactly
- * (native clients would get loopback-port leniency). Everything else is oidc-provider's to check.
+ * (native clients would get loopback-port leniency). A `scope` keeps only the words this server knows
+ * (RFC 7591 §2 lets the server register another scope than asked, and /authorize drops unknown words
+ * too): `openid profile email` was refused whole, so such a client could not connect at all; a scope left
+ * empty is left out (authorize then defaults it: endpoints.ts). Everything else is oidc-provider's to check.
  */
+import { SCOPE_NAMES } from './scopes.ts';
 
 export const MAX_REGISTRATION_BYTES = 16 * 1024;
 const MAX_REDIRECT_URIS = 10;
 const MAX_URI_CHARS = 2000;
 const MAX_NAME_CHARS = 100;
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+const KNOWN_SCOPES = new Set<string>([...SCOPE_NAMES, 'openid', 'offline_access']);
 // C0 and C1 controls, whitespace, and the invisible format characters (bidi overrides, zero widths).
 const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 const UNSAFE_IN_URI = /[\p{Cc}\p{Cf}\p{Z}\s]/u;
@@ -41,7 +46,14 @@ export function checkRegistration(text: string): RegistrationCheck {
   const fields = metadata as Record<string, unknown>;
   const problem = redirectProblem(fields.redirect_uris) ?? textProblem(fields);
   if (problem) return { problem };
-  return { body: JSON.stringify({ ...fields, application_type: 'web' }) };
+  return { body: JSON.stringify({ ...knownScope(fields), application_type: 'web' }) };
+}
+
+function knownScope(fields: Record<string, unknown>): Record<string, unknown> {
+  if (typeof fields.scope !== 'string') return fields; // not a string: oidc-provider refuses it
+  const { scope, ...rest } = fields;
+  const known = [...new Set(scope.split(' ').filter((word) => KNOWN_SCOPES.has(word)))];
+  return known.length > 0 ? { ...rest, scope: known.join(' ') } : rest;
 }
 
 function redirectProblem(uris: unknown): RegistrationProblem | undefined {

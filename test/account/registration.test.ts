@@ -56,6 +56,18 @@ describe('POST /register bounds what a client may register', () => {
     assert.equal(res.body.application_type, 'web');
   });
 
+  it('a scope keeps the words this server knows; one with none of them is left out (RFC 7591 §2)', async () => {
+    const registered = async (scope: string) => {
+      const res = await register(base, { scope });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      return res.body.scope as string | undefined;
+    };
+    // Refused whole before (invalid_client_metadata): the client could not connect at all.
+    assert.equal(await registered('openid profile email scan:read'), 'openid scan:read');
+    assert.equal(await registered('scan:read catalog:read scan:read'), 'scan:read catalog:read');
+    assert.equal(await registered('profile email'), undefined);
+  });
+
   it('user information, whitespace or control characters in a redirect URI', async () => {
     await refused(
       { redirect_uris: ['https://user:pass@client.example/cb'] },
