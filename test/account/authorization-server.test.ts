@@ -6,9 +6,12 @@ import { accountRpc } from '../support/bearer.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { authorizeInBrowser, REDIRECT_URI } from '../support/oauth-client.ts';
 import { authorize, authorizeUrl, decodeJwt, pkce, register, token } from '../support/oauth-http.ts';
+import { signingIn } from '../support/oauth-sign-in.ts';
 import { assertPageHeaders } from '../support/page-headers.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 import { type RunningUpstream, startUpstream } from '../support/upstream.ts';
+
+type SignIn = ReturnType<typeof signingIn>;
 
 const INVALID_GRANT = {
   status: 400,
@@ -44,40 +47,8 @@ describe('the authorization server', function () {
         [seconds],
       );
 
-  /** A registered public client, a person signed in at Alpha who approved: the code and its verifier. */
-  async function codeFor(
-    login: string,
-    extra: Record<string, string> = {},
-    registration: Record<string, unknown> = {},
-  ) {
-    const client = (await register(base, registration)).body;
-    const { verifier, challenge } = pkce();
-    const url = authorizeUrl(base, {
-      client_id: client.client_id,
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      ...extra,
-    });
-    const back = await authorizeInBrowser(browser, url, { provider: 'Alpha', login });
-    return { clientId: client.client_id as string, verifier, code: back.searchParams.get('code')!, back };
-  }
-
-  async function tokensFor(
-    login: string,
-    extra: Record<string, string> = {},
-    registration: Record<string, unknown> = {},
-  ) {
-    const { clientId, verifier, code } = await codeFor(login, extra, registration);
-    const res = await token(base, {
-      grant_type: 'authorization_code',
-      code,
-      code_verifier: verifier,
-      redirect_uri: REDIRECT_URI,
-      client_id: clientId,
-    });
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    return { clientId, tokens: res.body! };
-  }
+  const codeFor: SignIn['codeFor'] = (...args) => signingIn(base, browser).codeFor(...args);
+  const tokensFor: SignIn['tokensFor'] = (...args) => signingIn(base, browser).tokensFor(...args);
 
   describe('metadata and registration', () => {
     it('RFC 8414 metadata offers exactly what the spec offers', async () => {
@@ -237,16 +208,21 @@ describe('the authorization server', function () {
     it('a request naming none of the scopes gets the client’s registered scope, or every scope (RFC 6749 §3.3)', async () => {
       const granted = (tokens: Record<string, any>) => String(tokens.scope).split(' ').sort();
       // Left out, as the RFC allows: every scope (before, access_denied after the person signed in).
-      assert.deepEqual(granted((await tokensFor('nell', { scope: '' })).tokens), [
+      assert.deepEqual(granted((await tokensFor('nell', { extra: { scope: '' } })).tokens), [
         'catalog:read',
         'scan:read',
         'scan:write',
       ]);
       // Only another server's word: the client's registered scope.
-      const registered = await tokensFor('nell', { scope: 'claudeai' }, { scope: 'scan:read catalog:read' });
+      const registered = await tokensFor('nell', {
+        extra: { scope: 'claudeai' },
+        registration: { scope: 'scan:read catalog:read' },
+      });
       assert.deepEqual(granted(registered.tokens), ['catalog:read', 'scan:read']);
       // A request that names one of ours is taken as it is.
-      assert.deepEqual(granted((await tokensFor('nell', { scope: 'scan:read' })).tokens), ['scan:read']);
+      assert.deepEqual(granted((await tokensFor('nell', { extra: { scope: 'scan:read' } })).tokens), [
+        'scan:read',
+      ]);
     });
 
     it('a reused authorization code is refused', async () => {
