@@ -11,10 +11,10 @@ import {
   ListToolsRequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { quote } from '../../services/shared/env-reader.ts';
 import type { Logger } from '../../services/shared/logger.ts';
 import { registerTools } from '../../services/shared/metrics.ts';
 import { currentRequestId, REQUEST_ID_HEADER } from '../../services/shared/telemetry.ts';
+import { quote } from '../../services/shared/text.ts';
 import type { ToolDefinition } from './tool-definition.ts';
 import {
   ERROR_OUTPUT_SCHEMA,

@@ -5,7 +5,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { quote } from '../../services/shared/env-reader.ts';
+import { quote } from '../../services/shared/text.ts';
 import { ToolError } from './tool-errors.ts';
 
 const ajv = new Ajv({ allErrors: false, strict: true });

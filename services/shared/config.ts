@@ -10,9 +10,10 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { BacklogBounds } from '../scan/admissions-governor.ts';
-import { EnvReader, quote } from './env-reader.ts';
+import { EnvReader } from './env-reader.ts';
 import { loadOAuthConfig, type OAuthConfig } from './oauth-config.ts';
 import { described, describedPlaceholder, isPlaceholder, readSecret, type SecretContext } from './secrets.ts';
+import { quote } from './text.ts';
 
 /** A rate-limit budget of its own for one tool: `points` calls per `durationSeconds`. */
 export interface ToolBudget {

@@ -3,6 +3,7 @@
  * them at once, one line each: the variable, what was given, what is expected. A secret's value is never
  * repeated in a message; only its length or shape is.
  */
+import { quote } from './text.ts';
 
 /** The configuration could not be read: one line per problem. */
 export class ConfigError extends Error {
@@ -105,10 +106,6 @@ export class EnvReader {
   done(): void {
     if (this.#problems.length > 0) throw new ConfigError(this.#problems);
   }
-}
-
-export function quote(value: string): string {
-  return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
 }
 
 function count(n: number): string {

@@ -12,7 +12,7 @@ import {
   HealthListResponseSchema,
   HealthCheckResponse_ServingStatus as Status,
 } from '../../gen/grpc/health/v1/health_pb.ts';
-import { quote } from './env-reader.ts';
+import { quote } from './text.ts';
 
 export type Probe = () => Promise<boolean>;
 

@@ -5,8 +5,9 @@
  * (like the token pepper).
  */
 import { createHash, createPrivateKey, generateKeyPairSync, randomBytes } from 'node:crypto';
-import { type EnvReader, quote } from './env-reader.ts';
+import type { EnvReader } from './env-reader.ts';
 import { describedPlaceholder, isPlaceholder, readSecret, type SecretContext } from './secrets.ts';
+import { quote } from './text.ts';
 
 /** A private signing key as a JWK, with its `kid` and `alg`. */
 export interface SigningJwk {

@@ -7,3 +7,11 @@ export function characterCount(text: string): number {
   for (const _ of text) count++;
   return count;
 }
+
+/**
+ * A value someone sent, quoted for a message about it: JSON-escaped (a control character or a quote in it
+ * cannot forge the message around it) and clipped to 80 characters (a megabyte of name is not echoed back).
+ */
+export function quote(value: string): string {
+  return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+}
