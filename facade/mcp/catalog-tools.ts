@@ -67,8 +67,8 @@ const PRODUCT = {
 const INGREDIENT = {
   type: 'object',
   properties: {
-    name: { type: 'string', description: 'Canonical name.' },
-    synonyms: strings,
+    name: { type: 'string', description: 'Canonical name, or the name of a group.' },
+    synonyms: { ...strings, description: 'Other names labels use for it (for a group: other words for it).' },
     addresses: {
       type: 'array',
       items: {
@@ -86,10 +86,20 @@ const INGREDIENT = {
         additionalProperties: false,
       },
     },
-    flags: strings,
-    reasons: strings,
+    flags: { ...strings, description: 'Caution lists it is on (for a group: every member is).' },
+    reasons: {
+      ...strings,
+      description:
+        "One line per entry: the active's, each flag's, then barrier support's; a group's says what it covers.",
+    },
+    members: {
+      ...strings,
+      description:
+        'For a group (ceramides, bha, cica, green tea): the canonical names and name patterns it covers, ' +
+        '"*" standing for any words; empty for one ingredient.',
+    },
   },
-  required: ['name', 'synonyms', 'addresses', 'flags', 'reasons'],
+  required: ['name', 'synonyms', 'addresses', 'flags', 'reasons', 'members'],
   additionalProperties: false,
 } as const;
 
@@ -107,8 +117,11 @@ export function catalogTools(catalog: Client<typeof CatalogService>): ToolDefini
       title: 'Search products',
       description:
         'Searches the product catalog by words of the name, brand or ingredient list (however accents, width ' +
-        'and case are written), with optional filters, ordered by product_id, a page at a time. No scores: ' +
-        'use recommend_products to match a scan.',
+        'and case are written), with optional filters, ordered by product_id, a page at a time. Words that ' +
+        'name an ingredient or group of the knowledge base also find the products listing it under any name ' +
+        "(vitamin c: ascorbic acid; hyaluronic acid: sodium hyaluronate; bha: salicylic acid, ...). A page's " +
+        'next_page_token continues only the same query and filters. No scores: use recommend_products to ' +
+        'match a scan.',
       inputSchema: {
         type: 'object',
         properties: {
@@ -129,7 +142,12 @@ export function catalogTools(catalog: Client<typeof CatalogService>): ToolDefini
           country: { type: 'string', maxLength: MAX_COUNTRY },
           ...PAGE,
           // A keyset cursor carrying a product_id (up to 200 characters, 600 UTF-8 bytes) and its tag.
-          page_token: { ...PAGE.page_token, minLength: 1, maxLength: 1024 },
+          page_token: {
+            ...PAGE.page_token,
+            minLength: 1,
+            maxLength: 1024,
+            description: 'The next_page_token of the previous page, sent with the same query and filters.',
+          },
         },
         additionalProperties: false,
       },
@@ -171,10 +189,17 @@ export function catalogTools(catalog: Client<typeof CatalogService>): ToolDefini
     {
       name: 'search_ingredients',
       title: 'Search ingredients',
-      description: 'Searches the ingredient knowledge base by name or synonym (substring, case-insensitive).',
+      description:
+        'Searches the ingredient knowledge base: every ingredient and group one of whose names (canonical ' +
+        'name, synonym, common misspelling, group word) contains the query, ignoring case, accents and runs ' +
+        'of spaces; returns canonical names, sorted. Names that only a pattern of the knowledge base covers ' +
+        '(sd alcohol 40, jojoba seed oil) are not listed: ask get_ingredient for them.',
       inputSchema: {
         type: 'object',
-        properties: { query: { type: 'string', maxLength: 200 }, ...PAGE },
+        properties: {
+          query: { type: 'string', maxLength: 200, description: 'Part of a name; empty lists everything.' },
+          ...PAGE,
+        },
         additionalProperties: false,
       },
       outputSchema: page('ingredients', INGREDIENT),
@@ -193,8 +218,11 @@ export function catalogTools(catalog: Client<typeof CatalogService>): ToolDefini
       name: 'get_ingredient',
       title: 'Read an ingredient',
       description:
-        'Reads what the knowledge base says about one ingredient (canonical name or synonym): the concerns ' +
-        'it addresses with the strength of evidence, caution lists, and the reason for each entry.',
+        'Reads what the knowledge base says about one ingredient, named as a label prints it (canonical ' +
+        'name, synonym or common misspelling; percentages and trademark signs are ignored: "Salicylic Acid ' +
+        '2%"): the concerns it addresses with the strength of evidence, caution lists, and the reason for ' +
+        'each entry. A group word (bha, aha, peptides, ceramides, cica) answers the group with its members. ' +
+        'The answer does not depend on the catalog; not_found when the knowledge base says nothing of it.',
       inputSchema: {
         type: 'object',
         properties: { name: { type: 'string', minLength: 1, maxLength: 200 } },
@@ -254,5 +282,6 @@ function ingredientJson(i: Ingredient): Record<string, unknown> {
     addresses: i.addresses.map((a) => ({ concern: a.concern, evidence: a.evidence })),
     flags: i.flags,
     reasons: i.reasons,
+    members: i.members,
   };
 }

@@ -18,6 +18,7 @@ import {
 import type { Concern } from '../shared/measures.ts';
 import type { DerivedProduct } from './derive.ts';
 import { KIND_BIT, nameKinds, type ProductKind, productKinds, readsName } from './product-kind.ts';
+import { hasTerms, searchTerms, searchWords, withoutApostrophes } from './product-search.ts';
 import { folded, key, sameProductName } from './text-key.ts';
 
 export interface CatalogEntry {
@@ -137,17 +138,17 @@ export class CatalogIndex {
   /**
    * Up to `limit` products after product_id `after`, in product_id order, whose name, brand or ingredients
    * contain every word of `query` (both compared as filters compare, and without apostrophes: `kiehls`
-   * finds `Kiehl's`, as a person types it) and that pass
-   * `filter`. Entries are in product_id order: a page starts at a binary search and stops as soon as it
-   * is full, however deep it is.
+   * finds `Kiehl's`, as a person types it), or list the ingredient words of it name (`vitamin c`: ascorbic
+   * acid; product-search.ts), and that pass `filter`. Entries are in product_id order: a page starts at a
+   * binary search and stops as soon as it is full, however deep it is.
    */
   search(query: string, filter: ProductFilter | undefined, after: string | undefined, limit: number) {
-    const words = withoutApostrophes(key(query)).split(' ').filter(Boolean);
+    const terms = searchTerms(searchWords(query), this.entries);
     const keep = matcher(filter) ?? (() => true);
     const found: CatalogEntry[] = [];
     for (let i = after === undefined ? 0 : this.#firstAfter(after); i < this.size; i++) {
       const entry = this.entries[i]!;
-      if (!keep(entry) || !words.every((word) => entry.searchText.includes(word))) continue;
+      if (!keep(entry) || !hasTerms(terms, entry, i)) continue;
       if (found.push(entry) === limit) break;
     }
     return found;
@@ -204,9 +205,6 @@ function toEntry(product: DerivedProduct, kindsOf: (product: DerivedProduct) => 
     ),
   };
 }
-
-/** Search compares words without their apostrophes (already folded to one): `kiehls`, `kiehl's` are one word. */
-const withoutApostrophes = (text: string) => (text.includes("'") ? text.replaceAll("'", '') : text);
 
 /** Everything of a compiled product that its score (concern or maintenance) reads: scoreColumns and
  * maintenanceScore. A product's other fields (targets: which concerns it names) never change a score. */

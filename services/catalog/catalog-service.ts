@@ -4,7 +4,7 @@
  * listed, shared/page-token.ts), so products imported or withdrawn between two pages neither repeat nor skip
  * one; the ingredient list, which only changes with the knowledge base, pages by offset.
  */
-import { create } from '@bufbuild/protobuf';
+import { create, toJsonString } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import {
   type CatalogService,
@@ -17,13 +17,15 @@ import {
   type SearchProductsRequest,
   SearchProductsResponseSchema,
 } from '../../gen/skinmatch/v1/catalog_pb.ts';
+import { type ProductFilter, ProductFilterSchema } from '../../gen/skinmatch/v1/catalog_types_pb.ts';
 import { checkFilter } from '../match/match-input.ts';
 import { toProductMessage } from '../match/product-message.ts';
 import { serviceError } from '../shared/errors.ts';
 import { openPageToken, sealPageToken } from '../shared/page-token.ts';
 import { characterCount } from '../shared/text.ts';
 import type { LiveCatalog } from './catalog-store.ts';
-import { describeIngredient, ingredientNames, resolveIngredient } from './ingredient-book.ts';
+import { describe, resolveIngredient, searchIngredients } from './ingredient-book.ts';
+import { searchWords } from './product-search.ts';
 
 const DEFAULT_PAGE = 20;
 const MAX_PAGE = 100;
@@ -47,16 +49,17 @@ export class CatalogServiceImpl implements ServiceImpl<typeof CatalogService> {
   async searchProducts(req: SearchProductsRequest) {
     checkFilter(req.filter);
     const size = pageSize(req.pageSize);
+    // A token continues the search it came from: its tag covers the query's words and the filter, so a
+    // token sent with another query or filter is refused like a forged one, never read as a position.
+    const purpose = `${SEARCH_TOKEN}\0${searchWords(req.query).join(' ')}\0${filterKey(req.filter)}`;
     const after =
-      req.pageToken === ''
-        ? undefined
-        : openPageToken(this.#pepper, SEARCH_TOKEN, req.pageToken).toString('utf8');
+      req.pageToken === '' ? undefined : openPageToken(this.#pepper, purpose, req.pageToken).toString('utf8');
     const found = this.#index().search(req.query, req.filter, after, size + 1);
     const last = found.length > size ? found[size - 1] : undefined;
     return create(SearchProductsResponseSchema, {
       products: found.slice(0, size).map((entry) => toProductMessage(entry.product)),
       nextPageToken: last
-        ? sealPageToken(this.#pepper, SEARCH_TOKEN, Buffer.from(last.product.product_id, 'utf8'))
+        ? sealPageToken(this.#pepper, purpose, Buffer.from(last.product.product_id, 'utf8'))
         : '',
     });
   }
@@ -68,21 +71,21 @@ export class CatalogServiceImpl implements ServiceImpl<typeof CatalogService> {
     return create(GetProductResponseSchema, { product: toProductMessage(entry.product) });
   }
 
+  /** The ingredient tools read the knowledge base alone: they answer the same whatever catalog is loaded. */
   async searchIngredients(req: SearchIngredientsRequest) {
-    const query = req.query.trim().toLowerCase();
-    const names = ingredientNames(this.#index()).filter((name) => name.includes(query));
-    const { start, end, next } = page(req.pageSize, req.pageToken, names.length);
+    const found = searchIngredients(req.query);
+    const { start, end, next } = page(req.pageSize, req.pageToken, found.length);
     return create(SearchIngredientsResponseSchema, {
-      ingredients: names.slice(start, end).map(describeIngredient),
+      ingredients: found.slice(start, end).map(describe),
       nextPageToken: next,
     });
   }
 
   async getIngredient(req: GetIngredientRequest) {
     checkName('name', req.name);
-    const name = resolveIngredient(this.#index(), req.name);
-    if (!name) throw serviceError('not_found', `No ingredient "${req.name}" is known.`);
-    return create(GetIngredientResponseSchema, { ingredient: describeIngredient(name) });
+    const resolved = resolveIngredient(req.name);
+    if (!resolved) throw serviceError('not_found', `No ingredient "${req.name}" is known.`);
+    return create(GetIngredientResponseSchema, { ingredient: describe(resolved) });
   }
 
   #index() {
@@ -109,6 +112,11 @@ function page(requestedSize: number, pageToken: string, total: number) {
   }
   const end = Math.min(start + size, total);
   return { start, end, next: end < total ? String(end) : '' };
+}
+
+/** A filter as the search reads it, for a page token's tag (every field, in the message's order). */
+function filterKey(filter: ProductFilter | undefined): string {
+  return toJsonString(ProductFilterSchema, filter ?? create(ProductFilterSchema));
 }
 
 function checkName(field: string, value: string): void {

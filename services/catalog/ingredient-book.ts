@@ -1,36 +1,120 @@
 /**
- * What the service can say about ingredients: every canonical name seen in the catalog or the synonym
- * table, with the concerns it addresses and the caution lists it is on, each with its one-line reason.
+ * What the service can say about ingredients, from the knowledge base alone (never from the catalog
+ * loaded): every ingredient name it knows (knowledge/names.ts) with its synonyms, the concerns it addresses
+ * and the caution lists it is on, each with its one-line reason; and its groups (`ceramides`, `bha`), with
+ * their members. A name is read as a label prints it: cleaned as an entry of an INCI list is, then spelled
+ * as the parser spells it (accents, case, spaces), then mapped through synonyms and misspellings.
  */
 import { create } from '@bufbuild/protobuf';
 import { type Ingredient, IngredientSchema } from '../../gen/skinmatch/v1/catalog_pb.ts';
-import type { CatalogIndex } from './catalog-index.ts';
-import { canonicalName, canonicalNames, synonymsOf } from './inci/synonyms.ts';
-import { ingredientFacts } from './knowledge/facts.ts';
+import { cleanEntry } from './inci/parse.ts';
+import { canonicalName, misspellingsOf, normalizeSpelling, synonymsOf } from './inci/synonyms.ts';
+import { factsOf } from './knowledge/facts.ts';
 import { CAUTION_LISTS } from './knowledge/knowledge.ts';
+import { GROUPS, groupNamed, type IngredientGroup, isKnownName, KNOWN_NAMES } from './knowledge/names.ts';
+import { matchesName } from './knowledge/pattern.ts';
 
-const namesOf = new WeakMap<CatalogIndex, string[]>();
+/** What a name asked for is: one ingredient (its canonical name), or a group of the knowledge base. */
+export type Resolved =
+  | { readonly name: string; readonly group?: undefined }
+  | { readonly group: IngredientGroup };
 
-/** Every known canonical ingredient name, sorted; computed once per catalog version. */
-export function ingredientNames(catalog: CatalogIndex): string[] {
-  let sorted = namesOf.get(catalog);
-  if (!sorted) {
-    const names = new Set(canonicalNames());
-    for (const entry of catalog.entries) for (const i of entry.product.parsed_ingredients) names.add(i.name);
-    sorted = [...names].sort();
-    namesOf.set(catalog, sorted);
+/**
+ * The ingredient or group `asked` names, or undefined when the knowledge base says nothing of it. In order:
+ * a plain name of the knowledge base or the synonym table; a group's name or alias; unless `plainOnly`, a
+ * name one of the knowledge base's patterns matches (`sd alcohol 40` is on the drying-alcohol list by
+ * `sd alcohol *`).
+ */
+export function resolveIngredient(asked: string, plainOnly = false): Resolved | undefined {
+  const label = cleanEntry(asked);
+  if (label === null) return undefined;
+  const spelled = normalizeSpelling(label);
+  const name = canonicalName(label);
+  // A synonym names its ingredient (`Water (Aqua)`, `coconut oil`); a group's own word names the group,
+  // even where a label prints the word too (`ceramides`).
+  if (name !== spelled && isKnownName(name)) return { name };
+  const group = groupNamed(spelled) ?? groupNamed(name);
+  if (group) return { group };
+  if (isKnownName(name)) return { name };
+  return !plainOnly && name !== '' && saysAnything(name) ? { name } : undefined;
+}
+
+function saysAnything(name: string): boolean {
+  const facts = factsOf(name);
+  return (
+    facts.active !== null || facts.barrier !== null || CAUTION_LISTS.some((list) => facts.cautions[list])
+  );
+}
+
+/** One entry of the search listing: an ingredient or a group, each with every spelling it is found by. */
+interface Listing {
+  readonly sortKey: string;
+  readonly resolved: Resolved;
+  readonly spellings: readonly string[];
+}
+
+const LISTINGS: readonly Listing[] = [
+  ...KNOWN_NAMES.filter((name) => groupNamed(name) === undefined).map((name) => ({
+    sortKey: name,
+    resolved: { name },
+    spellings: [...new Set([name, ...synonymsOf(name), ...misspellingsOf(name)].map(normalizeSpelling))],
+  })),
+  ...GROUPS.map((group) => ({
+    sortKey: group.name,
+    resolved: { group },
+    spellings: [group.name, ...group.aliases].map(normalizeSpelling),
+  })),
+].sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0));
+
+/**
+ * Ingredients and groups one of whose spellings (canonical name, synonym, misspelling, group word)
+ * contains `query` spelled and cleaned as get_ingredient reads a name; all of them for a blank query.
+ * Sorted by name.
+ */
+export function searchIngredients(query: string): readonly Resolved[] {
+  const wanted = normalizeSpelling(cleanEntry(query) ?? query);
+  if (wanted === '') return LISTINGS.map((listing) => listing.resolved);
+  return LISTINGS.filter((listing) => listing.spellings.some((s) => s.includes(wanted))).map(
+    (listing) => listing.resolved,
+  );
+}
+
+/**
+ * What a product's canonical ingredient name must be for a product search naming `asked` to find it: the
+ * ingredient itself and the forms its active entry covers (`hyaluronic acid`: sodium hyaluronate, …), or
+ * any member of a group (`bha`). Undefined when `asked` is no plain name or group word of the knowledge
+ * base: a name only a pattern matches (`vitamin e oil` by `* oil`) would swallow words better read apart.
+ */
+export function ingredientMatcher(asked: string): ((name: string) => boolean) | undefined {
+  const resolved = resolveIngredient(asked, true);
+  if (resolved === undefined) return undefined;
+  if (resolved.group) {
+    const { patterns } = resolved.group;
+    return (name) => patterns.some((pattern) => matchesName(pattern, name));
   }
-  return sorted;
+  const own = resolved.name;
+  const active = factsOf(own).active;
+  const forms = active?.name === own ? active.patterns : [];
+  return (name) => name === own || (forms.length > 0 && forms.some((pattern) => matchesName(pattern, name)));
 }
 
-/** The canonical name a query names exactly (a canonical name or any spelling of one), if known. */
-export function resolveIngredient(catalog: CatalogIndex, query: string): string | undefined {
-  const name = canonicalName(query);
-  return ingredientNames(catalog).includes(name) ? name : undefined;
+export function describe(resolved: Resolved): Ingredient {
+  return resolved.group ? describeGroup(resolved.group) : describeIngredient(resolved.name);
 }
 
-export function describeIngredient(name: string): Ingredient {
-  const facts = ingredientFacts(name);
+function describeGroup(group: IngredientGroup): Ingredient {
+  return create(IngredientSchema, {
+    name: group.name,
+    synonyms: [...group.aliases],
+    addresses: group.addresses.map(([concern, evidence]) => ({ concern, evidence })),
+    flags: [...group.flags],
+    reasons: [...group.reasons],
+    members: [...group.members],
+  });
+}
+
+function describeIngredient(name: string): Ingredient {
+  const facts = factsOf(name);
   const reasons: string[] = [];
   if (facts.active) reasons.push(facts.active.reason);
   const flags = CAUTION_LISTS.filter((list) => {
@@ -38,6 +122,8 @@ export function describeIngredient(name: string): Ingredient {
     if (entry) reasons.push(entry.reason);
     return entry !== null;
   });
+  // Barrier support is no caution list: its reason comes last, with no flag.
+  if (facts.barrier) reasons.push(facts.barrier.reason);
   const concerns = facts.active ? Object.entries(facts.active.concerns) : [];
   return create(IngredientSchema, {
     name,

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file skinmatch/v1/catalog.proto.
  */
 export const file_skinmatch_v1_catalog: GenFile = /*@__PURE__*/
-  fileDesc("Chpza2lubWF0Y2gvdjEvY2F0YWxvZy5wcm90bxIMc2tpbm1hdGNoLnYxInoKFVNlYXJjaFByb2R1Y3RzUmVxdWVzdBINCgVxdWVyeRgBIAEoCRIrCgZmaWx0ZXIYAiABKAsyGy5za2lubWF0Y2gudjEuUHJvZHVjdEZpbHRlchIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJaChZTZWFyY2hQcm9kdWN0c1Jlc3BvbnNlEicKCHByb2R1Y3RzGAEgAygLMhUuc2tpbm1hdGNoLnYxLlByb2R1Y3QSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIicKEUdldFByb2R1Y3RSZXF1ZXN0EhIKCnByb2R1Y3RfaWQYASABKAkiPAoSR2V0UHJvZHVjdFJlc3BvbnNlEiYKB3Byb2R1Y3QYASABKAsyFS5za2lubWF0Y2gudjEuUHJvZHVjdCI0Cg9Db25jZXJuRXZpZGVuY2USDwoHY29uY2VybhgBIAEoCRIQCghldmlkZW5jZRgCIAEoBSJ+CgpJbmdyZWRpZW50EgwKBG5hbWUYASABKAkSEAoIc3lub255bXMYAiADKAkSMAoJYWRkcmVzc2VzGAMgAygLMh0uc2tpbm1hdGNoLnYxLkNvbmNlcm5FdmlkZW5jZRINCgVmbGFncxgEIAMoCRIPCgdyZWFzb25zGAUgAygJIlAKGFNlYXJjaEluZ3JlZGllbnRzUmVxdWVzdBINCgVxdWVyeRgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSJjChlTZWFyY2hJbmdyZWRpZW50c1Jlc3BvbnNlEi0KC2luZ3JlZGllbnRzGAEgAygLMhguc2tpbm1hdGNoLnYxLkluZ3JlZGllbnQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIiQKFEdldEluZ3JlZGllbnRSZXF1ZXN0EgwKBG5hbWUYASABKAkiRQoVR2V0SW5ncmVkaWVudFJlc3BvbnNlEiwKCmluZ3JlZGllbnQYASABKAsyGC5za2lubWF0Y2gudjEuSW5ncmVkaWVudDL+AgoOQ2F0YWxvZ1NlcnZpY2USWwoOU2VhcmNoUHJvZHVjdHMSIy5za2lubWF0Y2gudjEuU2VhcmNoUHJvZHVjdHNSZXF1ZXN0GiQuc2tpbm1hdGNoLnYxLlNlYXJjaFByb2R1Y3RzUmVzcG9uc2USTwoKR2V0UHJvZHVjdBIfLnNraW5tYXRjaC52MS5HZXRQcm9kdWN0UmVxdWVzdBogLnNraW5tYXRjaC52MS5HZXRQcm9kdWN0UmVzcG9uc2USZAoRU2VhcmNoSW5ncmVkaWVudHMSJi5za2lubWF0Y2gudjEuU2VhcmNoSW5ncmVkaWVudHNSZXF1ZXN0Gicuc2tpbm1hdGNoLnYxLlNlYXJjaEluZ3JlZGllbnRzUmVzcG9uc2USWAoNR2V0SW5ncmVkaWVudBIiLnNraW5tYXRjaC52MS5HZXRJbmdyZWRpZW50UmVxdWVzdBojLnNraW5tYXRjaC52MS5HZXRJbmdyZWRpZW50UmVzcG9uc2ViBnByb3RvMw", [file_skinmatch_v1_catalog_types]);
+  fileDesc("Chpza2lubWF0Y2gvdjEvY2F0YWxvZy5wcm90bxIMc2tpbm1hdGNoLnYxInoKFVNlYXJjaFByb2R1Y3RzUmVxdWVzdBINCgVxdWVyeRgBIAEoCRIrCgZmaWx0ZXIYAiABKAsyGy5za2lubWF0Y2gudjEuUHJvZHVjdEZpbHRlchIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJaChZTZWFyY2hQcm9kdWN0c1Jlc3BvbnNlEicKCHByb2R1Y3RzGAEgAygLMhUuc2tpbm1hdGNoLnYxLlByb2R1Y3QSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIicKEUdldFByb2R1Y3RSZXF1ZXN0EhIKCnByb2R1Y3RfaWQYASABKAkiPAoSR2V0UHJvZHVjdFJlc3BvbnNlEiYKB3Byb2R1Y3QYASABKAsyFS5za2lubWF0Y2gudjEuUHJvZHVjdCI0Cg9Db25jZXJuRXZpZGVuY2USDwoHY29uY2VybhgBIAEoCRIQCghldmlkZW5jZRgCIAEoBSKPAQoKSW5ncmVkaWVudBIMCgRuYW1lGAEgASgJEhAKCHN5bm9ueW1zGAIgAygJEjAKCWFkZHJlc3NlcxgDIAMoCzIdLnNraW5tYXRjaC52MS5Db25jZXJuRXZpZGVuY2USDQoFZmxhZ3MYBCADKAkSDwoHcmVhc29ucxgFIAMoCRIPCgdtZW1iZXJzGAYgAygJIlAKGFNlYXJjaEluZ3JlZGllbnRzUmVxdWVzdBINCgVxdWVyeRgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSJjChlTZWFyY2hJbmdyZWRpZW50c1Jlc3BvbnNlEi0KC2luZ3JlZGllbnRzGAEgAygLMhguc2tpbm1hdGNoLnYxLkluZ3JlZGllbnQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIiQKFEdldEluZ3JlZGllbnRSZXF1ZXN0EgwKBG5hbWUYASABKAkiRQoVR2V0SW5ncmVkaWVudFJlc3BvbnNlEiwKCmluZ3JlZGllbnQYASABKAsyGC5za2lubWF0Y2gudjEuSW5ncmVkaWVudDL+AgoOQ2F0YWxvZ1NlcnZpY2USWwoOU2VhcmNoUHJvZHVjdHMSIy5za2lubWF0Y2gudjEuU2VhcmNoUHJvZHVjdHNSZXF1ZXN0GiQuc2tpbm1hdGNoLnYxLlNlYXJjaFByb2R1Y3RzUmVzcG9uc2USTwoKR2V0UHJvZHVjdBIfLnNraW5tYXRjaC52MS5HZXRQcm9kdWN0UmVxdWVzdBogLnNraW5tYXRjaC52MS5HZXRQcm9kdWN0UmVzcG9uc2USZAoRU2VhcmNoSW5ncmVkaWVudHMSJi5za2lubWF0Y2gudjEuU2VhcmNoSW5ncmVkaWVudHNSZXF1ZXN0Gicuc2tpbm1hdGNoLnYxLlNlYXJjaEluZ3JlZGllbnRzUmVzcG9uc2USWAoNR2V0SW5ncmVkaWVudBIiLnNraW5tYXRjaC52MS5HZXRJbmdyZWRpZW50UmVxdWVzdBojLnNraW5tYXRjaC52MS5HZXRJbmdyZWRpZW50UmVzcG9uc2ViBnByb3RvMw", [file_skinmatch_v1_catalog_types]);
 
 /**
  * SearchProductsRequest asks for a page of products.
@@ -21,7 +21,9 @@ export const file_skinmatch_v1_catalog: GenFile = /*@__PURE__*/
  */
 export type SearchProductsRequest = Message<"skinmatch.v1.SearchProductsRequest"> & {
   /**
-   * query matches words of the name, brand or ingredient list (case-insensitive); empty matches all.
+   * query matches words of the name, brand or ingredient list (case-insensitive), and words naming an
+   * ingredient or group of the knowledge base also match products listing it under any name; empty
+   * matches all.
    *
    * @generated from field: string query = 1;
    */
@@ -42,7 +44,7 @@ export type SearchProductsRequest = Message<"skinmatch.v1.SearchProductsRequest"
   pageSize: number;
 
   /**
-   * page_token continues a previous search.
+   * page_token continues a previous search with the same query and filter; any other is invalid_input.
    *
    * @generated from field: string page_token = 4;
    */
@@ -155,45 +157,55 @@ export const ConcernEvidenceSchema: GenMessage<ConcernEvidence> = /*@__PURE__*/
   messageDesc(file_skinmatch_v1_catalog, 4);
 
 /**
- * Ingredient is what the knowledge base says about one canonical ingredient.
+ * Ingredient is what the knowledge base says about one canonical ingredient, or about a group of them
+ * (members not empty).
  *
  * @generated from message skinmatch.v1.Ingredient
  */
 export type Ingredient = Message<"skinmatch.v1.Ingredient"> & {
   /**
-   * name is the canonical name.
+   * name is the canonical name, or the group's name.
    *
    * @generated from field: string name = 1;
    */
   name: string;
 
   /**
-   * synonyms are other names labels use for it.
+   * synonyms are other names labels use for it (for a group: other words for the group).
    *
    * @generated from field: repeated string synonyms = 2;
    */
   synonyms: string[];
 
   /**
-   * addresses are the concerns it addresses as an active, with evidence.
+   * addresses are the concerns it addresses as an active, with evidence (for a group: every member).
    *
    * @generated from field: repeated skinmatch.v1.ConcernEvidence addresses = 3;
    */
   addresses: ConcernEvidence[];
 
   /**
-   * flags are the caution lists it is on (e.g. "fragrance", "fungal-acne").
+   * flags are the caution lists it is on (e.g. "fragrance", "fungal-acne"; for a group: every member).
    *
    * @generated from field: repeated string flags = 4;
    */
   flags: string[];
 
   /**
-   * reasons are one line per entry that says why it is listed.
+   * reasons are one line per entry that says why it is listed: the active's, each flag's, then the
+   * barrier-support entry's (not a caution list); for a group, what it covers.
    *
    * @generated from field: repeated string reasons = 5;
    */
   reasons: string[];
+
+  /**
+   * members are, for a group, the canonical names and name patterns it covers ("*" stands for any
+   * words, as in "ceramide *"); empty for one ingredient.
+   *
+   * @generated from field: repeated string members = 6;
+   */
+  members: string[];
 };
 
 /**
@@ -210,7 +222,8 @@ export const IngredientSchema: GenMessage<Ingredient> = /*@__PURE__*/
  */
 export type SearchIngredientsRequest = Message<"skinmatch.v1.SearchIngredientsRequest"> & {
   /**
-   * query matches canonical names and synonyms (case-insensitive substring).
+   * query is a substring of a canonical name, synonym, misspelling or group word, spelled as GetIngredient
+   * reads a name (case, accents and runs of spaces do not matter); empty matches all.
    *
    * @generated from field: string query = 1;
    */
@@ -273,7 +286,8 @@ export const SearchIngredientsResponseSchema: GenMessage<SearchIngredientsRespon
  */
 export type GetIngredientRequest = Message<"skinmatch.v1.GetIngredientRequest"> & {
   /**
-   * name is a canonical name or a synonym.
+   * name is a canonical name, synonym, misspelling or group word, as a label prints it (percentages and
+   * trademark signs are dropped).
    *
    * @generated from field: string name = 1;
    */
@@ -335,7 +349,7 @@ export const CatalogService: GenService<{
     output: typeof GetProductResponseSchema;
   },
   /**
-   * SearchIngredients finds ingredients of the knowledge base by name or synonym.
+   * SearchIngredients finds ingredients and groups of the knowledge base by any spelling it knows.
    *
    * @generated from rpc skinmatch.v1.CatalogService.SearchIngredients
    */
@@ -345,7 +359,7 @@ export const CatalogService: GenService<{
     output: typeof SearchIngredientsResponseSchema;
   },
   /**
-   * GetIngredient reads one ingredient by canonical name or synonym.
+   * GetIngredient reads one ingredient or group by any spelling the knowledge base knows.
    *
    * @generated from rpc skinmatch.v1.CatalogService.GetIngredient
    */

@@ -181,6 +181,14 @@ export function readInci(text: string | null | undefined): InciReading {
 }
 
 /**
+ * One name as a label or shop page prints it, cleaned as an entry of a list is (`Salicylic Acid 2%`,
+ * `Niacinamide®`, `Glycerin*`, full-width letters): the label, or null when no name is left.
+ */
+export function cleanEntry(text: string): string | null {
+  return cleanLabel(plainPunctuation(text.normalize('NFC')));
+}
+
+/**
  * A catalog repeats the same few thousand entries: what each entry and label reads as is memoised, so an
  * import of 100 000 products checks each distinct one once. The memos are cleared when they grow past
  * MEMO_LIMIT, so a stream of unique text cannot grow them without bound.

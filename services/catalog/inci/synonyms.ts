@@ -107,9 +107,14 @@ export function isKnownSpelling(spelled: string): boolean {
   return ALIASES.has(spelled);
 }
 
-/** Every canonical name the table knows, for tests and documentation. */
+/** Every canonical name the table knows (with synonyms or misspellings), sorted. */
 export function canonicalNames(): string[] {
-  return Object.keys(data.synonyms).sort();
+  return [...new Set([...Object.keys(data.synonyms), ...Object.keys(data.misspellings)])].sort();
+}
+
+/** Misspellings the table knows for a canonical name (empty for names it does not list). */
+export function misspellingsOf(canonical: string): readonly string[] {
+  return (data.misspellings as Record<string, string[]>)[canonical] ?? [];
 }
 
 /** Other spellings the table knows for a canonical name (empty for names it does not list). */

@@ -20,13 +20,18 @@ const memo = new Map<string, IngredientFacts>();
 export function ingredientFacts(name: string): IngredientFacts {
   const known = memo.get(name);
   if (known !== undefined) return known;
+  const facts = factsOf(name);
+  memo.set(name, facts);
+  return facts;
+}
+
+/** The same, not memoised: for names people ask for, which need not be in any catalog. */
+export function factsOf(name: string): IngredientFacts {
   const cautions = {} as Record<CautionList, Listed | null>;
   for (const list of CAUTION_LISTS) cautions[list] = KNOWLEDGE.lists[list].find(name);
-  const facts: IngredientFacts = {
+  return {
     active: KNOWLEDGE.actives.find(name),
     cautions,
     barrier: KNOWLEDGE.barrier.find(name),
   };
-  memo.set(name, facts);
-  return facts;
 }
