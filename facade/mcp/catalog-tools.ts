@@ -193,7 +193,9 @@ export function catalogTools(catalog: Client<typeof CatalogService>): ToolDefini
         'Searches the ingredient knowledge base: every ingredient and group one of whose names (canonical ' +
         'name, synonym, common misspelling, group word) contains the query, ignoring case, accents and runs ' +
         'of spaces; returns canonical names, sorted. Names that only a pattern of the knowledge base covers ' +
-        '(sd alcohol 40, jojoba seed oil) are not listed: ask get_ingredient for them.',
+        '(sd alcohol 40, jojoba seed oil) are listed only where a catalog product lists them; ask ' +
+        'get_ingredient for the others. Names the catalog lists that the knowledge base says nothing of ' +
+        'come after it, with no facts.',
       inputSchema: {
         type: 'object',
         properties: {

@@ -25,7 +25,7 @@ import { openPageToken, sealPageToken } from '../shared/page-token.ts';
 import { characterCount } from '../shared/text.ts';
 import type { LiveCatalog } from './catalog-store.ts';
 import { describe, resolveIngredient, searchIngredients } from './ingredient-book.ts';
-import { searchWords } from './product-search.ts';
+import { listedNames, searchWords } from './product-search.ts';
 
 const DEFAULT_PAGE = 20;
 const MAX_PAGE = 100;
@@ -71,9 +71,12 @@ export class CatalogServiceImpl implements ServiceImpl<typeof CatalogService> {
     return create(GetProductResponseSchema, { product: toProductMessage(entry.product) });
   }
 
-  /** The ingredient tools read the knowledge base alone: they answer the same whatever catalog is loaded. */
+  /**
+   * The ingredient tools read the knowledge base, and know besides the names the catalog's products list
+   * (with no facts); they answer from the knowledge base alone while the catalog cannot be used.
+   */
   async searchIngredients(req: SearchIngredientsRequest) {
-    const found = searchIngredients(req.query);
+    const found = searchIngredients(req.query, this.#listedNames());
     const { start, end, next } = page(req.pageSize, req.pageToken, found.length);
     return create(SearchIngredientsResponseSchema, {
       ingredients: found.slice(start, end).map(describe),
@@ -83,9 +86,14 @@ export class CatalogServiceImpl implements ServiceImpl<typeof CatalogService> {
 
   async getIngredient(req: GetIngredientRequest) {
     checkName('name', req.name);
-    const resolved = resolveIngredient(req.name);
+    const resolved = resolveIngredient(req.name, false, this.#listedNames());
     if (!resolved) throw serviceError('not_found', `No ingredient "${req.name}" is known.`);
     return create(GetIngredientResponseSchema, { ingredient: describe(resolved) });
+  }
+
+  /** The ingredient names the catalog's products list; none while the catalog cannot be used. */
+  #listedNames(): readonly string[] {
+    return this.#catalog.available ? listedNames(this.#catalog.index.entries) : [];
   }
 
   #index() {

@@ -1,9 +1,11 @@
 /**
- * What the service can say about ingredients, from the knowledge base alone (never from the catalog
- * loaded): every ingredient name it knows (knowledge/names.ts) with its synonyms, the concerns it addresses
+ * What the service can say about ingredients, from the knowledge base (never from a catalog's data):
+ * every ingredient name it knows (knowledge/names.ts) with its synonyms, the concerns it addresses
  * and the caution lists it is on, each with its one-line reason; and its groups (`ceramides`, `bha`), with
  * their members. A name is read as a label prints it: cleaned as an entry of an INCI list is, then spelled
- * as the parser spells it (accents, case, spaces), then mapped through synonyms and misspellings.
+ * as the parser spells it (accents, case, spaces), then mapped through synonyms and misspellings. A name
+ * the knowledge base says nothing of is still an ingredient where the loaded catalog's products list it
+ * (`butylene glycol`): it is answered with no facts, never as unknown.
  */
 import { create } from '@bufbuild/protobuf';
 import { type Ingredient, IngredientSchema } from '../../gen/skinmatch/v1/catalog_pb.ts';
@@ -23,9 +25,13 @@ export type Resolved =
  * The ingredient or group `asked` names, or undefined when the knowledge base says nothing of it. In order:
  * a plain name of the knowledge base or the synonym table; a group's name or alias; unless `plainOnly`, a
  * name one of the knowledge base's patterns matches (`sd alcohol 40` is on the drying-alcohol list by
- * `sd alcohol *`).
+ * `sd alcohol *`) or one of `listed`, the catalog's own names (sorted).
  */
-export function resolveIngredient(asked: string, plainOnly = false): Resolved | undefined {
+export function resolveIngredient(
+  asked: string,
+  plainOnly = false,
+  listed: readonly string[] = [],
+): Resolved | undefined {
   const label = cleanEntry(asked);
   if (label === null) return undefined;
   const spelled = normalizeSpelling(label);
@@ -36,7 +42,19 @@ export function resolveIngredient(asked: string, plainOnly = false): Resolved | 
   const group = groupNamed(spelled) ?? groupNamed(name);
   if (group) return { group };
   if (isKnownName(name)) return { name };
-  return !plainOnly && name !== '' && saysAnything(name) ? { name } : undefined;
+  if (plainOnly || name === '') return undefined;
+  return saysAnything(name) || sortedHas(listed, name) ? { name } : undefined;
+}
+
+function sortedHas(sorted: readonly string[], name: string): boolean {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < name) lo = mid + 1;
+    else hi = mid;
+  }
+  return sorted[lo] === name;
 }
 
 function saysAnything(name: string): boolean {
@@ -68,15 +86,34 @@ const LISTINGS: readonly Listing[] = [
 
 /**
  * Ingredients and groups one of whose spellings (canonical name, synonym, misspelling, group word)
- * contains `query` spelled and cleaned as get_ingredient reads a name; all of them for a blank query.
- * Sorted by name.
+ * contains `query` spelled and cleaned as get_ingredient reads a name, then the names only the catalog's
+ * products list (`listed`, sorted) that contain it; all of them for a blank query. Sorted by name.
  */
-export function searchIngredients(query: string): readonly Resolved[] {
+export function searchIngredients(query: string, listed: readonly string[] = []): readonly Resolved[] {
   const wanted = normalizeSpelling(cleanEntry(query) ?? query);
-  if (wanted === '') return LISTINGS.map((listing) => listing.resolved);
-  return LISTINGS.filter((listing) => listing.spellings.some((s) => s.includes(wanted))).map(
-    (listing) => listing.resolved,
-  );
+  const known =
+    wanted === '' ? LISTINGS : LISTINGS.filter((l) => l.spellings.some((s) => s.includes(wanted)));
+  const more = catalogOnly(listed).filter((name) => name.includes(wanted));
+  const found: Resolved[] = [];
+  let k = 0;
+  for (const name of more) {
+    while (k < known.length && known[k]!.sortKey < name) found.push(known[k++]!.resolved);
+    found.push({ name });
+  }
+  while (k < known.length) found.push(known[k++]!.resolved);
+  return found;
+}
+
+const catalogOnlyOf = new WeakMap<readonly string[], readonly string[]>();
+
+/** The names of `listed` the knowledge base does not list itself; once per catalog version. */
+function catalogOnly(listed: readonly string[]): readonly string[] {
+  let names = catalogOnlyOf.get(listed);
+  if (!names) {
+    names = listed.filter((name) => !isKnownName(name) && groupNamed(name) === undefined);
+    catalogOnlyOf.set(listed, names);
+  }
+  return names;
 }
 
 /**

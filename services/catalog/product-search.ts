@@ -76,6 +76,18 @@ function postings(entries: readonly CatalogEntry[]): Map<string, number[]> {
   return byName;
 }
 
+const namesOf = new WeakMap<readonly CatalogEntry[], readonly string[]>();
+
+/** Every canonical ingredient name the catalog's products list, sorted; built once per catalog version. */
+export function listedNames(entries: readonly CatalogEntry[]): readonly string[] {
+  let names = namesOf.get(entries);
+  if (!names) {
+    names = [...postings(entries).keys()].sort();
+    namesOf.set(entries, names);
+  }
+  return names;
+}
+
 function listing(matcher: (name: string) => boolean, entries: readonly CatalogEntry[]): Uint8Array {
   const listed = new Uint8Array(entries.length);
   for (const [name, at] of postings(entries)) if (matcher(name)) for (const i of at) listed[i] = 1;
