@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
+import { escapeHtml, page } from '../oauth/pages.ts';
 
 /** The consent cookie: its value is the consenting browser's secret, of which core stores a keyed hash. */
 export const BROWSER_COOKIE = '__Host-skinmatch-browser';
@@ -75,4 +76,27 @@ export function setPageHeaders(ctx: Context, nonce: string = newNonce()): void {
 export function fromThisOrigin(ctx: Context, publicOrigin: string): boolean {
   const origin = ctx.get('origin');
   return origin === publicOrigin || (origin === 'null' && ctx.get('sec-fetch-site') === 'same-origin');
+}
+
+/**
+ * Whether a GET is a top-level navigation from a page of another site (a link in a web chat, opened in the
+ * same tab or a new one): the browser sent none of our SameSite=Strict cookies with it, so the page cannot
+ * tell the consenting browser from any other. The browser's own `Sec-Fetch-*` headers say so; no page can
+ * set them. A typed URL, a bookmark or an app's link is `none` and carries the cookies.
+ */
+export function crossSiteNavigation(ctx: Context): boolean {
+  return ctx.get('sec-fetch-site') === 'cross-site' && ctx.get('sec-fetch-mode') === 'navigate';
+}
+
+/**
+ * A page of our own that moves on to `path` at once: that next request is same-origin, so the browser sends
+ * its SameSite=Strict cookies with it. An HTTP redirect would not do (the chain still starts on the other
+ * site). Sent once: the bounced request is same-origin and is never bounced again.
+ */
+export function bouncePage(title: string, path: string): string {
+  const to = escapeHtml(path);
+  return page(
+    title,
+    `<meta http-equiv="refresh" content="0;url=${to}"><p><a class="button" href="${to}">Continue</a></p>`,
+  );
 }

@@ -14,9 +14,9 @@ import type { Context } from 'koa';
 import { type AccountService, type OpenSaveResponse, SaveState } from '../../gen/skinmatch/v1/account_pb.ts';
 import { errorReason } from '../../services/shared/errors.ts';
 import type { Logger } from '../../services/shared/logger.ts';
-import { escapeHtml, page, sendPage } from '../oauth/pages.ts';
+import { sendPage } from '../oauth/pages.ts';
 import { clearSignedCookie, readSignedCookie, type SignIn, setSignedCookie } from '../oauth/sign-in.ts';
-import { browserSecret, fromThisOrigin } from './page-security.ts';
+import { bouncePage, browserSecret, crossSiteNavigation, fromThisOrigin } from './page-security.ts';
 import {
   FOREIGN_POST_PAGE,
   NO_SUCH_PROVIDER_PAGE,
@@ -58,15 +58,7 @@ export function savePages(options: SavePageOptions) {
     setSignedCookie(ctx, SAVE_COOKIE, session, savePath(runId));
     // Back from another site: a page of our own moves on, so that the next request is same-site and the
     // browser sends its SameSite=Strict consent cookie with it.
-    const to = escapeHtml(savePath(runId));
-    sendPage(
-      ctx,
-      200,
-      page(
-        'Signed in',
-        `<meta http-equiv="refresh" content="0;url=${to}"><p><a class="button" href="${to}">Continue</a></p>`,
-      ),
-    );
+    sendPage(ctx, 200, bouncePage('Signed in', savePath(runId)));
   });
 
   function session(ctx: Context, runId: string): SaveSession | undefined {
@@ -86,6 +78,10 @@ export function savePages(options: SavePageOptions) {
 
   async function show(ctx: Context, id: string) {
     if (!UUID.test(id)) return sendPage(ctx, 404, SAVE_NOT_FOUND_PAGE);
+    // The link tapped in a web chat: without the consent cookie the page would refuse the very browser
+    // that agreed. Once through a page of our own, and the browser sends it.
+    if (!browserSecret(ctx) && crossSiteNavigation(ctx))
+      return sendPage(ctx, 200, bouncePage('Opening your scan', savePath(id)));
     const signedIn = session(ctx, id);
     const opened = await open(ctx, id, signedIn?.accountId ?? '');
     if (!opened) return;
@@ -109,6 +105,8 @@ export function savePages(options: SavePageOptions) {
   async function goUpstream(ctx: Context, id: string, providerId: string) {
     if (!UUID.test(id)) return sendPage(ctx, 404, SAVE_NOT_FOUND_PAGE);
     const upstream = signIn.find(providerId);
+    if (!browserSecret(ctx) && crossSiteNavigation(ctx))
+      return sendPage(ctx, 200, bouncePage('Opening your scan', `${savePath(id)}/sign-in/${providerId}`));
     // Only the consenting browser gets as far as signing in.
     if (!(await open(ctx, id, ''))) return;
     if (!upstream) return sendPage(ctx, 404, NO_SUCH_PROVIDER_PAGE);

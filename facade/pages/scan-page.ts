@@ -30,8 +30,10 @@ import { serveAsset } from './page-assets.ts';
 import { KEEP_ALIVE_MS, relayEvents } from './page-events.ts';
 import {
   BROWSER_COOKIE,
+  bouncePage,
   browserSecret,
   COOKIE_CHECK,
+  crossSiteNavigation,
   fromThisOrigin,
   keepsCookies,
   newNonce,
@@ -111,6 +113,13 @@ export function scanPages(options: ScanPageOptions) {
       logger.error({ err: (err as Error).message }, 'scan page: core call failed');
       const nonce = newNonce();
       return sendHtml(ctx, 503, unavailableHtml(nonce), nonce);
+    }
+    // Another browser's scan, as seen from a link tapped on another site (the person's web chat): such a
+    // navigation carries no SameSite=Strict cookie, so the consenting browser looks like any other. Once
+    // through a page of our own, and it sends its cookie; a browser without one still sees 'elsewhere'.
+    if (state?.consented && !state.isConsentingBrowser && !browserSecret(ctx) && crossSiteNavigation(ctx)) {
+      const nonce = newNonce();
+      return sendHtml(ctx, 200, withNonce(bouncePage('Opening your scan', `/scan/${id}`), nonce), nonce);
     }
     if (!browserSecret(ctx)) {
       ctx.append(
@@ -289,8 +298,12 @@ function sendHtml(ctx: Context, status: number, html: string, nonce?: string) {
 }
 
 function unavailableHtml(nonce: string): string {
-  return page(
-    'Something went wrong',
-    '<p>The service cannot show this page just now. Try again in a minute.</p>',
-  ).replace('<style>', `<style nonce="${nonce}">`);
+  return withNonce(
+    page('Something went wrong', '<p>The service cannot show this page just now. Try again in a minute.</p>'),
+    nonce,
+  );
+}
+
+function withNonce(html: string, nonce: string): string {
+  return html.replace('<style>', `<style nonce="${nonce}">`);
 }
