@@ -139,7 +139,11 @@ export function matchTools(matches: Client<typeof MatchService>): ToolDefinition
           country: {
             type: 'string',
             maxLength: MAX_COUNTRY,
-            description: 'Only this country (case-insensitive).',
+            description:
+              'Only products of this country: an ISO 3166-1 code (FR, KR, US, GB; alpha-2 or alpha-3, any ' +
+              'case) or a country name in English or the language of a main market (France, South Korea, ' +
+              'Korea, USA, U.S., United States, UK, United Kingdom, Deutschland), all read as the same ' +
+              'country; other values must equal the catalog’s value (case-insensitive).',
           },
         },
         required: ['run_id', 'access_token'],

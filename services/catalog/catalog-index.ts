@@ -17,7 +17,9 @@ import {
 } from '../match/engine/index.ts';
 import type { Concern } from '../shared/measures.ts';
 import type { DerivedProduct } from './derive.ts';
-import { KIND_BIT, nameKinds, type ProductKind, productKinds, readsName } from './product-kind.ts';
+import { countryKey } from './filter-keys.ts';
+import { matcher, memo } from './product-filter.ts';
+import { nameKinds, productKinds, readsName } from './product-kind.ts';
 import { hasTerms, searchTerms, searchWords, withoutApostrophes } from './product-search.ts';
 import { folded, key, sameProductName } from './text-key.ts';
 
@@ -27,6 +29,7 @@ export interface CatalogEntry {
   /** The spec's product types its free-text type names, or its name when the type names none
    * (product-kind.ts), a bit set of KIND_BIT. */
   readonly kinds: number;
+  /** The brand and country as their filters compare them (filter-keys.ts). */
   readonly brandKey: string;
   readonly countryKey: string;
   readonly searchText: string;
@@ -59,7 +62,8 @@ export class CatalogIndex {
       }
       return found === -1 ? nameKinds(name) : found;
     };
-    const entries = products.map((product) => toEntry(product, kindsOf));
+    const keys = { brand: memo(key), country: memo(countryKey) };
+    const entries = products.map((product) => toEntry(product, kindsOf, keys));
     entries.sort((a, b) => (a.product.product_id < b.product.product_id ? -1 : 1));
     this.entries = entries;
     this.#byId = new Map(entries.map((entry) => [entry.product.product_id, entry]));
@@ -193,13 +197,17 @@ export class CatalogIndex {
   }
 }
 
-function toEntry(product: DerivedProduct, kindsOf: (product: DerivedProduct) => number): CatalogEntry {
+function toEntry(
+  product: DerivedProduct,
+  kindsOf: (product: DerivedProduct) => number,
+  keys: { brand: (brand: string | null) => string; country: (country: string | null) => string },
+): CatalogEntry {
   return {
     product,
     engine: compileProduct(product),
     kinds: kindsOf(product),
-    brandKey: key(product.brand),
-    countryKey: key(product.country),
+    brandKey: keys.brand(product.brand),
+    countryKey: keys.country(product.country),
     searchText: withoutApostrophes(
       folded([product.name, product.brand ?? '', product.ingredients ?? ''].join(' ')),
     ),
@@ -211,32 +219,4 @@ function toEntry(product: DerivedProduct, kindsOf: (product: DerivedProduct) => 
 function signature(engine: EngineProduct): string {
   const { evidence, flags, skinTypes, scorable, barrier, sunProtection } = engine;
   return `${evidence}:${flags}:${skinTypes}:${scorable ? 1 : 0}:${barrier}:${sunProtection ? 1 : 0}`;
-}
-
-const FREE_FROM: Readonly<Record<string, keyof DerivedProduct['attributes']>> = {
-  fragrance: 'fragrance_free',
-  alcohol: 'alcohol_free',
-  fungal_acne_triggers: 'fungal_acne_safe',
-};
-
-/** Filters narrow the candidates and never touch a score; unknown (null) attributes never pass. */
-function matcher(filter: ProductFilter | undefined): ((entry: CatalogEntry) => boolean) | undefined {
-  if (!filter) return undefined;
-  // A type outside the enumeration (checkFilter refuses it before here) names a bit no product has.
-  const type = filter.productType ? (KIND_BIT[filter.productType as ProductKind] ?? 1 << 30) : 0;
-  const brand = key(filter.brand);
-  const country = key(filter.country);
-  const skinType = filter.skinType;
-  const freeFrom = filter.freeFrom.map((item) => FREE_FROM[item]).filter((name) => name !== undefined);
-  return (entry) => {
-    const { attributes, skin_types } = entry.product;
-    if (type !== 0 && (entry.kinds & type) === 0) return false;
-    if (brand && entry.brandKey !== brand) return false;
-    if (country && entry.countryKey !== country) return false;
-    if (skinType && !skin_types.includes(skinType as SkinType)) return false;
-    if (filter.vegan !== undefined && attributes.vegan !== filter.vegan) return false;
-    if (filter.crueltyFree !== undefined && attributes.cruelty_free !== filter.crueltyFree) return false;
-    for (const attribute of freeFrom) if (attributes[attribute] !== true) return false;
-    return true;
-  };
 }

@@ -1,0 +1,106 @@
+/**
+ * recommend_products' filters as agents and people write them, on the sample catalog (data/sample-catalog.jsonl,
+ * countries as ISO 3166-1 alpha-2 codes) and a few products whose country three exports wrote three ways:
+ * through the MCP SDK client, on a real PostgreSQL.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { RawProduct } from '../../services/catalog/derive.ts';
+import { completeScan, RED_ACNE_SCORES } from '../support/fixtures.ts';
+import { callTool, connectSdkClient } from '../support/mcp.ts';
+import { rawProduct } from '../support/raw-product.ts';
+import { type Stack, startStack } from '../support/stack.ts';
+
+const SAMPLE: RawProduct[] = readFileSync(new URL('../../data/sample-catalog.jsonl', import.meta.url), 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((line) => JSON.parse(line));
+
+/** One brand's serums sold in Korea, the country written by three exports three ways. */
+const SEOUL = ['KR', 'South Korea', 'Korea'].map((country, i) =>
+  rawProduct(`seoul-${i}`, {
+    name: `Calm Serum No. ${i + 1}`,
+    brand: 'Seoul Atelier',
+    country,
+    ingredients: 'Aqua, Azelaic Acid, Niacinamide, Glycerin, Panthenol',
+    demo: true,
+  }),
+);
+
+describe('recommend_products filters as callers write them', () => {
+  let stack: Stack;
+  let client: Client;
+
+  before(async () => {
+    stack = await startStack('recommend-filters', { products: [...SAMPLE, ...SEOUL] });
+    client = await connectSdkClient(stack.baseUrl);
+  });
+  after(async () => {
+    await client?.close();
+    await stack?.close();
+  });
+
+  /** recommend_products on a fresh completed scan with these filters, through the SDK client. */
+  async function recommend(filters: Record<string, unknown>) {
+    const started = await callTool(stack.baseUrl, 'start_skin_scan', { source: 'filters' });
+    const { run_id, access_token } = started.structuredContent;
+    await completeScan(stack.orm, run_id, RED_ACNE_SCORES);
+    const result = await client.callTool({
+      name: 'recommend_products',
+      arguments: { run_id, access_token, ...filters },
+    });
+    assert.equal(result.isError, undefined, JSON.stringify(result.structuredContent));
+    return result.structuredContent as any;
+  }
+
+  it('a country named as people write it, or as a code in any case, finds the catalog’s ISO codes', async () => {
+    const asked: [string, string][] = [
+      ['USA', 'US'],
+      ['United States', 'US'],
+      ['U.S.', 'US'],
+      ['Korea', 'KR'],
+      ['South Korea', 'KR'],
+      ['Republic of Korea', 'KR'],
+      ['UK', 'GB'],
+      ['United Kingdom', 'GB'],
+      ['France', 'FR'],
+      ['Japan', 'JP'],
+      ['Germany', 'DE'],
+      ['fr', 'FR'],
+      ['KOR', 'KR'],
+    ];
+    const written: Record<string, string> = { 'South Korea': 'KR', Korea: 'KR' };
+    for (const [country, code] of asked) {
+      const result = await recommend({ country });
+      assert.ok(result.products.length > 0, country);
+      assert.equal(result.entitlement.used, 1, country);
+      for (const product of result.products) {
+        assert.equal(written[product.country] ?? product.country, code, `${country}: ${product.product_id}`);
+      }
+    }
+  });
+
+  it('one country written three ways by the catalog is one country, returned as the catalog holds it', async () => {
+    for (const country of ['KR', 'kr', 'South Korea', 'Korea', 'Republic of Korea']) {
+      const result = await recommend({ country, brand: 'Seoul Atelier' });
+      assert.deepEqual(
+        result.products.map((p: any) => [p.product_id, p.country]).sort(),
+        [
+          ['seoul-0', 'KR'],
+          ['seoul-1', 'South Korea'],
+          ['seoul-2', 'Korea'],
+        ],
+        country,
+      );
+    }
+  });
+
+  it('the country argument says what it accepts', async () => {
+    const tool = (await client.listTools()).tools.find((t) => t.name === 'recommend_products')!;
+    const country = (tool.inputSchema.properties as any).country.description as string;
+    assert.match(country, /ISO 3166-1/);
+    assert.match(country, /South Korea/);
+    assert.match(country, /USA/);
+  });
+});
