@@ -17,11 +17,11 @@ import {
 } from '../match/engine/index.ts';
 import type { Concern } from '../shared/measures.ts';
 import type { DerivedProduct } from './derive.ts';
-import { countryKey } from './filter-keys.ts';
+import { brandKey, countryKey } from './filter-keys.ts';
 import { matcher, memo } from './product-filter.ts';
 import { nameKinds, productKinds, readsName } from './product-kind.ts';
 import { hasTerms, searchTerms, searchWords, withoutApostrophes } from './product-search.ts';
-import { folded, key, sameProductName } from './text-key.ts';
+import { folded, sameProductName } from './text-key.ts';
 
 export interface CatalogEntry {
   readonly product: DerivedProduct;
@@ -62,7 +62,7 @@ export class CatalogIndex {
       }
       return found === -1 ? nameKinds(name) : found;
     };
-    const keys = { brand: memo(key), country: memo(countryKey) };
+    const keys = { brand: memo(brandKey), country: memo(countryKey) };
     const entries = products.map((product) => toEntry(product, kindsOf, keys));
     entries.sort((a, b) => (a.product.product_id < b.product.product_id ? -1 : 1));
     this.entries = entries;

@@ -1,12 +1,20 @@
 /**
- * The comparison key of the country filter: what a product's stored country and the caller's filter are
- * both reduced to before they are compared for equality. Stored and returned values never change.
+ * The comparison keys of the brand and country filters: what a product's stored value and the caller's
+ * filter are both reduced to before they are compared for equality. Stored and returned values never change.
  *
- * The key is the ISO 3166-1 alpha-2 code, read from an alpha-2 or alpha-3 code in any case, or from a
- * country's name in the languages of the catalog's markets (i18n-iso-countries, plus the common names it
- * lacks, ALIASES below), compared on its words (folded as text-key.ts folds text; punctuation, hyphens and
- * apostrophes are no part of a word: `U.S.A.` is `usa`). A value that names no country, or more than one
- * (`Congo`), keeps the exact folded comparison of text-key.ts, lower case, so it can never equal a code.
+ * Both compare words: the text folded as text-key.ts folds it (case, NFKC width, accents of Latin letters,
+ * Unicode spaces and apostrophes), trademark signs (™ ® © ℠) taken out, apostrophes dropped, `&` read as
+ * `and`, and every other punctuation mark or hyphen a break between words. So `Quillon & Co.`, `Quillon
+ * and Co` and `QUILLON & CO` are one brand, `La Roche Posay` is `La Roche-Posay`, `Paulas Choice` is
+ * `Paula's Choice` (as text search reads it), `Oku Garden™` is `Oku Garden`, `Neutrogena` is `Neutrogena®`.
+ * Letters and digits and their order are compared: `Verdant & Vale` is not `Vale & Verdant`. Text search
+ * keeps `&` and `and` apart (a name's words, typed as the label prints them); a brand is one name whichever
+ * its owner, a retailer's export or a person writes (`Marks & Spencer`, `Marks and Spencer`).
+ *
+ * A country's key is its ISO 3166-1 alpha-2 code, read from an alpha-2 or alpha-3 code in any case, or
+ * from a country's name in the languages of the catalog's markets (i18n-iso-countries, plus the common
+ * names it lacks, ALIASES below; `U.S.A.` is the words `u s a`). A value that names no country, or more
+ * than one (`Congo`), keeps the exact folded comparison of text-key.ts, lower case, never equal to a code.
  */
 import countries from 'i18n-iso-countries';
 import { folded, key } from './text-key.ts';
@@ -14,10 +22,17 @@ import { folded, key } from './text-key.ts';
 /** Anything but a letter, a combining mark or a digit separates words. */
 const BREAKS = /[^\p{L}\p{M}\p{N}]+/u;
 
-/** The letter and digit words of a text, folded, apostrophes dropped, one space apart. */
+/** ™ ® © ℠: marks on a name, not part of it (NFKC would make ™ and ℠ the letters `TM` and `SM`). */
+const MARKS = /[\u2122\u00ae\u00a9\u2120]/g;
+
+/** The letter and digit words of a text, folded, apostrophes dropped and `&` read as `and`, one space apart. */
 function words(text: string): string {
-  return folded(text).replaceAll("'", '').split(BREAKS).filter(Boolean).join(' ');
+  const plain = folded(text.replace(MARKS, ' ')).replaceAll("'", '').replaceAll('&', ' and ');
+  return plain.split(BREAKS).filter(Boolean).join(' ');
 }
+
+/** A brand's comparison key: its words; a brand of punctuation alone is compared as text-key.ts folds it. */
+export const brandKey = (brand: string | null | undefined): string => words(brand ?? '') || key(brand);
 
 /**
  * Names callers and exports use that the library does not list, each a name of exactly one country:

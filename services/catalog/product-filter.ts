@@ -6,9 +6,8 @@ import { create } from '@bufbuild/protobuf';
 import { type ProductFilter, ProductFilterSchema } from '../../gen/skinmatch/v1/catalog_types_pb.ts';
 import type { SkinType } from '../match/engine/index.ts';
 import type { DerivedProduct } from './derive.ts';
-import { countryKey } from './filter-keys.ts';
+import { brandKey, countryKey } from './filter-keys.ts';
 import { KIND_BIT, type ProductKind } from './product-kind.ts';
-import { key } from './text-key.ts';
 
 /** What the filters read of an entry: its product, its kinds (product-kind.ts) and its precomputed keys. */
 export interface Filterable {
@@ -56,7 +55,7 @@ export function matcher(filter: ProductFilter | undefined): ((entry: Filterable)
   if (!filter || appliedFields(filter).length === 0) return undefined;
   // A type outside the enumeration (checkFilter refuses it before here) names a bit no product has.
   const type = filter.productType ? (KIND_BIT[filter.productType as ProductKind] ?? 1 << 30) : 0;
-  const brand = key(filter.brand);
+  const brand = filter.brand ? brandKey(filter.brand) : '';
   const country = filter.country ? countryKey(filter.country) : '';
   const skinType = filter.skinType;
   const freeFrom = filter.freeFrom.map((item) => FREE_FROM[item]).filter((name) => name !== undefined);

@@ -4,7 +4,7 @@
  * same words with other code points: composed or decomposed accents, full-width letters, case, runs of
  * spaces, and the punctuation keyboards and exports disagree on — `Kiehl’s` (U+2019) typed `Kiehl's`,
  * `Anti‑Ageing` (U+2011) typed `Anti-Ageing`, a no-break space typed as a space, and accents a keyboard
- * leaves out — `L'Oreal` typed for `L'Oréal`, `Creme` for `Crème`. `&` and `and` are other words and stay apart. Stored and returned values are never changed: only their comparison keys are.
+ * leaves out — `L'Oreal` typed for `L'Oréal`, `Creme` for `Crème`. `&` and `and` are other words and stay apart here (the brand filter reads them as one: filter-keys.ts). Stored and returned values are never changed: only their comparison keys are.
  */
 
 /**

@@ -28,12 +28,23 @@ const SEOUL = ['KR', 'South Korea', 'Korea'].map((country, i) =>
   }),
 );
 
+/** Brands as their owners print them: a hyphen, a curly apostrophe, a registered sign. */
+const BRANDED = ['La Roche-Posay', 'Paula\u2019s Choice', 'Neutrogena\u00ae'].map((brand, i) =>
+  rawProduct(`brand-${i}`, {
+    name: `Calming Serum ${i + 1}`,
+    brand,
+    country: 'FR',
+    ingredients: 'Aqua, Azelaic Acid, Niacinamide, Glycerin, Panthenol',
+    demo: true,
+  }),
+);
+
 describe('recommend_products filters as callers write them', () => {
   let stack: Stack;
   let client: Client;
 
   before(async () => {
-    stack = await startStack('recommend-filters', { products: [...SAMPLE, ...SEOUL] });
+    stack = await startStack('recommend-filters', { products: [...SAMPLE, ...SEOUL, ...BRANDED] });
     client = await connectSdkClient(stack.baseUrl);
   });
   after(async () => {
@@ -93,6 +104,30 @@ describe('recommend_products filters as callers write them', () => {
         ],
         country,
       );
+    }
+  });
+
+  it('a brand is found however its punctuation, hyphens, apostrophes, & and trademark signs are written', async () => {
+    const asked: [string, string][] = [
+      ['Verdant and Vale', 'Verdant & Vale'],
+      ['VERDANT & VALE', 'Verdant & Vale'],
+      [' verdant\u00a0 & vale ', 'Verdant & Vale'],
+      ['Quillon & Co.', 'Quillon & Co'],
+      ['Quillon and Co', 'Quillon & Co'],
+      ['Maison-Célestine', 'Maison Célestine'],
+      ['maison celestine', 'Maison Célestine'],
+      ['Maison Ce\u0301lestine', 'Maison Célestine'],
+      ['La Roche Posay', 'La Roche-Posay'],
+      ['Paulas Choice', 'Paula\u2019s Choice'],
+      ["Paula's Choice", 'Paula\u2019s Choice'],
+      ['Oku Garden\u2122', 'Oku Garden'],
+      ['\uff2f\uff4b\uff55 \uff27\uff41\uff52\uff44\uff45\uff4e', 'Oku Garden'],
+      ['Neutrogena', 'Neutrogena\u00ae'],
+    ];
+    for (const [brand, stored] of asked) {
+      const result = await recommend({ brand });
+      assert.ok(result.products.length > 0, brand);
+      for (const product of result.products) assert.equal(product.brand, stored, brand);
     }
   });
 
