@@ -136,8 +136,14 @@ export function catalogTools(catalog: Client<typeof CatalogService>): ToolDefini
             items: { type: 'string', enum: [...FREE_FROM] },
             maxItems: MAX_FREE_FROM,
           },
-          vegan: { type: 'boolean' },
-          cruelty_free: { type: 'boolean' },
+          vegan: {
+            type: 'boolean',
+            description: 'true: only vegan products. false, or left out: no filter.',
+          },
+          cruelty_free: {
+            type: 'boolean',
+            description: 'true: only cruelty-free products. false, or left out: no filter.',
+          },
           brand: { type: 'string', maxLength: MAX_BRAND },
           country: { type: 'string', maxLength: MAX_COUNTRY },
           ...PAGE,

@@ -130,10 +130,13 @@ export function matchTools(matches: Client<typeof MatchService>): ToolDefinition
             maxItems: MAX_FREE_FROM,
             description: 'Only products free of each of these.',
           },
-          vegan: { type: 'boolean', description: 'Only products whose vegan attribute is this.' },
+          vegan: {
+            type: 'boolean',
+            description: 'true: only products known to be vegan. false, or left out: no filter.',
+          },
           cruelty_free: {
             type: 'boolean',
-            description: 'Only products whose cruelty_free attribute is this.',
+            description: 'true: only products known to be cruelty-free. false, or left out: no filter.',
           },
           brand: { type: 'string', maxLength: MAX_BRAND, description: 'Only this brand (case-insensitive).' },
           country: {

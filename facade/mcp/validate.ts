@@ -15,7 +15,8 @@ export type InputSchema = Record<string, unknown> & { type: 'object' };
 
 export function compileInput(schema: InputSchema): (args: unknown) => Record<string, unknown> {
   const validate: ValidateFunction = ajv.compile(schema);
-  const needsRunId = Array.isArray(schema.required) && schema.required.includes('run_id');
+  const required: readonly unknown[] = Array.isArray(schema.required) ? schema.required : [];
+  const needsRunId = required.includes('run_id');
   // Named with every unknown argument, so that an agent can correct the call in one step.
   const known = Object.keys((schema.properties as object | undefined) ?? {});
   const takes =
@@ -28,7 +29,7 @@ export function compileInput(schema: InputSchema): (args: unknown) => Record<str
         'run_id is required: pass the run_id that start_skin_scan returned.',
       );
     }
-    if (!validate(input)) throw invalidInput(validate.errors?.[0], takes);
+    if (!validate(input)) throw invalidInput(validate.errors?.[0], takes, input, required);
     const valid = input as Record<string, unknown>; // every input schema is an object's
     const withNul = Object.keys(valid).find((key) => holdsNul(valid[key]));
     if (withNul !== undefined) {
@@ -42,7 +43,12 @@ export function compileInput(schema: InputSchema): (args: unknown) => Record<str
   };
 }
 
-function invalidInput(error: ErrorObject | undefined, takes: string): ToolError {
+function invalidInput(
+  error: ErrorObject | undefined,
+  takes: string,
+  input: unknown,
+  required: readonly unknown[],
+): ToolError {
   if (!error) return new ToolError('invalid_input', 'The arguments are not valid.');
   if (error.keyword === 'additionalProperties') {
     const field = String(error.params.additionalProperty);
@@ -58,6 +64,16 @@ function invalidInput(error: ErrorObject | undefined, takes: string): ToolError 
     // ajv says only "must be equal to one of the allowed values": the agent needs to know which.
     const allowed = (error.params.allowedValues as unknown[]).map(String).join(', ');
     return new ToolError('invalid_input', `Argument "${field}" must be one of: ${allowed}.`, field);
+  }
+  if (error.keyword === 'type' && isObject(input) && input[field] === null && !required.includes(field)) {
+    // Strict function-calling clients send null for an optional argument they have no value for: the
+    // schema has no null, so say how to ask for nothing instead.
+    return new ToolError(
+      'invalid_input',
+      `Argument "${field}" ${error.message ?? 'is not valid'}, not null: leave the argument out for no filter ` +
+        '(or its default).',
+      field,
+    );
   }
   return new ToolError('invalid_input', `Argument "${field}" ${error.message ?? 'is not valid'}.`, field);
 }

@@ -1,6 +1,9 @@
 /**
  * The product filters of recommend_products and search_products, over the catalog index's entries. Filters
- * narrow the candidates and never touch a score; an unknown (null) attribute never passes.
+ * narrow the candidates and never touch a score; an unknown (null) attribute never passes. `vegan` and
+ * `cruelty_free` narrow only when true: strict function-calling clients fill every boolean argument, with
+ * false for "not asked", and a person asking for products that are not vegan is not a case any tool serves;
+ * so false filters nothing, as leaving the argument out does.
  */
 import { create } from '@bufbuild/protobuf';
 import { type ProductFilter, ProductFilterSchema } from '../../gen/skinmatch/v1/catalog_types_pb.ts';
@@ -35,13 +38,13 @@ export const FILTER_FIELDS = [
 ] as const;
 export type FilterField = (typeof FILTER_FIELDS)[number];
 
-/** The fields of `filter` that narrow the candidates. */
+/** The fields of `filter` that narrow the candidates: set, and for vegan and cruelty_free, true. */
 export function appliedFields(filter: ProductFilter | undefined): FilterField[] {
   if (!filter) return [];
   return FILTER_FIELDS.filter((field) => {
     const value = filter[field];
     if (Array.isArray(value)) return value.length > 0;
-    return typeof value === 'boolean' || (typeof value === 'string' && value.trim() !== '');
+    return value === true || (typeof value === 'string' && value.trim() !== '');
   });
 }
 
@@ -58,6 +61,8 @@ export function matcher(filter: ProductFilter | undefined): ((entry: Filterable)
   const brand = filter.brand ? brandKey(filter.brand) : '';
   const country = filter.country ? countryKey(filter.country) : '';
   const skinType = filter.skinType;
+  const vegan = filter.vegan === true;
+  const crueltyFree = filter.crueltyFree === true;
   const freeFrom = filter.freeFrom.map((item) => FREE_FROM[item]).filter((name) => name !== undefined);
   return (entry) => {
     const { attributes, skin_types } = entry.product;
@@ -65,8 +70,8 @@ export function matcher(filter: ProductFilter | undefined): ((entry: Filterable)
     if (brand && entry.brandKey !== brand) return false;
     if (country && entry.countryKey !== country) return false;
     if (skinType && !skin_types.includes(skinType as SkinType)) return false;
-    if (filter.vegan !== undefined && attributes.vegan !== filter.vegan) return false;
-    if (filter.crueltyFree !== undefined && attributes.cruelty_free !== filter.crueltyFree) return false;
+    if (vegan && attributes.vegan !== true) return false;
+    if (crueltyFree && attributes.cruelty_free !== true) return false;
     for (const attribute of freeFrom) if (attributes[attribute] !== true) return false;
     return true;
   };

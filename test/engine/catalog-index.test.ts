@@ -111,6 +111,17 @@ describe('the catalog index, filtering text as retailers spell it', () => {
     }
   });
 
+  it('vegan and cruelty_free narrow only when true: false filters nothing', () => {
+    const products = [true, false, null].flatMap((vegan) =>
+      [true, false, null].map((cruelty_free) => ({ vegan, cruelty_free })),
+    );
+    const all = products.map((_, i) => `p-${i}`).sort();
+    assert.deepEqual(kept(products, { vegan: false, crueltyFree: false }), all);
+    assert.deepEqual(kept(products, { vegan: true }), ['p-0', 'p-1', 'p-2']);
+    assert.deepEqual(kept(products, { vegan: true, crueltyFree: true }), ['p-0']);
+    assert.deepEqual(kept(products, { vegan: false, crueltyFree: true }), ['p-0', 'p-3', 'p-6']);
+  });
+
   it('brand and country match however their accents, width, case and spaces were encoded', () => {
     const variants = (text: string) => [
       text.normalize('NFC'),

@@ -131,6 +131,49 @@ describe('recommend_products filters as callers write them', () => {
     }
   });
 
+  it('vegan and cruelty_free false, as strict clients fill every boolean, filter nothing; true narrows', async () => {
+    const ids = (result: any) => result.products.map((p: any) => p.product_id);
+    const unfiltered = await recommend({});
+    const falses = await recommend({ vegan: false, cruelty_free: false });
+    assert.deepEqual(ids(falses), ids(unfiltered));
+    assert.equal(falses.entitlement.used, 1);
+    assert.ok(falses.products.some((p: any) => p.attributes.vegan !== false));
+    const vegan = await recommend({ vegan: true, cruelty_free: false });
+    assert.ok(vegan.products.length > 0);
+    for (const p of vegan.products) assert.equal(p.attributes.vegan, true, p.product_id);
+    const tool = (await client.listTools()).tools.find((t) => t.name === 'recommend_products')!;
+    for (const name of ['vegan', 'cruelty_free']) {
+      assert.match((tool.inputSchema.properties as any)[name].description, /false, or left out: no filter/);
+    }
+  });
+
+  it('a null filter is invalid_input, saying to leave the argument out for no filter', async () => {
+    const started = await callTool(stack.baseUrl, 'start_skin_scan', { source: 'filters' });
+    const { run_id, access_token } = started.structuredContent;
+    await completeScan(stack.orm, run_id, RED_ACNE_SCORES);
+    for (const [name, type] of [
+      ['vegan', 'boolean'],
+      ['cruelty_free', 'boolean'],
+      ['brand', 'string'],
+      ['free_from', 'array'],
+    ]) {
+      const result = await client.callTool({
+        name: 'recommend_products',
+        arguments: { run_id, access_token, [name!]: null },
+      });
+      assert.equal(result.isError, true);
+      assert.deepEqual((result.structuredContent as any).error, {
+        code: 'invalid_input',
+        message: `Argument "${name}" must be ${type}, not null: leave the argument out for no filter (or its default).`,
+        field: name,
+      });
+    }
+    // Nothing was used: the scan still gets its match.
+    const after = await client.callTool({ name: 'recommend_products', arguments: { run_id, access_token } });
+    assert.equal((after.structuredContent as any).entitlement.used, 1);
+    assert.ok((after.structuredContent as any).products.length > 0);
+  });
+
   it('the country argument says what it accepts', async () => {
     const tool = (await client.listTools()).tools.find((t) => t.name === 'recommend_products')!;
     const country = (tool.inputSchema.properties as any).country.description as string;

@@ -222,28 +222,28 @@ export type ProductFilter = Message<"skinmatch.v1.ProductFilter"> & {
   freeFrom: string[];
 
   /**
-   * vegan keeps products whose vegan attribute equals this.
+   * vegan, when true, keeps products known to be vegan; false or unset filters nothing.
    *
    * @generated from field: optional bool vegan = 4;
    */
   vegan?: boolean | undefined;
 
   /**
-   * cruelty_free keeps products whose cruelty_free attribute equals this.
+   * cruelty_free, when true, keeps products known to be cruelty-free; false or unset filters nothing.
    *
    * @generated from field: optional bool cruelty_free = 5;
    */
   crueltyFree?: boolean | undefined;
 
   /**
-   * brand keeps products of this brand (case-insensitive exact).
+   * brand keeps products of this brand, compared on its words (services/catalog/filter-keys.ts).
    *
    * @generated from field: string brand = 6;
    */
   brand: string;
 
   /**
-   * country keeps products of this country (case-insensitive exact).
+   * country keeps products of this country: ISO 3166-1 codes and country names, compared as alpha-2 codes.
    *
    * @generated from field: string country = 7;
    */
