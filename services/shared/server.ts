@@ -4,12 +4,13 @@
  * payloads are never logged. An error that is not a ConnectError is logged and answered as "internal
  * error", never with its own message. A request message larger than `readMaxBytes` is refused before it is
  * read (RESOURCE_EXHAUSTED), and one with a NUL character in its text before a service sees it
- * (INVALID_ARGUMENT, request-text.ts).
+ * (INVALID_ARGUMENT, request-text.ts). grpc-message is written as the gRPC spec encodes it (grpc-message.ts).
  */
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { Code, ConnectError, type ConnectRouter, type Interceptor } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
+import { specGrpcMessages } from './grpc-message.ts';
 import type { Logger } from './logger.ts';
 import { rpcCalls, rpcDuration, secondsSince } from './metrics.ts';
 import { refuseNulText } from './request-text.ts';
@@ -61,6 +62,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
   const server = http2.createServer((req, res) => {
     stopReadingOnceAnswered(req);
+    specGrpcMessages(res);
     handler(req, res);
   });
   const sessions = new Set<http2.ServerHttp2Session>();
