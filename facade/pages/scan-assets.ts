@@ -18,6 +18,7 @@ const CSS = 'text/css; charset=utf-8';
 /** File name under /scan/assets/ → absolute path on disk and content type. */
 export const ASSETS: Readonly<Record<string, { readonly path: string; readonly type: string }>> = {
   'scan-page.js': { path: join(here, 'scan-page.js'), type: JS },
+  'scan-upload.js': { path: join(here, 'scan-upload.js'), type: JS },
   'scan-page.css': { path: join(here, 'scan-page.css'), type: CSS },
   'altcha.js': { path: join(altcha, 'external', 'altcha.min.js'), type: JS },
   'altcha.css': { path: join(altcha, 'external', 'altcha.css'), type: CSS },

@@ -79,6 +79,7 @@ export const PAGE_WORDS = {
   unreadable: 'This file is not a photo the page can read. Choose a JPEG, PNG or WebP photo.',
   heic: 'This browser cannot open HEIC photos, the format iPhones and some Android phones save in. Use Take a selfie instead, or choose a JPEG, PNG or WebP photo.',
   network: 'The connection failed. Check that you are online, then try again.',
+  uploadCancelled: 'Sending stopped. Choose a photo when you are ready.',
   streamLost: 'The page lost touch with the analysis. Check that you are online, then reload the page.',
   sent: 'Photo sent.',
   awaitingPhoto: 'You agreed. Now take or choose a photo of your face.',
@@ -172,7 +173,8 @@ measured. Photos up to ${mb} MB; the page makes large photos smaller before send
 <div class="choice"><input type="file" id="file" accept="image/*" class="file" disabled>
 <label for="file" class="button">Choose a photo</label></div></div>
 <div id="upload" hidden><label for="upload-progress">Sending your photo</label>
-<progress id="upload-progress" max="100" value="0">0%</progress></div></section>
+<progress id="upload-progress" max="100" value="0">0%</progress>
+<button type="button" id="upload-cancel">Stop sending</button></div></section>
 <section id="progress-step" aria-labelledby="progress-title"${shown('progress')}>
 <h2 tabindex="-1" id="progress-title">Analysing</h2>
 <label for="analysis-progress">Analysis progress</label>

@@ -166,6 +166,7 @@ describe('upload page HTML', () => {
   it('every asset exists on disk with a content type', () => {
     for (const name of [
       'scan-page.js',
+      'scan-upload.js',
       'scan-page.css',
       'altcha.js',
       'altcha.css',
@@ -178,6 +179,7 @@ describe('upload page HTML', () => {
     }
     // The widget's CSP-friendly build: no styles injected from script.
     assert.match(ASSETS['altcha.js']!.path, /altcha\/dist\/external\//);
-    assert.doesNotMatch(readFileSync(ASSETS['scan-page.js']!.path, 'utf8'), /innerHTML|eval\(/);
+    for (const name of ['scan-page.js', 'scan-upload.js'])
+      assert.doesNotMatch(readFileSync(ASSETS[name]!.path, 'utf8'), /innerHTML|eval\(/, name);
   });
 });

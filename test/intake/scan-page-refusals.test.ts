@@ -360,6 +360,7 @@ describe('the upload page /scan/:id over HTTP: page, cookie and refusals', funct
       'altcha.js',
       'scan-page.css',
       'scan-page.js',
+      'scan-upload.js',
     ]);
     for (const [name, { path, type }] of Object.entries(ASSETS)) {
       const res = await pageFetch(base, `/scan/assets/${name}`);

@@ -3,8 +3,7 @@
 // JavaScript, no build step. The server renders the first state; render() moves between the steps with the
 // same rule as stepOf in facade/pages/scan-html.ts, and every word shown comes from the page's data-words.
 
-const MAX_EDGE = 2048;
-const JPEG_QUALITY = 0.9;
+import { isHeic, preparePhoto, sendPhoto } from './scan-upload.js';
 
 const main = document.getElementById('scan');
 const words = JSON.parse(main.dataset.words);
@@ -14,6 +13,9 @@ const consentVersion = main.dataset.consentVersion;
 let state = JSON.parse(main.dataset.state);
 let events = null;
 let busy = false;
+/** The photo being sent: its `done` and `cancel()` (scan-upload.js). */
+let sending = null;
+let deleting = false;
 
 const $ = (id) => document.getElementById(id);
 
@@ -182,48 +184,6 @@ async function whyNoSolution(widget) {
   }
 }
 
-/** The photo upright (EXIF orientation applied), at most MAX_EDGE px on its longest edge, as a JPEG with no metadata. */
-async function preparePhoto(file) {
-  let bitmap;
-  try {
-    bitmap = await createImageBitmap(file, { imageOrientation: 'from-image' });
-  } catch {
-    return null; // not an image this browser can read
-  }
-  const scale = Math.min(1, MAX_EDGE / Math.max(bitmap.width, bitmap.height));
-  const canvas = document.createElement('canvas');
-  canvas.width = Math.round(bitmap.width * scale);
-  canvas.height = Math.round(bitmap.height * scale);
-  canvas.getContext('2d').drawImage(bitmap, 0, 0, canvas.width, canvas.height);
-  bitmap.close();
-  return new Promise((resolve) => canvas.toBlob(resolve, 'image/jpeg', JPEG_QUALITY));
-}
-
-/** A HEIC/HEIF photo (an iPhone's own format), which only some browsers can open: by its type or its name. */
-function isHeic(file) {
-  return /^image\/hei[cf]/i.test(file.type) || /\.hei[cf]$/i.test(file.name);
-}
-
-function send(blob) {
-  return new Promise((resolve) => {
-    const request = new XMLHttpRequest();
-    request.open('POST', `${base}/photo`);
-    request.setRequestHeader('content-type', blob.type || 'application/octet-stream');
-    request.upload.addEventListener('progress', (e) => {
-      if (e.lengthComputable) $('upload-progress').value = Math.round((e.loaded / e.total) * 100);
-    });
-    request.addEventListener('load', () => {
-      let body = null;
-      try {
-        body = JSON.parse(request.responseText);
-      } catch {}
-      resolve({ status: request.status, body });
-    });
-    request.addEventListener('error', () => resolve({ status: 0, body: null }));
-    request.send(blob);
-  });
-}
-
 async function choosePhoto(input) {
   const file = input.files?.[0];
   input.value = ''; // choosing the same file again is a new try
@@ -243,24 +203,32 @@ async function choosePhoto(input) {
     if (photo.size > maxBytes) return refused(words.tooLarge);
     $('upload-progress').value = 0;
     $('upload').hidden = false;
+    $('upload-cancel').disabled = false;
     setStatus(words.uploading);
-    const result = await send(photo);
+    sending = sendPhoto(`${base}/photo`, photo, (percent) => {
+      $('upload-progress').value = percent;
+    });
+    const result = await sending.done;
     if (result.status === 202 && result.body?.state) {
       $('upload-progress').value = 100;
       render(result.body.state);
     } else if (result.status === 404) {
       showGone(words.gone);
+    } else if (result.cancelled) {
+      refused(deleting ? '' : words.uploadCancelled);
     } else {
       refused(refusalWords(result));
     }
   } finally {
     busy = false;
+    sending = null;
     $('upload').hidden = true;
     for (const each of [$('selfie'), $('file')]) each.disabled = false;
   }
 }
 
 for (const id of ['selfie', 'file']) $(id).addEventListener('change', (e) => choosePhoto(e.target));
+$('upload-cancel').addEventListener('click', () => sending?.cancel());
 
 // Live progress: core's WatchIntake stream as server-sent events; it ends after complete or failed.
 function watch() {
@@ -304,16 +272,23 @@ function stopWatching() {
   events = null;
 }
 
+// Deleting takes precedence over a photo being sent: once confirmed, the send is stopped first.
 $('delete-form').addEventListener('submit', async (event) => {
   event.preventDefault();
-  if (busy || !window.confirm(words.confirmDelete)) return;
-  busy = true;
+  if (deleting || !window.confirm(words.confirmDelete)) return;
+  deleting = true;
+  $('delete-button').disabled = true;
   try {
+    if (sending) {
+      sending.cancel();
+      await sending.done;
+    }
     const result = await postJson('delete', {});
     if (result.status === 200 || result.status === 404) showGone(words.deleted);
     else alertWith(refusalWords(result));
   } finally {
-    busy = false;
+    deleting = false;
+    $('delete-button').disabled = false;
   }
 });
 
