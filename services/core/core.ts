@@ -106,7 +106,7 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
     OAuthStateService,
     StatusService,
   ];
-  // Aborted on close: the open watches end at once instead of holding the server to its grace period.
+  // Aborted on close: the open watches (WatchScan, health Watch) end at once instead of holding the server to its grace period.
   const stopping = new AbortController();
   const scans = new ScanServiceImpl({ ...options, sql, notifications, stopping: stopping.signal });
   const intake = new IntakeServiceImpl({
@@ -158,6 +158,7 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
         new HealthService(
           services.map((s) => s.typeName),
           serving,
+          { stopping: stopping.signal },
         ),
       );
       router.service(ServerReflection, new ReflectionService([...services, Health, ServerReflection]));

@@ -23,7 +23,9 @@ export async function startInference(
   readiness?: Readiness,
 ): Promise<RunningServer> {
   const analysis = loaded ?? (await FaceAnalysis.load(settings));
-  return startServer({
+  // Aborted on close: an open health Watch ends at once instead of holding the server to its grace period.
+  const stopping = new AbortController();
+  const server = await startServer({
     port,
     host,
     logger,
@@ -33,7 +35,17 @@ export async function startInference(
       // SERVING only while the models answer a self-check (a released or broken model is NOT_SERVING), and
       // not once the process is shutting down.
       const serving = async () => !readiness?.draining && (await analysis.selfCheck());
-      router.service(Health, new HealthService([InferenceService.typeName], serving));
+      router.service(
+        Health,
+        new HealthService([InferenceService.typeName], serving, { stopping: stopping.signal }),
+      );
     },
   });
+  return {
+    port: server.port,
+    close: (forceAfterMs?: number) => {
+      stopping.abort();
+      return server.close(forceAfterMs);
+    },
+  };
 }

@@ -1,6 +1,15 @@
 /**
  * grpc.health.v1 for connect-node. The overall status ("") and each named service share one probe: a
  * service is SERVING exactly when its dependencies answer.
+ *
+ * The probe is bounded: one that has not answered within `probeTimeoutMs` (a database that hangs instead of
+ * refusing) counts as NOT_SERVING, and only one probe runs at a time — calls that arrive while it runs share
+ * it, so a hung dependency never collects a probe per call. Watch streams do not probe each: one shared
+ * poller (status-feed.ts) asks once per interval while any Watch is open and tells every watcher of a change.
+ * A Watch ends when the process stops taking work (`stopping`): NOT_SERVING, then UNAVAILABLE, as WatchScan
+ * ends, instead of holding the process to its shutdown bound. A Watch of an unknown service answers
+ * SERVICE_UNKNOWN and stays open, as health.proto asks (this server's services never change, so no later
+ * update follows).
  */
 import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from '@connectrpc/connect';
@@ -12,66 +21,108 @@ import {
   HealthListResponseSchema,
   HealthCheckResponse_ServingStatus as Status,
 } from '../../gen/grpc/health/v1/health_pb.ts';
+import { StatusFeed } from './status-feed.ts';
 import { quote } from './text.ts';
 
 export type Probe = () => Promise<boolean>;
 
+export interface HealthOptions {
+  /** Aborted when the process stops taking work: open Watch streams end (UNAVAILABLE). */
+  readonly stopping?: AbortSignal;
+  /** How often the shared poller probes while a Watch is open (1 s). */
+  readonly intervalMs?: number;
+  /** A probe that has not answered after this long counts as NOT_SERVING (1 s). */
+  readonly probeTimeoutMs?: number;
+}
+
 const WATCH_INTERVAL_MS = 1000;
+const PROBE_TIMEOUT_MS = 1000;
+const STOPPING_MESSAGE = 'This server is stopping: watch its health again.';
 
 export class HealthService implements ServiceImpl<typeof Health> {
   readonly #services: readonly string[];
   readonly #probe: Probe;
+  readonly #stopping: AbortSignal | undefined;
+  readonly #probeTimeoutMs: number;
+  readonly #feed: StatusFeed<boolean>;
+  #running: Promise<boolean> | undefined;
 
-  constructor(services: readonly string[], probe: Probe) {
+  constructor(services: readonly string[], probe: Probe, options: HealthOptions = {}) {
     this.#services = services;
     this.#probe = probe;
+    this.#stopping = options.stopping;
+    this.#probeTimeoutMs = options.probeTimeoutMs ?? PROBE_TIMEOUT_MS;
+    this.#feed = new StatusFeed(() => this.#serving(), options.intervalMs ?? WATCH_INTERVAL_MS);
   }
 
   async check(req: HealthCheckRequest): Promise<HealthCheckResponse> {
     // The name is quoted clipped: a caller's megabyte of name is not echoed back to it.
     if (!this.#known(req.service))
       throw new ConnectError(`unknown service ${quote(req.service)}`, Code.NotFound);
-    return this.#status();
+    return response(await this.#serving());
   }
 
   async list() {
-    const status = await this.#status();
+    const status = response(await this.#serving());
     const statuses = Object.fromEntries(['', ...this.#services].map((name) => [name, status]));
     return create(HealthListResponseSchema, { statuses });
   }
 
   async *watch(req: HealthCheckRequest, ctx: HandlerContext): AsyncGenerator<HealthCheckResponse> {
-    if (!this.#known(req.service)) {
-      yield create(HealthCheckResponseSchema, { status: Status.SERVICE_UNKNOWN });
-      return;
-    }
+    const ended = this.#stopping ? AbortSignal.any([ctx.signal, this.#stopping]) : ctx.signal;
     let last: Status | undefined;
-    while (!ctx.signal.aborted) {
-      const current = await this.#status();
-      if (current.status !== last) {
-        last = current.status;
-        yield current;
+    if (this.#known(req.service)) {
+      for await (const serving of this.#feed.updates(ended)) {
+        const current = response(serving);
+        if (current.status !== last) {
+          last = current.status;
+          yield current;
+        }
       }
-      await sleep(WATCH_INTERVAL_MS, ctx.signal);
+    } else {
+      last = Status.SERVICE_UNKNOWN;
+      yield response(undefined);
+      await aborted(ended);
     }
+    if (ctx.signal.aborted || !this.#stopping?.aborted) return;
+    if (last === Status.SERVING) yield response(false);
+    throw new ConnectError(STOPPING_MESSAGE, Code.Unavailable);
   }
 
   #known(service: string): boolean {
     return service === '' || this.#services.includes(service);
   }
 
-  async #status(): Promise<HealthCheckResponse> {
-    const up = await this.#probe().catch(() => false);
-    return create(HealthCheckResponseSchema, { status: up ? Status.SERVING : Status.NOT_SERVING });
+  /** The probe's answer, false if it fails or takes longer than the bound; one probe at a time. */
+  #serving(): Promise<boolean> {
+    if (!this.#running) {
+      const running = this.#probe().catch(() => false);
+      this.#running = running;
+      void running.finally(() => {
+        if (this.#running === running) this.#running = undefined;
+      });
+    }
+    return within(this.#running, this.#probeTimeoutMs, false);
   }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    });
+function response(serving: boolean | undefined): HealthCheckResponse {
+  const status =
+    serving === undefined ? Status.SERVICE_UNKNOWN : serving ? Status.SERVING : Status.NOT_SERVING;
+  return create(HealthCheckResponseSchema, { status });
+}
+
+/** `promise`'s value, or `fallback` if it has not settled within `ms`. */
+export function within<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(fallback), ms);
   });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/** Resolves once `signal` aborts; its one listener goes with the abort. */
+function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }

@@ -131,6 +131,25 @@ describe('core over gRPC (@grpc/grpc-js client)', () => {
     health.close();
   });
 
+  it('grpc.health.v1 Watch of an unknown service says SERVICE_UNKNOWN and stays open, as health.proto asks', async () => {
+    const { grpc: pkg } = load('grpc/health/v1/health.proto');
+    const health = new pkg.health.v1.Health(target, grpc.credentials.createInsecure());
+    const call = health.watch({ service: 'nope.Service' });
+    const seen: string[] = [];
+    call.on('data', (res: any) => seen.push(res.status));
+    const ended = new Promise<number>((resolve) =>
+      call.on('status', (s: grpc.StatusObject) => resolve(s.code)),
+    );
+    call.on('error', () => {});
+    // The old Watch ended with OK 16 ms after its one answer.
+    const early = await Promise.race([ended, new Promise((r) => setTimeout(() => r('open'), 1500))]);
+    assert.equal(early, 'open');
+    assert.deepEqual(seen, ['SERVICE_UNKNOWN']);
+    call.cancel();
+    assert.equal(await ended, grpc.status.CANCELLED);
+    health.close();
+  });
+
   it('server reflection v1 lists the services and returns their descriptors', async () => {
     const { grpc: pkg } = load('grpc/reflection/v1/reflection.proto');
     const reflection = new pkg.reflection.v1.ServerReflection(target, grpc.credentials.createInsecure());

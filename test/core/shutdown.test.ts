@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
-import { HealthCheckResponse_ServingStatus as Serving } from '../../gen/grpc/health/v1/health_pb.ts';
+import { Health, HealthCheckResponse_ServingStatus as Serving } from '../../gen/grpc/health/v1/health_pb.ts';
 import { ScanService } from '../../gen/skinmatch/v1/scan_pb.ts';
 import { ScanStatus } from '../../gen/skinmatch/v1/scan_types_pb.ts';
 import { isListening } from '../../scripts/port.ts';
@@ -153,6 +153,25 @@ describe('graceful shutdown on SIGTERM, through real processes', function () {
     assert.equal(await core.exited, 0);
     assert.ok(Date.now() - signalled < 10_000, 'well before its 20 s bound');
     assert.deepEqual(states, [ScanStatus.AWAITING_UPLOAD]);
+  });
+
+  it('core: an open health Watch says NOT_SERVING, ends with UNAVAILABLE once it stops taking work, and it exits 0 at once', async () => {
+    const core = await startCore(inference.url);
+    const health = createClient(Health, createGrpcTransport({ baseUrl: core.url }));
+    const states: Serving[] = [];
+    const ended = (async () => {
+      for await (const { status } of health.watch({})) states.push(status);
+    })().then(
+      () => 'ended without an error',
+      (err) => ConnectError.from(err).code,
+    );
+    await until('the watch open', () => states.length > 0);
+    const signalled = Date.now();
+    core.signal('SIGTERM');
+    assert.equal(await ended, Code.Unavailable); // the old Watch held core to its 20 s bound
+    assert.equal(await core.exited, 0);
+    assert.ok(Date.now() - signalled < 10_000, 'well before its 20 s bound');
+    assert.deepEqual(states, [Serving.SERVING, Serving.NOT_SERVING]);
   });
 
   it('core: past its bound an analysis is handed back to the queue, and another core completes it', async () => {
