@@ -113,11 +113,20 @@ function stopReadingOnceAnswered(req: http2.Http2ServerRequest): void {
   });
 }
 
+/**
+ * A call whose client gave up (its deadline passed, it cancelled, its connection went) is recorded as
+ * DeadlineExceeded or Canceled, whatever the handler did after: an answer nobody receives is no "ok"
+ * (a GetScan answered 23 s after its 1 s deadline, the watches of a killed client, were all counted "ok").
+ */
 function logCalls(logger: Logger): Interceptor {
   return (next) => async (req) => {
     const started = performance.now();
     const method = `${req.method.parent.typeName}/${req.method.name}`;
+    let logged = false;
     const log = (code: string) => {
+      if (logged) return;
+      logged = true;
+      if (req.signal.aborted) code = Code[ConnectError.from(req.signal.reason).code];
       const seconds = secondsSince(started);
       const labels = { method, code: code === 'ok' ? 'OK' : code };
       rpcCalls.inc(labels);
@@ -156,6 +165,9 @@ function logCalls(logger: Logger): Interceptor {
           log('ok');
         } catch (err) {
           throw clientError(err);
+        } finally {
+          // Left unread (the client went away while the stream was open).
+          log('Canceled');
         }
       })(),
     };
