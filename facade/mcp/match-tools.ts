@@ -100,7 +100,9 @@ export function matchTools(matches: Client<typeof MatchService>): ToolDefinition
         'is one match; after it the call succeeds with no products and entitlement.upgrade_required true — ' +
         'do not start another scan to get more. Pass skin_type only when the person stated it; never infer ' +
         'it from the scan. Filters narrow the candidates and never change a score. Share match_basis and ' +
-        'limitations with the person: the score is not a diagnosis or a promise of results.',
+        'limitations with the person: the score is not a diagnosis or a promise of results. An answer with ' +
+        'no products and upgrade_required false used nothing: match_basis says which filter left nothing; ' +
+        'call again with other or fewer filters.',
       inputSchema: {
         type: 'object',
         properties: {
@@ -157,7 +159,11 @@ export function matchTools(matches: Client<typeof MatchService>): ToolDefinition
         properties: {
           products: { type: 'array', items: PRODUCT_MATCH, maxItems: 5 },
           scan_concerns: strings(6, 'Concerns derived from the scan, worst first.'),
-          match_basis: { type: 'string', description: 'What the scores were computed against.' },
+          match_basis: {
+            type: 'string',
+            description:
+              'What the scores were computed against and which filters were applied; with no products, why.',
+          },
           entitlement: {
             type: 'object',
             properties: {

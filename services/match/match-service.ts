@@ -2,8 +2,9 @@
  * MatchService: the five catalog products that best fit a completed scan's concerns. Scores come from the
  * pure matching engine; filters only narrow the candidates. The first successful call consumes the scan's
  * allowance; later calls succeed with no products and `upgrade_required`. A call that fails validation or
- * finds no candidate at all consumes nothing, so a person whose filters were too narrow can try again. A
- * scan with no concern is matched for maintenance (engine/maintenance.ts), scored and explained.
+ * finds no candidate at all consumes nothing, so a person whose filters were too narrow can try again, and
+ * its match_basis says which filter left nothing (match-basis.ts). A scan with no concern is matched for
+ * maintenance (engine/maintenance.ts), scored and explained.
  */
 import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from '@connectrpc/connect';
@@ -15,13 +16,13 @@ import {
   RecommendProductsResponseSchema,
 } from '../../gen/skinmatch/v1/match_pb.ts';
 import type { LiveCatalog } from '../catalog/catalog-store.ts';
-import { KB_VERSION } from '../catalog/knowledge/knowledge.ts';
 import type { PlainSql } from '../core/db/plain-sql.ts';
 import { authorizeScan } from '../scan/scan-access.ts';
 import { serviceError } from '../shared/errors.ts';
-import { type Concern, concernsFromScores, type Measure } from '../shared/measures.ts';
+import { concernsFromScores } from '../shared/measures.ts';
 import { consumeAllowance, INCLUDED_MATCHES, matchesUsed } from './allowance.ts';
-import { ENGINE_VERSION, matchesConcerns, type SkinType } from './engine/index.ts';
+import { ENGINE_VERSION, matchesConcerns } from './engine/index.ts';
+import { matchBasis, noCandidate } from './match-basis.ts';
 import { checkFilter } from './match-input.ts';
 import { toProductMessage } from './product-message.ts';
 
@@ -76,11 +77,12 @@ export class MatchServiceImpl implements ServiceImpl<typeof MatchService> {
       products: RecommendProductsResponse['products'],
       used: number,
       upgradeRequired: boolean,
+      why?: string,
     ) =>
       create(RecommendProductsResponseSchema, {
         products,
         scanConcerns: concerns.map((c) => c.name),
-        matchBasis: matchBasis(concerns, skinType),
+        matchBasis: [matchBasis(concerns, skinType, req.filter), why].filter(Boolean).join(' '),
         limitations: LIMITATIONS,
         entitlement: {
           tier: 'free_guest',
@@ -102,9 +104,11 @@ export class MatchServiceImpl implements ServiceImpl<typeof MatchService> {
     }
     const { best, candidates } = catalog.index.recommend(concerns, skinType, req.filter, MAX_PRODUCTS);
     if (candidates === 0) {
-      // Nothing to consume, but a used allowance still answers upgrade_required (spec rule 2).
+      // Nothing to consume, but a used allowance still answers upgrade_required (spec rule 2); while it
+      // is there, say which filter left nothing, and that the call may be repeated with others.
       const used = await matchesUsed(this.#deps.sql, scan.id);
-      return answer([], used, used >= INCLUDED_MATCHES);
+      if (used >= INCLUDED_MATCHES) return answer([], used, true);
+      return answer([], used, false, noCandidate(catalog.index, req.filter));
     }
 
     // A caller that is gone — its client gave up, or its deadline passed and the façade already answered
@@ -135,19 +139,3 @@ export class MatchServiceImpl implements ServiceImpl<typeof MatchService> {
     return answer(products, INCLUDED_MATCHES, false);
   }
 }
-
-function matchBasis(concerns: readonly Concern[], skinType: SkinType | null): string {
-  const engine = `skinmatch matching engine ${ENGINE_VERSION}, ingredient knowledge ${KB_VERSION}`;
-  if (concerns.length === 0) {
-    const fitted = skinType === null ? '' : `, fitted to the stated ${skinType} skin type`;
-    return (
-      'The scan shows no concern, so products are scored for maintenance: gentle formulas (no fragrance, ' +
-      'no drying alcohol), barrier support (ceramides, humectants, soothing agents) and sun protection' +
-      `${fitted}; by the ${engine}.`
-    );
-  }
-  const list = concerns.map((c) => `${label(c.name)} (severity ${c.severity.toFixed(2)})`).join(', ');
-  return `Scored against the scan's concerns, weighted by severity: ${list}; by the ${engine}.`;
-}
-
-const label = (measure: Measure) => measure.replaceAll('_', ' ');
