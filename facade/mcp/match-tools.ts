@@ -96,7 +96,8 @@ export function matchTools(matches: Client<typeof MatchService>): ToolDefinition
       title: 'Recommend products for a scan',
       description:
         'Matches catalog skincare products to a completed scan (next_action recommend_products) and returns ' +
-        'up to 5, best first, with a cosmetic fit estimate 0–100. Call it once per scan: the free allowance ' +
+        'up to 5, best first, with a cosmetic fit estimate 0–100; only products that score above 0 are ' +
+        'matches, so fewer, or none, may come back. Call it once per scan: the free allowance ' +
         'is one match; after it the call succeeds with no products and entitlement.upgrade_required true — ' +
         'do not start another scan to get more. Pass skin_type only when the person stated it; never infer ' +
         'it from the scan. Filters narrow the candidates and never change a score. Share match_basis and ' +

@@ -2,8 +2,9 @@
  * `match_basis`: what the scores were computed against (the scan's concerns and their severities, or the
  * maintenance match, the engine and knowledge-base versions), which filters narrowed the candidates, and,
  * when no product is returned while the allowance is still there, why: which filter alone leaves nothing
- * (with values the catalog holds for a brand or a country), or that the filters together do, and that
- * nothing was used, so the call can be repeated with other filters. One string, as the spec's schema has it.
+ * (with values the catalog holds for a brand or a country), or that the filters together do, or that no
+ * product left has a positive score; and that nothing was used, so the call can be repeated with other
+ * filters. One string, as the spec's schema has it.
  */
 import type { ProductFilter } from '../../gen/skinmatch/v1/catalog_types_pb.ts';
 import type { CatalogIndex } from '../catalog/catalog-index.ts';
@@ -87,6 +88,23 @@ export function noCandidate(index: CatalogIndex, filter: ProductFilter | undefin
       ? emptying.map((field) => leavesNothing(index, filter, field))
       : ['Each filter alone leaves products, but together they leave none.'];
   return `No product passes the filters. ${reasons.join(' ')} ${NOTHING_USED}`;
+}
+
+/** Why products passed the filters and none is returned: none has a positive score. */
+export function noMatch(candidates: number, maintenance: boolean, filter: ProductFilter | undefined): string {
+  const filtered = appliedFields(filter).length > 0;
+  const which = filtered
+    ? candidates === 1
+      ? 'The one product that passes the filters is not a match: it scores'
+      : `None of the ${candidates} products that pass the filters is a match: each scores`
+    : candidates === 1
+      ? "The catalog's one product is not a match: it scores"
+      : `None of the catalog's ${candidates} products is a match: each scores`;
+  const zero = maintenance
+    ? '0 for maintenance (fragrance and drying alcohol, no barrier support, no sun protection)'
+    : "0 (none of its listed ingredients addresses the scan's concerns)";
+  const nothing = filtered ? NOTHING_USED : "Nothing was used from this scan's allowance.";
+  return `${which} ${zero} or has no score (its ingredient list is missing or not a list). ${nothing}`;
 }
 
 export const NOTHING_USED =

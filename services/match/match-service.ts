@@ -2,8 +2,9 @@
  * MatchService: the five catalog products that best fit a completed scan's concerns. Scores come from the
  * pure matching engine; filters only narrow the candidates. The first successful call consumes the scan's
  * allowance; later calls succeed with no products and `upgrade_required`. A call that fails validation or
- * finds no candidate at all consumes nothing, so a person whose filters were too narrow can try again, and
- * its match_basis says which filter left nothing (match-basis.ts). A scan with no concern is matched for
+ * finds no match at all (no candidate, or none with a positive score: a product scoring 0 or null fits none
+ * of the concerns) consumes nothing, so a person whose filters were too narrow can try again, and its
+ * match_basis says why (match-basis.ts). A scan with no concern is matched for
  * maintenance (engine/maintenance.ts), scored and explained.
  */
 import { create } from '@bufbuild/protobuf';
@@ -22,7 +23,7 @@ import { serviceError } from '../shared/errors.ts';
 import { concernsFromScores } from '../shared/measures.ts';
 import { consumeAllowance, INCLUDED_MATCHES, matchesUsed } from './allowance.ts';
 import { ENGINE_VERSION, matchesConcerns } from './engine/index.ts';
-import { matchBasis, noCandidate } from './match-basis.ts';
+import { matchBasis, noCandidate, noMatch } from './match-basis.ts';
 import { checkFilter } from './match-input.ts';
 import { toProductMessage } from './product-message.ts';
 
@@ -102,13 +103,22 @@ export class MatchServiceImpl implements ServiceImpl<typeof MatchService> {
         'The product catalog cannot be used at the moment; try again later.',
       );
     }
-    const { best, candidates } = catalog.index.recommend(concerns, skinType, req.filter, MAX_PRODUCTS);
-    if (candidates === 0) {
+    const ranked = catalog.index.recommend(concerns, skinType, req.filter, MAX_PRODUCTS);
+    // A product scoring 0 fits none of the scan's concerns (or, for maintenance, has none of its points),
+    // and one with no score cannot be judged: neither is a match. Ranked best first, so the positive ones
+    // of the best five are all the catalog has when fewer than five are.
+    const best = ranked.best.filter(({ score }) => score !== null && score > 0);
+    if (best.length === 0) {
       // Nothing to consume, but a used allowance still answers upgrade_required (spec rule 2); while it
-      // is there, say which filter left nothing, and that the call may be repeated with others.
+      // is there, say which filter left nothing, or that nothing left matches, and that the call may be
+      // repeated with other filters.
       const used = await matchesUsed(this.#deps.sql, scan.id);
       if (used >= INCLUDED_MATCHES) return answer([], used, true);
-      return answer([], used, false, noCandidate(catalog.index, req.filter));
+      const why =
+        ranked.candidates === 0
+          ? noCandidate(catalog.index, req.filter)
+          : noMatch(ranked.candidates, concerns.length === 0, req.filter);
+      return answer([], used, false, why);
     }
 
     // A caller that is gone — its client gave up, or its deadline passed and the façade already answered

@@ -135,14 +135,9 @@ describe('recommend_products', () => {
     });
     const ids = res.structuredContent.products.map((p: any) => p.product_id);
     assert.deepEqual(ids, ['t-centella']);
-    const unfiltered = await callTool(stack.baseUrl, 'recommend_products', {
-      ...(await newScan(stack)),
-      product_type: 'toner',
-    });
-    const placeholder = unfiltered.structuredContent.products.find(
-      (p: any) => p.product_id === 't-placeholder',
-    );
-    assert.equal(placeholder.match_score, null);
+    // Its flags and its score are unknown (null); a product with no score is no match, so it is not
+    // recommended even with no other filter.
+    const placeholder = deriveProduct(TEST_CATALOG.find((p) => p.product_id === 't-placeholder')!);
     assert.deepEqual(placeholder.attributes, {
       vegan: null,
       cruelty_free: null,
@@ -150,6 +145,15 @@ describe('recommend_products', () => {
       alcohol_free: null,
       fungal_acne_safe: null,
     });
+    assert.equal(score(concernsFromScores(RED_ACNE_SCORES), compileProduct(placeholder)), null);
+    const unfiltered = await callTool(stack.baseUrl, 'recommend_products', {
+      ...(await newScan(stack)),
+      product_type: 'toner',
+    });
+    const toners = unfiltered.structuredContent.products;
+    assert.ok(toners.length > 0);
+    assert.ok(!toners.some((p: any) => p.product_id === 't-placeholder'));
+    assert.ok(toners.every((p: any) => p.match_score > 0));
   });
 
   it('vegan, cruelty_free and country filters', async () => {
