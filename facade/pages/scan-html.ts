@@ -80,6 +80,7 @@ export const PAGE_WORDS = {
   heic: 'This browser cannot open HEIC photos, the format iPhones and some Android phones save in. Use Take a selfie instead, or choose a JPEG, PNG or WebP photo.',
   network: 'The connection failed. Check that you are online, then try again.',
   uploadCancelled: 'Sending stopped. Choose a photo when you are ready.',
+  reconnecting: 'Reconnecting… The page lost touch with the analysis and is trying again.',
   streamLost: 'The page lost touch with the analysis. Check that you are online, then reload the page.',
   sent: 'Photo sent.',
   awaitingPhoto: 'You agreed. Now take or choose a photo of your face.',

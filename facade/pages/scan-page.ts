@@ -3,6 +3,7 @@
  * IntakeService decides everything (challenge, consent, who may upload, the photo checks, progress).
  *
  * GET  /scan/:id            the page, as this browser sees the scan
+ * GET  /scan/:id/state      the scan as this browser sees it now, as JSON (the page asks when it may be stale)
  * GET  /scan/:id/challenge  a bot challenge for the consent form (the ALTCHA widget's challengeurl)
  * POST /scan/:id/consent    consent with the solved challenge: sets the `__Host-` consent cookie
  * POST /scan/:id/photo      the photo as the raw body, its size bound enforced while it streams in
@@ -93,6 +94,7 @@ export function scanPages(options: ScanPageOptions) {
 
   const routes: Route[] = [
     { method: 'GET', pattern: /^\/scan\/([^/]+)$/, handle: show, isPage: true },
+    { method: 'GET', pattern: /^\/scan\/([^/]+)\/state$/, handle: currentState },
     { method: 'GET', pattern: /^\/scan\/([^/]+)\/challenge$/, handle: challenge },
     { method: 'POST', pattern: /^\/scan\/([^/]+)\/consent$/, handle: consent },
     { method: 'POST', pattern: /^\/scan\/([^/]+)\/photo$/, handle: photo },
@@ -137,6 +139,15 @@ export function scanPages(options: ScanPageOptions) {
       nonce,
     });
     sendHtml(ctx, 200, html, nonce);
+  }
+
+  async function currentState(ctx: Context, id: string) {
+    try {
+      const { state } = await intake.openPage({ runId: id, browserSecret: browserSecret(ctx) });
+      answer(ctx, 200, { state: toPageState(state) });
+    } catch (err) {
+      refuseFor(ctx, err);
+    }
   }
 
   async function challenge(ctx: Context, id: string) {

@@ -16,6 +16,8 @@ let busy = false;
 /** The photo being sent: its `done` and `cancel()` (scan-upload.js). */
 let sending = null;
 let deleting = false;
+/** How many states the page has shown: a state asked for is not shown over a newer one. */
+let renders = 0;
 
 const $ = (id) => document.getElementById(id);
 
@@ -76,6 +78,7 @@ function setStatus(text) {
 }
 
 function render(next) {
+  renders += 1;
   const before = stepOf(state);
   state = next;
   const step = stepOf(state);
@@ -86,6 +89,7 @@ function render(next) {
   $('photo-title').textContent = step === 'failed' ? 'Try again' : 'Your photo';
   if (step !== before) $(`${step}-title`)?.focus();
   if (step === 'progress') watch();
+  else stopWatching();
 }
 
 function alertWith(message) {
@@ -112,6 +116,40 @@ async function postJson(path, body) {
   } catch {
     return { status: 0, body: null };
   }
+}
+
+/** Refusals that mean the scan moved on elsewhere (another tab, another browser, cookies cleared). */
+const STATE_CHANGED = new Set([
+  'upload_closed',
+  'not_consenting_browser',
+  'consent_taken',
+  'consent_required',
+]);
+
+/**
+ * The scan as the server sees it for this browser now, shown: the page is only as fresh as the last state it
+ * was sent. An answer overtaken by a newer state (a photo's answer, an event) is dropped.
+ */
+async function refresh() {
+  const asked = renders;
+  try {
+    const response = await fetch(`${base}/state`, {
+      credentials: 'same-origin',
+      cache: 'no-store',
+      signal: AbortSignal.timeout(10_000),
+    });
+    const body = response.ok ? await response.json().catch(() => null) : null;
+    if (asked !== renders || main.dataset.step === 'gone') return;
+    if (response.status === 404) showGone(words.gone);
+    else if (body?.state) render(body.state);
+  } catch {
+    // Offline: the page stays as it is; the next look at it asks again.
+  }
+}
+
+/** After a refusal: the state behind it, when it says the scan changed elsewhere. */
+function refreshIfChanged(result) {
+  if (STATE_CHANGED.has(result.body?.error)) return refresh();
 }
 
 /** The server's words for a refusal, or ours when there are none (offline, a proxy's error page). */
@@ -158,6 +196,7 @@ $('consent-form').addEventListener('submit', async (event) => {
     } else {
       alertWith(refusalWords(result));
       widget?.reset?.(); // a solution is good once: a new one for the next try
+      await refreshIfChanged(result);
     }
   } finally {
     busy = false;
@@ -196,6 +235,7 @@ async function choosePhoto(input) {
     setStatus(statusWords(state));
     alertWith(message);
   };
+  let result = null;
   try {
     setStatus(words.preparing);
     const photo = await preparePhoto(file);
@@ -203,12 +243,11 @@ async function choosePhoto(input) {
     if (photo.size > maxBytes) return refused(words.tooLarge);
     $('upload-progress').value = 0;
     $('upload').hidden = false;
-    $('upload-cancel').disabled = false;
     setStatus(words.uploading);
     sending = sendPhoto(`${base}/photo`, photo, (percent) => {
       $('upload-progress').value = percent;
     });
-    const result = await sending.done;
+    result = await sending.done;
     if (result.status === 202 && result.body?.state) {
       $('upload-progress').value = 100;
       render(result.body.state);
@@ -225,6 +264,10 @@ async function choosePhoto(input) {
     $('upload').hidden = true;
     for (const each of [$('selfie'), $('file')]) each.disabled = false;
   }
+  if (!result || result.status === 202 || deleting) return;
+  // No answer (the photo may have arrived all the same), or refused because the scan moved on: what is true now.
+  if (result.status === 0) await refresh();
+  else await refreshIfChanged(result);
 }
 
 for (const id of ['selfie', 'file']) $(id).addEventListener('change', (e) => choosePhoto(e.target));
@@ -240,11 +283,16 @@ function watch() {
     render(next);
   });
   events.addEventListener('gone', () => showGone(words.gone));
+  const source = events;
   events.addEventListener('error', () => {
-    // The browser retries by itself after a dropped connection; CLOSED means the server refused the stream.
-    if (events?.readyState === EventSource.CLOSED) {
+    if (source !== events) return; // closed by the page
+    // CLOSED: the server refused the stream. Otherwise the connection dropped and the browser is trying
+    // again by itself: the person is told, until the next state shows it is back.
+    if (source.readyState === EventSource.CLOSED) {
       stopWatching();
       explainRefusedStream();
+    } else {
+      setStatus(words.reconnecting);
     }
   });
 }
@@ -285,12 +333,25 @@ $('delete-form').addEventListener('submit', async (event) => {
     }
     const result = await postJson('delete', {});
     if (result.status === 200 || result.status === 404) showGone(words.deleted);
-    else alertWith(refusalWords(result));
+    else {
+      alertWith(refusalWords(result));
+      await refreshIfChanged(result);
+    }
   } finally {
     deleting = false;
     $('delete-button').disabled = false;
   }
 });
+
+// Back to this page (another tab, the phone unlocked, back online): the scan may have moved on meanwhile.
+const recheck = () => {
+  if (!busy && !deleting && main.dataset.step !== 'gone') refresh();
+};
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible') recheck();
+});
+window.addEventListener('pageshow', (event) => event.persisted && recheck());
+window.addEventListener('online', recheck);
 
 if (stepOf(state) === 'progress') watch();
 // Listening now: the controls the page was sent disabled can be used (see scan-html.ts).

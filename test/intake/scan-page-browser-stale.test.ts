@@ -1,0 +1,158 @@
+// The page is only as fresh as the last state it was sent; the scan can move on without it: another tab of
+// the same browser consents or sends the photo, the browser's cookies are cleared, the phone loses its
+// network while the photo is analysed. Each time the page shows what is true now — the step, the status line
+// and the alert agree — and says so while it is out of touch.
+import assert from 'node:assert/strict';
+import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
+import { PAGE_WORDS } from '../../facade/pages/scan-html.ts';
+import { REFUSALS } from '../../facade/pages/scan-words.ts';
+import { launchBrowser } from '../support/browser.ts';
+import { completeScan, RED_ACNE_SCORES } from '../support/fixtures.ts';
+import { IN_ANOTHER_BROWSER } from '../support/page-states.ts';
+import { type Stack, startStack } from '../support/stack.ts';
+import { assertAccessible, consentOnPage, photoFile, shown } from './scan-page-browser-support.ts';
+import { type AgentScan, startScan } from './scan-page-support.ts';
+
+const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, deviceScaleFactor: 3 };
+
+describe('the upload page after the scan changed elsewhere', function () {
+  this.timeout(120_000);
+  let stack: Stack;
+  let browser: Browser;
+  let face: string;
+  const contexts: BrowserContext[] = [];
+
+  before(async () => {
+    // No analyzer: a photo that is sent stays queued until the test completes the scan.
+    stack = await startStack('scan-page-browser-stale');
+    browser = await launchBrowser();
+    face = await photoFile('face');
+  });
+  after(async () => {
+    await browser?.close();
+    await stack?.close();
+  });
+  afterEach(async () => {
+    for (const context of contexts.splice(0)) await context.close();
+  });
+
+  async function newContext(): Promise<BrowserContext> {
+    const context = await browser.newContext(PHONE);
+    contexts.push(context);
+    return context;
+  }
+
+  async function open(context: BrowserContext, scan: AgentScan): Promise<Page> {
+    const page = await context.newPage();
+    page.on('dialog', (dialog) => dialog.accept());
+    await page.goto(`${stack.baseUrl}/scan/${scan.run_id}`);
+    return page;
+  }
+
+  /** The person comes back to this tab (the browser tells the page it is visible again). */
+  const comeBack = (page: Page) =>
+    page.evaluate(() => (globalThis as any).document.dispatchEvent(new Event('visibilitychange')));
+
+  const statusIs = (page: Page, words: string, timeout: number) =>
+    page.waitForFunction(
+      (want) => (globalThis as any).document.getElementById('status').textContent === want,
+      words,
+      { timeout },
+    );
+
+  const stepOf = (page: Page) => page.getAttribute('#scan', 'data-step');
+
+  it('two tabs: the other one catches up when looked at again, and a photo it sends late shows the scan done', async () => {
+    const scan = await startScan(stack.baseUrl);
+    const context = await newContext();
+    const first = await open(context, scan);
+    const second = await open(context, scan);
+    await shown(second, 'consent');
+    await consentOnPage(first);
+    await comeBack(second);
+    await shown(second, 'photo', 10_000);
+    assert.equal(await second.textContent('#status'), PAGE_WORDS.awaitingPhoto);
+
+    await first.setInputFiles('#file', face);
+    await shown(first, 'progress', 30_000);
+    await completeScan(stack.orm, scan.run_id, RED_ACNE_SCORES);
+    // The first tab follows the analysis to its end (its progress stream is open).
+    await comeBack(first);
+    await shown(first, 'done', 10_000);
+
+    // The second tab was not looked at: it still asks for a photo, and the person sends one.
+    assert.equal(await stepOf(second), 'photo');
+    const [refused] = await Promise.all([
+      second.waitForResponse((r) => r.url().endsWith('/photo')),
+      second.setInputFiles('#file', face),
+    ]);
+    assert.equal(refused.status(), 409);
+    await shown(second, 'done', 10_000);
+    assert.equal(await second.textContent('#status'), PAGE_WORDS.complete);
+    assert.equal(await second.textContent('#alert'), REFUSALS.upload_closed.message);
+    await assertAccessible(second, 'a late photo on a finished scan');
+  });
+
+  it('cookies cleared after agreeing: the page says the scan is in other hands, not "You agreed"', async () => {
+    const scan = await startScan(stack.baseUrl);
+    const context = await newContext();
+    const page = await open(context, scan);
+    await consentOnPage(page);
+    await context.clearCookies();
+    const [refused] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/photo')),
+      page.setInputFiles('#file', face),
+    ]);
+    assert.equal(refused.status(), 403);
+    await shown(page, 'elsewhere', 10_000);
+    assert.equal(await page.textContent('#status'), '');
+    assert.equal(await page.textContent('#alert'), REFUSALS.not_consenting_browser.message);
+    assert.equal(await page.isVisible('#photo-step'), false);
+    assert.equal(await page.isVisible('#delete-step'), false);
+    // What the page asked: nothing of the scan but that another browser holds it; an unknown scan is gone.
+    const asked = await page.evaluate(async (base) => {
+      const ask = async (path: string) => {
+        const r = await fetch(path);
+        return [r.status, await r.json()];
+      };
+      return [await ask(`${base}/state`), await ask('/scan/00000000-0000-4000-8000-000000000000/state')];
+    }, `/scan/${scan.run_id}`);
+    assert.deepEqual(asked, [
+      [200, { state: IN_ANOTHER_BROWSER }],
+      [404, { error: 'not_found', message: REFUSALS.not_found.message }],
+    ]);
+  });
+
+  it('another browser agreed while this one read the text: its consent refused, the page shows "elsewhere"', async () => {
+    const scan = await startScan(stack.baseUrl);
+    const late = await open(await newContext(), scan);
+    await shown(late, 'consent');
+    await consentOnPage(await open(await newContext(), scan));
+    await late.check('#consent-check');
+    const [refused] = await Promise.all([
+      late.waitForResponse((r) => r.url().endsWith('/consent')),
+      late.click('#consent-submit'),
+    ]);
+    assert.equal(refused.status(), 403);
+    assert.equal(((await refused.json()) as { error: string }).error, 'consent_taken');
+    await shown(late, 'elsewhere', 10_000);
+    assert.equal(await late.textContent('#alert'), REFUSALS.consent_taken.message);
+  });
+
+  it('the progress stream down while the photo waits: "Reconnecting…" until it is back', async () => {
+    const scan = await startScan(stack.baseUrl);
+    const page = await open(await newContext(), scan);
+    await consentOnPage(page);
+    // Out of coverage: every connection of the stream fails; EventSource keeps trying on its own.
+    const unreachable = (route: Route) => route.abort('internetdisconnected');
+    await page.route('**/events', unreachable);
+    await page.setInputFiles('#file', face);
+    await shown(page, 'progress', 30_000);
+    await statusIs(page, PAGE_WORDS.reconnecting, 10_000);
+    await assertAccessible(page, 'reconnecting');
+    await page.unroute('**/events', unreachable);
+    await statusIs(page, PAGE_WORDS.queued, 20_000);
+    assert.equal(await stepOf(page), 'progress');
+    assert.equal(await page.textContent('#alert'), '');
+  });
+});
