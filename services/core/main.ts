@@ -67,7 +67,10 @@ const core = await startCore({
     config.inferenceTimeoutMs,
   ),
 });
-logger.info({ host: config.coreHost, port: core.port }, 'core listening (Connect, gRPC, gRPC-Web on h2c)');
+logger.info(
+  { host: config.coreHost, port: core.port },
+  'core listening (Connect, gRPC, gRPC-Web on h2c and HTTP/1.1)',
+);
 const metrics = await startMetricsServer({
   port: config.metricsPorts.core,
   host: config.metricsHost ?? config.coreHost,

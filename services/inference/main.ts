@@ -24,7 +24,7 @@ const server = await startInference(
 );
 logger.info(
   { host: config.inferenceHost, port: server.port },
-  'inference listening (Connect, gRPC, gRPC-Web on h2c)',
+  'inference listening (Connect, gRPC, gRPC-Web on h2c and HTTP/1.1)',
 );
 const metrics = await startMetricsServer({
   port: config.metricsPorts.inference,

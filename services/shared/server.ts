@@ -1,5 +1,6 @@
 /**
- * Serves Connect routes on one HTTP/2 cleartext server, so Connect, gRPC and gRPC-Web clients all work.
+ * Serves Connect routes on one port in HTTP/2 cleartext and HTTP/1.1 (h1-h2-listener.ts), so Connect, gRPC
+ * and gRPC-Web clients all work, browsers and fetch over HTTP/1.1 too.
  * Every call is logged once with its procedure, outcome and duration, and counted in the RPC metrics;
  * payloads are never logged. An error that is not a ConnectError is logged and answered as "internal
  * error", never with its own message. A request message larger than `readMaxBytes` is refused before it is
@@ -11,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { Code, ConnectError, type ConnectRouter, type Interceptor } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { specGrpcMessages } from './grpc-message.ts';
+import { createDualServer } from './h1-h2-listener.ts';
 import type { Logger } from './logger.ts';
 import { rpcCalls, rpcDuration, secondsSince } from './metrics.ts';
 import { refuseNulText } from './request-text.ts';
@@ -24,6 +26,9 @@ export const COMPRESS_MIN_BYTES = 64 * 1024;
  * which let a single call hold hundreds of megabytes of a process's memory.
  */
 export const DEFAULT_READ_MAX_BYTES = 4 * 1024 * 1024;
+
+/** A connection that has not said its protocol (sent its first bytes) by then is closed. */
+const FIRST_BYTES_TIMEOUT_MS = 10_000;
 
 export interface RunningServer {
   readonly port: number;
@@ -60,22 +65,25 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       ...(options.interceptors ?? []),
     ],
   });
-  const server = http2.createServer((req, res) => {
-    stopReadingOnceAnswered(req);
-    specGrpcMessages(res);
-    handler(req, res);
-  });
+  const server = createDualServer(
+    (req, res) => {
+      if ('stream' in req) stopReadingOnceAnswered(req);
+      specGrpcMessages(res);
+      handler(req, res);
+    },
+    { h2: {}, firstBytesTimeoutMs: FIRST_BYTES_TIMEOUT_MS },
+  );
   const sessions = new Set<http2.ServerHttp2Session>();
-  server.on('session', (session) => {
+  server.h2.on('session', (session) => {
     sessions.add(session);
     session.once('close', () => sessions.delete(session));
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host ?? '127.0.0.1', resolve);
+    server.tcp.once('error', reject);
+    server.tcp.listen(options.port, options.host ?? '127.0.0.1', resolve);
   });
   return {
-    port: (server.address() as AddressInfo).port,
+    port: (server.tcp.address() as AddressInfo).port,
     close: (forceAfterMs?: number) =>
       new Promise<void>((resolve) => {
         const force =
@@ -83,12 +91,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
             ? undefined
             : setTimeout(() => {
                 for (const session of sessions) session.destroy();
+                server.destroyHttp1();
               }, forceAfterMs);
-        server.close(() => {
+        server.tcp.close(() => {
           clearTimeout(force);
           resolve();
         });
         for (const session of sessions) session.close();
+        server.closeHttp1();
       }),
   };
 }

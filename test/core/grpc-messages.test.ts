@@ -90,6 +90,8 @@ describe('error messages reach every client exactly (grpc-message as the gRPC sp
     'Connect over HTTP/2': () => createConnectTransport({ baseUrl: url, httpVersion: '2' }),
     'gRPC (connect-node)': () => createGrpcTransport({ baseUrl: url }),
     'gRPC-Web over HTTP/2': () => createGrpcWebTransport({ baseUrl: url, httpVersion: '2' }),
+    'Connect over HTTP/1.1': () => createConnectTransport({ baseUrl: url, httpVersion: '1.1' }),
+    'gRPC-Web over HTTP/1.1': () => createGrpcWebTransport({ baseUrl: url, httpVersion: '1.1' }),
   };
   for (const [name, transport] of Object.entries(transports)) {
     it(`a ${name} client, unary and streaming`, async () => {
