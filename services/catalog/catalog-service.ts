@@ -31,9 +31,10 @@ const DEFAULT_PAGE = 20;
 const MAX_PAGE = 100;
 const SEARCH_TOKEN = 'search_products page token';
 /**
- * The longest product_id and ingredient name asked for, as the tools' schemas bound them. Beyond it nothing
- * can match, and a not_found echoing the name could outgrow what a gRPC client takes in its trailers (a
- * 1 MB name made grpc-js reset the stream: INTERNAL instead of an answer).
+ * The longest product_id, ingredient name and search query asked for, as the tools' schemas bound them.
+ * Beyond it nothing can match, a not_found echoing the name could outgrow what a gRPC client takes in its
+ * trailers (a 1 MB name made grpc-js reset the stream: INTERNAL instead of an answer), and a search of a
+ * 9 MB query held the event loop for 4-7 s.
  */
 const MAX_NAME = 200;
 
@@ -47,6 +48,7 @@ export class CatalogServiceImpl implements ServiceImpl<typeof CatalogService> {
   }
 
   async searchProducts(req: SearchProductsRequest) {
+    checkText('query', req.query);
     checkFilter(req.filter);
     const size = pageSize(req.pageSize);
     // A token continues the search it came from: its tag covers the query's words and the filter, so a
@@ -76,6 +78,7 @@ export class CatalogServiceImpl implements ServiceImpl<typeof CatalogService> {
    * (with no facts); they answer from the knowledge base alone while the catalog cannot be used.
    */
   async searchIngredients(req: SearchIngredientsRequest) {
+    checkText('query', req.query);
     const found = searchIngredients(req.query, this.#listedNames());
     const { start, end, next } = page(req.pageSize, req.pageToken, found.length);
     return create(SearchIngredientsResponseSchema, {
@@ -127,8 +130,16 @@ function filterKey(filter: ProductFilter | undefined): string {
   return toJsonString(ProductFilterSchema, filter ?? create(ProductFilterSchema));
 }
 
+/** A name looked up: required (the tools' schemas say minLength 1), and bounded as any text asked for. */
 function checkName(field: string, value: string): void {
-  if (characterCount(value) > MAX_NAME) {
+  if (value === '') throw serviceError('invalid_input', `${field} is required.`, { field });
+  checkText(field, value);
+}
+
+function checkText(field: string, value: string): void {
+  // A UTF-16 length within the bound is within it in characters; one over twice the bound is past it.
+  if (value.length <= MAX_NAME) return;
+  if (value.length > 2 * MAX_NAME || characterCount(value) > MAX_NAME) {
     throw serviceError('invalid_input', `${field} must be at most ${MAX_NAME} characters.`, { field });
   }
 }

@@ -25,9 +25,10 @@ export interface SearchTerm {
 /** Search compares words without their apostrophes (already folded to one): `kiehls`, `kiehl's` are one word. */
 export const withoutApostrophes = (text: string) => (text.includes("'") ? text.replaceAll("'", '') : text);
 
-/** The words of a query as search compares them. */
-export const searchWords = (query: string): string[] =>
-  withoutApostrophes(key(query)).split(' ').filter(Boolean);
+/** The words of a query as search compares them, each once (a word asked twice narrows nothing more). */
+export const searchWords = (query: string): string[] => [
+  ...new Set(withoutApostrophes(key(query)).split(' ').filter(Boolean)),
+];
 
 /**
  * The query's terms: the longest runs of words naming an ingredient or group, taken from the left, and the

@@ -47,6 +47,16 @@ describe('CatalogService over gRPC', () => {
     );
   });
 
+  it('reads a word asked twice as once: the same products, and a page token of one continues the other', async () => {
+    const once = await catalog.searchProducts({ query: 'serum', pageSize: 1 });
+    const repeated = await catalog.searchProducts({ query: 'Serum serum SERUM', pageSize: 1 });
+    assert.deepEqual(repeated, once);
+    // The old search compared 'serum serum serum' against the token's 'serum' and refused it.
+    const next = await catalog.searchProducts({ query: 'serum  serum', pageToken: once.nextPageToken });
+    assert.deepEqual(next, await catalog.searchProducts({ query: 'serum', pageToken: once.nextPageToken }));
+    assert.ok(next.products.length > 0);
+  });
+
   it('answers a @grpc/grpc-js client', async () => {
     const definition = protoLoader.loadSync('skinmatch/v1/catalog.proto', {
       includeDirs: [resolve('proto')],

@@ -110,6 +110,42 @@ describe('core over gRPC: requests it cannot take', () => {
       'NOT_FOUND',
     );
   });
+
+  it('a search query longer than the tools take is INVALID_ARGUMENT at once (a 9 MB query held core 4-7 s)', async () => {
+    const huge = 'vitamin c '.repeat(900_000); // 9 MB
+    const started = performance.now();
+    assert.deepEqual(await refused(unary(catalog, 'searchProducts', { query: huge })), {
+      code: 'INVALID_ARGUMENT',
+      reason: 'invalid_input',
+      field: 'query',
+    });
+    assert.deepEqual(await refused(unary(catalog, 'searchIngredients', { query: huge })), {
+      code: 'INVALID_ARGUMENT',
+      reason: 'invalid_input',
+      field: 'query',
+    });
+    assert.ok(performance.now() - started < 3000, 'refused without searching');
+    // 200 characters (the tools' bound) is a query; 201 is not. Characters, not UTF-16 units.
+    assert.ok(await unary(catalog, 'searchProducts', { query: '😀'.repeat(200) }));
+    assert.ok(await unary(catalog, 'searchIngredients', { query: 'y'.repeat(200) }));
+    assert.equal(
+      (await refused(unary(catalog, 'searchProducts', { query: 'y'.repeat(201) }))).field,
+      'query',
+    );
+  });
+
+  it('an empty product_id or ingredient name is INVALID_ARGUMENT, as the tools require one (was NOT_FOUND)', async () => {
+    assert.deepEqual(await refused(unary(catalog, 'getProduct', { productId: '' })), {
+      code: 'INVALID_ARGUMENT',
+      reason: 'invalid_input',
+      field: 'product_id',
+    });
+    assert.deepEqual(await refused(unary(catalog, 'getIngredient', { name: '' })), {
+      code: 'INVALID_ARGUMENT',
+      reason: 'invalid_input',
+      field: 'name',
+    });
+  });
 });
 
 describe('core over gRPC: a request message over the bound', () => {
