@@ -25,8 +25,18 @@ import type { Orm } from '../core/db/orm.ts';
 import { serviceError } from '../shared/errors.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Records the provider stores without a lifetime (registered clients) are kept this long. */
+/**
+ * Records the provider stores without a lifetime (registered clients) are kept this long; a lifetime asked
+ * for is at most this long too (the provider's longest here is 30 days: refresh tokens and grants). Beyond
+ * what PostgreSQL's interval holds, a lifetime answered INTERNAL; 1e12 s was kept, to the year ~33 700.
+ */
 const DEFAULT_LIFETIME_S = 10 * 365 * 24 * 3600;
+/**
+ * The longest id, grant id, uid and user code stored. oidc-provider's are 21 (nanoid) to 43 characters
+ * (tokens, replay hashes), its user codes shorter; a client_id registered by configuration a little longer.
+ * These columns are indexed: a 1 MB id exceeded PostgreSQL's index row size and answered INTERNAL.
+ */
+const MAX_KEY = 256;
 
 interface Row {
   payload: JsonObject;
@@ -43,7 +53,16 @@ export class OAuthStateServiceImpl implements ServiceImpl<typeof OAuthStateServi
 
   async upsertState(req: UpsertStateRequest) {
     const payload = req.payload ?? {};
+    if (req.expiresIn < 0n || req.expiresIn > BigInt(DEFAULT_LIFETIME_S)) {
+      throw serviceError(
+        'invalid_input',
+        `expires_in must be between 0 (the default lifetime) and ${DEFAULT_LIFETIME_S} seconds.`,
+        { field: 'expires_in' },
+      );
+    }
     const lifetime = req.expiresIn > 0n ? Number(req.expiresIn) : DEFAULT_LIFETIME_S;
+    checkKey('id', req.id);
+    for (const key of ['grantId', 'uid', 'userCode']) checkKey(`payload.${key}`, text(payload[key]) ?? '');
     const accountId = accountOf(payload);
     await this.#sql().execute(
       `insert into oauth_state (model, id, payload, grant_id, uid, user_code, account_id, expires_at)
@@ -134,6 +153,12 @@ function checkModel(model: string): string {
     throw serviceError('invalid_input', 'model must be a provider model name.', { field: 'model' });
   }
   return model;
+}
+
+function checkKey(field: string, value: string): void {
+  if (value.length > MAX_KEY) {
+    throw serviceError('invalid_input', `${field} must be at most ${MAX_KEY} characters.`, { field });
+  }
 }
 
 function text(value: unknown): string | null {

@@ -111,6 +111,38 @@ describe('core over gRPC: requests it cannot take', () => {
     );
   });
 
+  it('OAuth state with an id, grant, uid or user code too long, or a lifetime past ten years, is INVALID_ARGUMENT (was INTERNAL)', async () => {
+    const upsert = (state: object) =>
+      unary(oauthState, 'upsertState', { model: 'Session', id: 'state-1', expiresIn: '60', ...state });
+    const payload = (key: string, value: string) => ({ fields: { [key]: { stringValue: value } } });
+    const cases: Array<[object, string]> = [
+      [{ expiresIn: '9223372036854775807' }, 'expires_in'], // PostgreSQL: interval out of range
+      [{ expiresIn: '1000000000000' }, 'expires_in'], // was kept, to the year ~33 700
+      [{ expiresIn: '-1' }, 'expires_in'],
+      [{ id: 'i'.repeat(1024 * 1024) }, 'id'], // PostgreSQL: index row too big
+      [{ payload: payload('grantId', 'g'.repeat(100_000)) }, 'payload.grantId'],
+      [{ payload: payload('uid', 'u'.repeat(100_000)) }, 'payload.uid'],
+      [{ payload: payload('userCode', 'c'.repeat(257)) }, 'payload.userCode'],
+    ];
+    for (const [state, field] of cases) {
+      assert.deepEqual(await refused(upsert(state)), {
+        code: 'INVALID_ARGUMENT',
+        reason: 'invalid_input',
+        field,
+      });
+    }
+    const stored = await stack.orm.em
+      .getConnection()
+      .execute("select count(*)::int as n from oauth_state where model = 'Session'");
+    assert.deepEqual(stored, [{ n: 0 }], 'nothing was stored');
+    // What oidc-provider sends is stored: 43-character ids, ten years, no lifetime (the default).
+    const longest = { id: 't'.repeat(256), payload: payload('grantId', 'g'.repeat(256)) };
+    for (const expiresIn of ['315360000', '0', '2592000']) await upsert({ ...longest, expiresIn });
+    await upsert({ id: 'x'.repeat(43), payload: payload('uid', 'u'.repeat(21)) });
+    const found: any = await unary(oauthState, 'findState', { model: 'Session', id: 'x'.repeat(43) });
+    assert.equal(found.state.payload.fields.uid.stringValue, 'u'.repeat(21));
+  });
+
   it('a search query longer than the tools take is INVALID_ARGUMENT at once (a 9 MB query held core 4-7 s)', async () => {
     const huge = 'vitamin c '.repeat(900_000); // 9 MB
     const started = performance.now();
