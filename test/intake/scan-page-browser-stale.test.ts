@@ -155,4 +155,20 @@ describe('the upload page after the scan changed elsewhere', function () {
     assert.equal(await stepOf(page), 'progress');
     assert.equal(await page.textContent('#alert'), '');
   });
+
+  it('cookies cleared while the stream was down: refused on reconnecting, the page shows "elsewhere"', async () => {
+    const scan = await startScan(stack.baseUrl);
+    const context = await newContext();
+    const page = await open(context, scan);
+    await consentOnPage(page);
+    const unreachable = (route: Route) => route.abort('internetdisconnected');
+    await page.route('**/events', unreachable);
+    await page.setInputFiles('#file', face);
+    await statusIs(page, PAGE_WORDS.reconnecting, 10_000);
+    await context.clearCookies();
+    await page.unroute('**/events', unreachable);
+    await shown(page, 'elsewhere', 20_000);
+    assert.equal(await page.textContent('#status'), '');
+    assert.equal(await page.textContent('#alert'), REFUSALS.not_consenting_browser.message);
+  });
 });

@@ -307,8 +307,13 @@ async function explainRefusedStream() {
     const response = await fetch(`${base}/events`, { credentials: 'same-origin', signal: ask.signal });
     if (response.status === 404) return showGone(words.gone);
     const body = response.ok ? null : await response.json().catch(() => null);
+    setStatus(statusWords(state)); // no longer "Reconnecting…"
     alertWith(body?.message ?? words.streamLost);
+    ask.abort();
+    // Refused because the scan moved on (cookies cleared meanwhile): the step that is true now.
+    if (body) await refreshIfChanged({ body });
   } catch {
+    setStatus(statusWords(state));
     alertWith(words.streamLost);
   } finally {
     ask.abort();
