@@ -27,7 +27,7 @@ export interface ScanPageView {
   readonly state: PageState;
   readonly consentVersion: string;
   readonly consentText: string;
-  /** The photo size bound, to show and to check before sending. */
+  /** The photo size bound, checked before sending (on the photo as the page sends it: at most 2048 px). */
   readonly maxBytes: number;
   /** The CSP nonce of this response (the page needs none: no inline script or style). */
   readonly nonce: string;
@@ -126,7 +126,6 @@ export function renderScanPage(view: ScanPageView): string {
   const state = step === 'elsewhere' ? ANOTHER_BROWSERS : view.state;
   const base = `/scan/${encodeURIComponent(view.runId)}`;
   const shown = (...steps: Step[]) => (steps.includes(step) ? '' : ' hidden');
-  const mb = Math.floor(view.maxBytes / (1024 * 1024));
   const percent = step === 'progress' ? clampPercent(state.progress) : 0;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>Your skin scan — skinmatch</title><link rel="icon" href="data:,">
@@ -149,8 +148,8 @@ export function renderScanPage(view: ScanPageView): string {
 <form id="consent-form" action="${escapeHtml(base)}/consent" method="post" novalidate>
 <p id="consent-text">${escapeHtml(view.consentText)}</p>
 <p class="note">Consent text version <span id="consent-version">${escapeHtml(view.consentVersion)}</span></p>
-<div class="check"><input type="checkbox" id="consent-check" name="agree" value="yes" aria-describedby="consent-text">
-<label for="consent-check">I agree to the text above</label></div>
+<label class="check" for="consent-check"><input type="checkbox" id="consent-check" name="agree" value="yes"
+ aria-describedby="consent-text"><span>I agree to the text above</span></label>
 <altcha-widget id="challenge" challenge="${escapeHtml(base)}/challenge" name="altcha" type="checkbox"
  configuration="${escapeHtml(WIDGET_CONFIGURATION)}"></altcha-widget>
 <button type="submit" class="primary" id="consent-submit" disabled>Agree and continue</button>
@@ -167,7 +166,7 @@ cleared, or it was a private window that is now closed), ask your assistant for 
 <h2 tabindex="-1" id="photo-title">${step === 'failed' ? 'Try again' : 'Your photo'}</h2>
 <p>Face a window or a lamp, look straight at the camera, and make sure only your face is in the picture.
 Take off glasses, keep hair off your forehead, and use no filter: the skin they cover or change cannot be
-measured. Photos up to ${mb} MB; the page makes large photos smaller before sending them.</p>
+measured. Large photos are fine: the page makes them smaller before sending them.</p>
 <div class="choices">
 <div class="choice"><input type="file" id="selfie" accept="image/*" capture="user" class="file" disabled>
 <label for="selfie" class="button primary">Take a selfie</label></div>

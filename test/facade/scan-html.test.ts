@@ -95,7 +95,11 @@ describe('upload page HTML', () => {
     const checkbox = html.match(/<input type="checkbox" id="consent-check"[^>]*>/)?.[0];
     assert.ok(checkbox);
     assert.doesNotMatch(checkbox, /checked/);
-    assert.match(html, /<label for="consent-check">I agree to the text above<\/label>/);
+    // The whole row is the label (one tap target; its size is checked in a browser).
+    assert.match(
+      html,
+      /<label class="check" for="consent-check"><input type="checkbox" id="consent-check"[^>]*><span>I agree to the text above<\/span><\/label>/,
+    );
     assert.ok(html.includes(`<p id="consent-text">${CONSENT_TEXT}</p>`));
     assert.ok(html.includes(`<span id="consent-version">${CONSENT_VERSION}</span>`));
     assert.ok(html.includes(`data-consent-version="${CONSENT_VERSION}"`));
@@ -114,7 +118,9 @@ describe('upload page HTML', () => {
     assert.match(html, /<label for="selfie" class="button primary">Take a selfie<\/label>/);
     assert.match(html, /<input type="file" id="file" accept="image\/\*" class="file" disabled>/);
     assert.match(html, /<label for="file" class="button">Choose a photo<\/label>/);
-    assert.match(html, /Photos up to 10 MB/);
+    // The bound is on the photo as the page sends it (made smaller first), so no size is named.
+    assert.match(html, /Large photos are fine: the page makes them smaller before sending them\./);
+    assert.doesNotMatch(html, /MB/);
     assert.match(html, /data-max-bytes="10485760"/);
   });
 

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page, Request, Route } from 'playwright-core';
+import sharp from 'sharp';
 import { PAGE_WORDS } from '../../facade/pages/scan-html.ts';
 import { REFUSALS } from '../../facade/pages/scan-words.ts';
 import { launchBrowser } from '../support/browser.ts';
@@ -229,6 +230,50 @@ describe('the upload page on a phone, when things go wrong', function () {
     await shown(page, 'gone');
     await page.goto(uploadUrl(first.run_id));
     await shown(page, 'progress');
+  });
+
+  it('the consent row is one tap target of 44 px or more; a photo over PHOTO_MAX_BYTES is fine, as the page says', async () => {
+    const scan = await startScan(stack.baseUrl);
+    const page = await newPage();
+    await page.goto(uploadUrl(scan.run_id));
+    await page.waitForSelector('#consent-submit:enabled');
+    const row = await page.locator('label[for="consent-check"]').boundingBox();
+    const form = await page.locator('#consent-form').boundingBox();
+    assert.ok(row && form);
+    assert.ok(row.height >= 44, `the row is ${row.height} px tall`);
+    assert.ok(row.width >= form.width - 1, `the row is ${row.width} of ${form.width} px wide`);
+    // A tap at the row's far end, away from the box and its words, ticks the box.
+    await page.touchscreen.tap(row.x + row.width - 4, row.y + row.height - 4);
+    assert.equal(await page.isChecked('#consent-check'), true);
+    await assertAccessible(page, 'the consent row');
+    await page.tap('#consent-submit');
+    await shown(page, 'photo', 30_000);
+    assert.match(
+      (await page.textContent('#photo-step')) ?? '',
+      /Large photos are fine: the page makes them smaller before sending them\./,
+    );
+    // A 48 MP camera JPEG of 12 MB and more, over the 10 MB bound: made smaller, sent, taken.
+    const big = join(resolve('.data/test-photos'), 'camera-48mp.jpg');
+    const noise = await sharp({
+      create: {
+        width: 8000,
+        height: 6000,
+        channels: 3,
+        background: '#808080',
+        noise: { type: 'gaussian', mean: 128, sigma: 30 },
+      },
+    })
+      .blur(0.6)
+      .jpeg({ quality: 98 })
+      .toBuffer();
+    assert.ok(noise.length > 12 * 1024 * 1024, `${noise.length} bytes`);
+    writeFileSync(big, noise);
+    const [sent] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/photo')),
+      page.setInputFiles('#file', big),
+    ]);
+    assert.equal(sent.status(), 202);
+    await shown(page, 'progress', 30_000);
   });
 
   it('a scan deleted while the progress stream was down: the gone step, not "check that you are online"', async () => {
