@@ -5,14 +5,8 @@
 import type { Client } from '@connectrpc/connect';
 import type { CatalogService, Ingredient } from '../../gen/skinmatch/v1/catalog_pb.ts';
 import type { Product } from '../../gen/skinmatch/v1/catalog_types_pb.ts';
-import {
-  FREE_FROM,
-  MAX_BRAND,
-  MAX_COUNTRY,
-  MAX_FREE_FROM,
-  PRODUCT_TYPES,
-} from '../../services/match/match-input.ts';
-import { nullable, productFilter } from './match-tools.ts';
+import { FREE_FROM, MAX_FREE_FROM, PRODUCT_TYPES } from '../../services/match/match-input.ts';
+import { FILTER_PROPERTIES, nullable, productFilter } from './match-tools.ts';
 import type { ToolDefinition } from './tool-definition.ts';
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -136,16 +130,7 @@ export function catalogTools(catalog: Client<typeof CatalogService>): ToolDefini
             items: { type: 'string', enum: [...FREE_FROM] },
             maxItems: MAX_FREE_FROM,
           },
-          vegan: {
-            type: 'boolean',
-            description: 'true: only vegan products. false, or left out: no filter.',
-          },
-          cruelty_free: {
-            type: 'boolean',
-            description: 'true: only cruelty-free products. false, or left out: no filter.',
-          },
-          brand: { type: 'string', maxLength: MAX_BRAND },
-          country: { type: 'string', maxLength: MAX_COUNTRY },
+          ...FILTER_PROPERTIES,
           ...PAGE,
           // A keyset cursor carrying a product_id (up to 200 characters, 600 UTF-8 bytes) and its tag.
           page_token: {

@@ -76,6 +76,34 @@ const PRODUCT_MATCH = {
   additionalProperties: false,
 } as const;
 
+/** The filter arguments recommend_products and search_products share, described once. */
+export const FILTER_PROPERTIES = {
+  vegan: {
+    type: 'boolean',
+    description: 'true: only products known to be vegan. false, or left out: no filter.',
+  },
+  cruelty_free: {
+    type: 'boolean',
+    description: 'true: only products known to be cruelty-free. false, or left out: no filter.',
+  },
+  brand: {
+    type: 'string',
+    maxLength: MAX_BRAND,
+    description:
+      'Only this brand, compared on its letters and digits: case, accents, punctuation, hyphens, ' +
+      'apostrophes and ™ ® signs aside, & and "and" alike (La Roche Posay finds La Roche-Posay).',
+  },
+  country: {
+    type: 'string',
+    maxLength: MAX_COUNTRY,
+    description:
+      'Only products of this country: an ISO 3166-1 code (FR, KR, US, GB; alpha-2 or alpha-3, any ' +
+      'case) or a country name in English or the language of a main market (France, South Korea, ' +
+      'Korea, USA, U.S., United States, UK, United Kingdom, Deutschland), all read as the same ' +
+      'country; other values must equal the catalog’s value (case-insensitive).',
+  },
+} as const;
+
 /** A tool's filter arguments (checked against its inputSchema) as core's ProductFilter; absent ones filter nothing. */
 export function productFilter(args: Record<string, unknown>) {
   return {
@@ -133,24 +161,7 @@ export function matchTools(matches: Client<typeof MatchService>): ToolDefinition
             maxItems: MAX_FREE_FROM,
             description: 'Only products free of each of these.',
           },
-          vegan: {
-            type: 'boolean',
-            description: 'true: only products known to be vegan. false, or left out: no filter.',
-          },
-          cruelty_free: {
-            type: 'boolean',
-            description: 'true: only products known to be cruelty-free. false, or left out: no filter.',
-          },
-          brand: { type: 'string', maxLength: MAX_BRAND, description: 'Only this brand (case-insensitive).' },
-          country: {
-            type: 'string',
-            maxLength: MAX_COUNTRY,
-            description:
-              'Only products of this country: an ISO 3166-1 code (FR, KR, US, GB; alpha-2 or alpha-3, any ' +
-              'case) or a country name in English or the language of a main market (France, South Korea, ' +
-              'Korea, USA, U.S., United States, UK, United Kingdom, Deutschland), all read as the same ' +
-              'country; other values must equal the catalog’s value (case-insensitive).',
-          },
+          ...FILTER_PROPERTIES,
         },
         required: ['run_id', 'access_token'],
         additionalProperties: false,

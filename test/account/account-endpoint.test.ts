@@ -155,6 +155,12 @@ describe('/mcp/account', () => {
     }).then((r) => r.json() as Promise<any>);
     const guestRecommend = guest.result.tools.find((t: any) => t.name === 'recommend_products');
     assert.deepEqual(recommend, guestRecommend, 'the same schema on both endpoints');
+    // The filters search_products shares with recommend_products are described the same way.
+    for (const name of ['vegan', 'cruelty_free', 'brand', 'country']) {
+      const search = tools.get('search_products').inputSchema.properties[name];
+      assert.deepEqual(search, recommend.inputSchema.properties[name], name);
+      assert.ok(search.description, name);
+    }
   });
 
   it('scans started here belong to the account: list, read and delete by run_id; others cannot see them', async () => {
