@@ -31,6 +31,7 @@ import { Notifications } from '../shared/notifications.ts';
 import { ReflectionService } from '../shared/reflection.ts';
 import { DEFAULT_READ_MAX_BYTES, type RunningServer, startServer } from '../shared/server.ts';
 import type { Readiness } from '../shared/shutdown.ts';
+import { callScope, outsideCalls, skipAbandonedCalls } from './db/call-scope.ts';
 import type { Orm } from './db/orm.ts';
 import { plainSql } from './db/plain-sql.ts';
 import { StatusServiceImpl } from './status-service.ts';
@@ -97,6 +98,8 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
   const catalog = new LiveCatalog(orm, logger);
   await catalog.start(notifications);
   const sql = await plainSql(orm);
+  // A call abandoned (deadline, cancel) before it has a connection does no database work.
+  skipAbandonedCalls(sql);
   const services = [
     ScanService,
     IntakeService,
@@ -139,12 +142,14 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
       })
     : undefined;
   governor?.start();
-  const serving = async () => !options.readiness?.draining && (await orm.isConnected());
+  // Shared by every caller (health.ts): no one call's deadline fails it for the others.
+  const serving = () => outsideCalls(async () => !options.readiness?.draining && (await orm.isConnected()));
   const server = await startServer({
     port: options.port,
     host: options.host,
     logger,
     readMaxBytes: requestMaxBytes(options.intake.limits.maxBytes),
+    interceptors: [callScope()],
     routes: (router) => {
       router.service(ScanService, scans);
       router.service(IntakeService, intake);

@@ -29,14 +29,20 @@ if (!config.databaseUrl) {
   process.exit(1);
 }
 const readiness = new Readiness();
-const orm = await openDatabase(config.databaseUrl);
-await migrate(orm);
-if (config.loadSampleCatalog) {
-  const demo = await loadDemoCatalog(orm.em.fork());
-  if (demo.skipped === null)
-    logger.info({ products: demo.loaded }, 'catalog was empty: loaded the demo catalog');
-  else logger.info({ reason: demo.skipped }, 'demo catalog not loaded');
+// Migrations (and the demo catalog) on connections without the serving timeouts: a migration may run long.
+const setup = await openDatabase(config.databaseUrl);
+try {
+  await migrate(setup);
+  if (config.loadSampleCatalog) {
+    const demo = await loadDemoCatalog(setup.em.fork());
+    if (demo.skipped === null)
+      logger.info({ products: demo.loaded }, 'catalog was empty: loaded the demo catalog');
+    else logger.info({ reason: demo.skipped }, 'demo catalog not loaded');
+  }
+} finally {
+  await setup.close();
 }
+const orm = await openDatabase(config.databaseUrl, { serving: true });
 const core = await startCore({
   orm,
   databaseUrl: config.databaseUrl,

@@ -1,7 +1,9 @@
 /**
  * StatusService: what the façade's /health reports — whether the database answers, the admissions
  * switches (the operator's and the analysis backlog's) and the catalog's state. A database that does not
- * answer is logged with the reason, once per change.
+ * answer is logged with the reason, once per change. The read is bounded: a database that has not answered
+ * within 1 s (one that hangs instead of refusing) is `database_ok: false`, not the caller's deadline, and
+ * one read runs at a time (calls meanwhile share it, outside any one call: call-scope.ts).
  */
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
@@ -11,8 +13,10 @@ import {
   type StatusService,
 } from '../../gen/skinmatch/v1/status_pb.ts';
 import type { CatalogLoadState, LiveCatalog } from '../catalog/catalog-store.ts';
-import { admissions } from '../scan/admissions.ts';
+import { type Admissions, admissions } from '../scan/admissions.ts';
+import { within } from '../shared/health.ts';
 import type { Logger } from '../shared/logger.ts';
+import { outsideCalls } from './db/call-scope.ts';
 import type { Orm } from './db/orm.ts';
 
 const CATALOG_STATE: Record<CatalogLoadState, CatalogState> = {
@@ -21,11 +25,15 @@ const CATALOG_STATE: Record<CatalogLoadState, CatalogState> = {
   unavailable: CatalogState.UNAVAILABLE,
 };
 
+/** How long GetStatus waits for the database. */
+const READ_TIMEOUT_MS = 1000;
+
 export class StatusServiceImpl implements ServiceImpl<typeof StatusService> {
   readonly #orm: Orm;
   readonly #catalog: LiveCatalog;
   readonly #logger: Logger;
   #databaseDown = false;
+  #reading: Promise<Admissions> | undefined;
 
   constructor(orm: Orm, catalog: LiveCatalog, logger: Logger) {
     this.#orm = orm;
@@ -36,7 +44,8 @@ export class StatusServiceImpl implements ServiceImpl<typeof StatusService> {
   async getStatus() {
     const catalog = CATALOG_STATE[this.#catalog.state];
     try {
-      const state = await admissions(this.#orm.em.fork());
+      const state = await within(this.#read(), READ_TIMEOUT_MS, undefined);
+      if (!state) throw new Error(`no answer within ${READ_TIMEOUT_MS} ms`);
       if (this.#databaseDown) this.#logger.info('status: the database answers again');
       this.#databaseDown = false;
       return create(GetStatusResponseSchema, {
@@ -56,5 +65,19 @@ export class StatusServiceImpl implements ServiceImpl<typeof StatusService> {
       this.#databaseDown = true;
       return create(GetStatusResponseSchema, { databaseOk: false, catalog });
     }
+  }
+
+  /** The switches, read once for every call waiting meanwhile. */
+  #read(): Promise<Admissions> {
+    if (!this.#reading) {
+      const reading = outsideCalls(() => admissions(this.#orm.em.fork()));
+      this.#reading = reading;
+      void reading
+        .catch(() => undefined)
+        .finally(() => {
+          if (this.#reading === reading) this.#reading = undefined;
+        });
+    }
+    return this.#reading;
   }
 }

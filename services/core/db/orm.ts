@@ -40,7 +40,28 @@ const MIGRATIONS = [
   { name: '0015-photo-crashes', class: PhotoCrashesMigration },
 ];
 
-export async function openDatabase(databaseUrl: string): Promise<Orm> {
+/**
+ * What every connection has: a connection (or a free one from a full pool) not had within 5 s fails
+ * instead of waiting forever on a server that accepts but does not answer, and TCP keepalive finds a peer
+ * that went away (a failed-over host) instead of a read that never ends.
+ */
+const CONNECTION = { connectionTimeoutMillis: 5000, keepAlive: true, keepAliveInitialDelayMillis: 10_000 };
+
+/**
+ * What core's serving connections have besides: a statement PostgreSQL runs longer than 60 s is cancelled
+ * there (the longest a request's statement takes is milliseconds), and one the server does not answer
+ * within 70 s (a hung server, which cancels nothing) fails here. Migrations and operator commands (catalog
+ * import, admin) open the database without them; the catalog load lifts them for its one long read
+ * (catalog-store.ts).
+ */
+export const SERVING_TIMEOUTS = { statement_timeout: 60_000, query_timeout: 70_000 };
+
+export interface DatabaseOptions {
+  /** Core's serving pool: SERVING_TIMEOUTS on every statement. */
+  readonly serving?: boolean;
+}
+
+export async function openDatabase(databaseUrl: string, options: DatabaseOptions = {}): Promise<Orm> {
   return MikroORM.init({
     driver: PostgreSqlDriver,
     clientUrl: databaseUrl,
@@ -56,6 +77,7 @@ export async function openDatabase(databaseUrl: string): Promise<Orm> {
     },
     debug: false,
     pool: { min: 0, max: 10 },
+    driverOptions: { ...CONNECTION, ...(options.serving ? SERVING_TIMEOUTS : {}) },
   }) as Promise<Orm>;
 }
 
