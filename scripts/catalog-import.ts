@@ -1,13 +1,16 @@
 /**
- * `npm run catalog:import -- [--replace] FILE` imports a catalog file (CSV or JSON Lines,
- * docs/catalog-format.md): a progress bar while it upserts, then every warning (imported, but the
- * ingredient field is not a list) and every rejected record with its line in the file and the reason.
+ * `npm run catalog:import -- [--replace] FILE` imports a catalog file (CSV/TSV/Unicode text, JSON Lines or
+ * a JSON array, docs/catalog-format.md): a progress bar while it upserts, then every warning (imported, but
+ * the ingredient field is not a list, a link left empty) and every rejected record with its line in the file
+ * and the reason. Every value from the file is printed escaped (no control character reaches the terminal).
  * `--replace` makes it a full import: products the file does not list are withdrawn. Exits 1 when any
- * record was rejected (the others are imported), 2 when the file cannot be read or the usage is wrong, 3
+ * record was rejected (the others are imported), 2 when the file cannot be read (its encoding, a column no
+ * field answers to or named twice, a quote never closed, JSON that is not an array) or the usage is wrong, 3
  * when the database cannot be reached or fails during the import, 78 when the configuration is refused.
  */
 import cliProgress from 'cli-progress';
 import { importRecords, readCatalogFile } from '../services/catalog/catalog-import.ts';
+import { printable } from '../services/catalog/catalog-schema.ts';
 import { withDatabase } from './cli-database.ts';
 
 const args = process.argv.slice(2);
@@ -15,7 +18,9 @@ const replace = args.includes('--replace');
 const files = args.filter((arg) => arg !== '--replace');
 const file = files[0];
 if (file === undefined || files.length > 1 || file.startsWith('--')) {
-  console.error('usage: npm run catalog:import -- [--replace] FILE.csv|FILE.jsonl');
+  console.error(
+    'usage: npm run catalog:import -- [--replace] FILE.csv|FILE.tsv|FILE.txt|FILE.jsonl|FILE.json',
+  );
   process.exit(2);
 }
 
@@ -23,7 +28,7 @@ let records: ReturnType<typeof readCatalogFile>;
 try {
   records = readCatalogFile(file);
 } catch (err) {
-  console.error(`cannot read ${file}: ${(err as Error).message}`);
+  console.error(printable(`cannot read ${file}: ${(err as Error).message}`));
   process.exit(2);
 }
 
@@ -46,18 +51,19 @@ const report = await withDatabase(stopped, async (orm) => {
   }
 });
 
-console.log(`${report.imported} products imported or updated from ${file}`);
+console.log(printable(`${report.imported} products imported or updated from ${file}`));
 if (report.demoRemoved > 0)
   console.log(`${report.demoRemoved} demo products removed: the catalog is real now`);
 if (replace) {
   if (report.withdrawSkipped !== null) console.error(`nothing withdrawn: ${report.withdrawSkipped}`);
-  else console.log(`${report.withdrawn.length} products withdrawn (absent from ${file})`);
+  else console.log(printable(`${report.withdrawn.length} products withdrawn (absent from ${file})`));
 }
 for (const { line, product_id, message } of report.warnings) {
-  console.error(`warning line ${line} (${product_id}): ${message}`);
+  // Every value from the file is escaped: a control character in it never reaches the terminal.
+  console.error(`warning line ${line} (${printable(product_id)}): ${printable(message)}`);
 }
 if (report.warnings.length > 0) console.error(`${report.warnings.length} warnings`);
-for (const { line, reason } of report.rejected) console.error(`rejected line ${line}: ${reason}`);
+for (const { line, reason } of report.rejected) console.error(`rejected line ${line}: ${printable(reason)}`);
 if (report.rejected.length > 0) {
   console.error(`${report.rejected.length} records rejected`);
   process.exit(1);

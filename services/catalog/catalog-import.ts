@@ -2,7 +2,8 @@
  * Importing a catalog file: read every record, reject what cannot be used (with its line in the file and
  * the reason), warn about records whose ingredient field is not an ingredient list (imported, with every
  * flag unknown), and upsert the rest by product_id in batches, each product derived afresh from its INCI
- * list. Importing the same file twice changes nothing.
+ * list. Importing the same file twice changes nothing. A field the file does not carry keeps its stored
+ * value (catalog-stored.ts).
  *
  * Demo records never mix with real ones: a file of real products removes the demo products, demo records
  * in a file of real products are rejected, and demo records are never loaded into a catalog that holds
@@ -12,8 +13,12 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { EntityManager } from '@mikro-orm/core';
 import { plainSql } from '../core/db/plain-sql.ts';
-import { catalogText, type RecordResult, readCsv, readJsonLines } from './catalog-records.ts';
+import { readCsv } from './catalog-csv.ts';
+import { catalogText, readJson } from './catalog-json.ts';
+import type { RecordResult } from './catalog-records.ts';
+import type { Field } from './catalog-schema.ts';
 import { holdsRealProducts, withdrawAbsent } from './catalog-scope.ts';
+import { keepStoredFields } from './catalog-stored.ts';
 import type { DerivedProduct, RawProduct } from './derive.ts';
 import { createDeriver } from './formula-memo.ts';
 import { writeProducts } from './product-writer.ts';
@@ -54,17 +59,27 @@ export interface ImportOptions {
   readonly onProgress?: (done: number) => void;
 }
 
+/** Delimited text: CSV, and what spreadsheets save as "Text" or "Unicode text" (tab-separated). */
+const DELIMITED = new Set(['.csv', '.tsv', '.tab', '.txt']);
+const JSON_FILES = new Set(['.jsonl', '.ndjson', '.json']);
+
+/** A catalog file's records; an Error when the file as a whole cannot be read (a header no field answers to…). */
 export function readCatalogFile(path: string): RecordResult[] {
-  const text = catalogText(readFileSync(path));
   const ext = extname(path).toLowerCase();
-  if (ext === '.csv') return readCsv(text);
-  if (ext === '.jsonl' || ext === '.ndjson' || ext === '.json') return readJsonLines(text);
-  throw new Error(`unknown catalog format "${ext}": use .csv or .jsonl (docs/catalog-format.md)`);
+  if (!DELIMITED.has(ext) && !JSON_FILES.has(ext)) {
+    throw new Error(
+      `unknown catalog format ${JSON.stringify(ext)}: use .csv, .tsv or .txt (delimited text), .jsonl or .json (docs/catalog-format.md)`,
+    );
+  }
+  const text = catalogText(readFileSync(path));
+  return DELIMITED.has(ext) ? readCsv(text) : readJson(text);
 }
 
 interface Accepted {
   readonly line: number;
-  readonly product: RawProduct;
+  product: RawProduct;
+  readonly absent?: readonly Field[];
+  readonly warnings?: readonly string[];
 }
 
 export async function importRecords(
@@ -92,7 +107,7 @@ export async function importRecords(
       continue;
     }
     firstLine.set(product.product_id, line);
-    accepted.push(record);
+    accepted.push({ ...record });
   }
   accepted = await keepDemoApart(em, accepted, rejected);
   rejected.sort((a, b) => a.line - b.line);
@@ -101,6 +116,11 @@ export async function importRecords(
   const done = options.onProgress ?? (() => {});
   const derive = createDeriver();
   const sql = await plainSql(em);
+  for (const { line, product, warnings: notes = [] } of accepted) {
+    for (const message of notes) warnings.push({ line, product_id: product.product_id, message });
+  }
+  // A field the file does not carry keeps what a product already stored holds, rather than being emptied.
+  await keepStoredFields(sql, accepted);
   const clients = await Promise.all(Array.from({ length: WRITERS }, () => sql.connect()));
   // While PostgreSQL writes earlier batches (on as many connections, so on as many cores), this process
   // derives the next one. Batches hold distinct product_ids, so concurrent writes never wait on each other.
@@ -151,6 +171,7 @@ export async function importRecords(
       withdrawn = await withdrawAbsent(em.fork(), [...listed]);
     }
   }
+  warnings.sort((a, b) => a.line - b.line);
   return { imported: accepted.length, rejected, warnings, withdrawn, withdrawSkipped, demoRemoved };
 }
 
