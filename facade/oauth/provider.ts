@@ -10,6 +10,7 @@ import { type Configuration, errors, type KoaContextWithOIDC, Provider } from 'o
 import type { AccountService } from '../../gen/skinmatch/v1/account_pb.ts';
 import type { OAuthStateService } from '../../gen/skinmatch/v1/oauth_state_pb.ts';
 import type { SigningJwk } from '../../services/shared/oauth-config.ts';
+import { AtRestKeys } from './at-rest.ts';
 import { errorPage, sendPage } from './pages.ts';
 import { ACCOUNT_RESOURCE_PATH, SCOPE_NAMES } from './scopes.ts';
 import { stateAdapterClass } from './state-adapter.ts';
@@ -30,7 +31,7 @@ export function createProvider(options: ProviderOptions): Provider {
   const resource = `${options.issuer}${ACCOUNT_RESOURCE_PATH}`;
   const { alg } = options.signingKey;
   const configuration: Configuration = {
-    adapter: stateAdapterClass(options.state),
+    adapter: stateAdapterClass(options.state, new AtRestKeys(options.cookieKeys)),
     jwks: { keys: [options.signingKey as never] },
     cookies: { keys: [...options.cookieKeys] },
     routes: {

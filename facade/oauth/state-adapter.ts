@@ -2,11 +2,17 @@
  * oidc-provider's adapter: every record of the authorization server (sessions, interactions, grants,
  * codes, refresh tokens, registered clients) goes to core's OAuthStateService, which keeps it in
  * PostgreSQL. The façade keeps no state of its own, so any replica can serve any step of a flow.
+ *
+ * Nothing stored is a usable credential (docs/design-notes.md, "What the authorization server keeps"): a
+ * record whose id a client or a browser presents (code, token, session cookie, interaction) is stored under
+ * a keyed hash of it, HMAC-SHA256 under a key derived from OAUTH_COOKIE_KEYS (at-rest.ts); the payload's
+ * copies of it are sealed or left out and put back on find; a client's secret is sealed (AES-256-GCM).
  */
 import type { JsonObject } from '@bufbuild/protobuf';
 import type { Client } from '@connectrpc/connect';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { OAuthStateService } from '../../gen/skinmatch/v1/oauth_state_pb.ts';
+import { AtRestKeys } from './at-rest.ts';
 
 const CORE_TIMEOUT_MS = 5000;
 
@@ -20,60 +26,145 @@ const CORE_TIMEOUT_MS = 5000;
 export const REFRESH_REUSE_GRACE_S = 10;
 
 type Found = { state?: { payload?: JsonObject } };
+type Payload = AdapterPayload & Record<string, unknown>;
 
 const nowS = () => Math.floor(Date.now() / 1000);
 
-export function stateAdapterClass(state: Client<typeof OAuthStateService>) {
+/**
+ * The models whose id is not presented by a client or a browser: a registered client's id is public (its
+ * secret is sealed instead) and a grant's id is only ever looked up from a token's payload or claims.
+ * Every other model's id is a credential or a cookie (codes, refresh and access tokens, the `_session` and
+ * interaction cookies, registration access tokens) and is stored only as a keyed hash.
+ */
+const PLAIN_ID_MODELS = new Set(['Client', 'Grant']);
+/** Where an interaction's uid appears besides its id: the URL the browser is sent back to. */
+const ID_MARK = '{id}';
+
+/**
+ * Session.uid is not hashed: it never leaves the server (tokens and interactions refer to their session by
+ * it) and Session.findByUid looks it up. A payload found by it gets its id back from the sealed `jti`.
+ */
+export function stateAdapterClass(state: Client<typeof OAuthStateService>, keys: AtRestKeys) {
   const options = { timeoutMs: CORE_TIMEOUT_MS };
-  const payloadOf = (res: Found) => res.state?.payload as AdapterPayload | undefined;
+  const payloadOf = (res: Found) => res.state?.payload as Payload | undefined;
 
   return class StateAdapter implements Adapter {
     readonly model: string;
+    readonly #hashed: boolean;
 
     constructor(model: string) {
       this.model = model;
+      this.#hashed = !PLAIN_ID_MODELS.has(model);
+    }
+
+    /** The keys a record is stored under for `id`: its hash under every key, current first. */
+    #ids(id: string): string[] {
+      return this.#hashed ? keys.hashes(this.model, id) : [id];
     }
 
     async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
       // A JSON round trip drops `undefined` members, which a protobuf Struct cannot hold.
-      const json = JSON.parse(JSON.stringify(payload)) as JsonObject;
+      const json = this.#toRest(id, JSON.parse(JSON.stringify(payload)) as Payload) as JsonObject;
+      const [current, ...old] = this.#ids(id);
       await state.upsertState(
-        { model: this.model, id, payload: json, expiresIn: BigInt(Math.max(0, Math.ceil(expiresIn ?? 0))) },
+        {
+          model: this.model,
+          id: current!,
+          payload: json,
+          expiresIn: BigInt(Math.max(0, Math.ceil(expiresIn ?? 0))),
+        },
         options,
       );
+      // A record first stored under a key since rotated out of first place now lives under the current one.
+      for (const stale of old) await state.destroyState({ model: this.model, id: stale }, options);
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
-      const payload = payloadOf(await state.findState({ model: this.model, id }, options));
-      const used = payload?.consumed;
+      let payload: Payload | undefined;
+      for (const key of this.#ids(id)) {
+        payload = payloadOf(await state.findState({ model: this.model, id: key }, options));
+        if (payload) break;
+      }
+      if (!payload) return undefined;
+      const used = payload.consumed;
       if (
         this.model === 'RefreshToken' &&
         typeof used === 'number' &&
         nowS() - used < REFRESH_REUSE_GRACE_S
       ) {
-        delete payload!.consumed;
+        delete payload.consumed;
       }
-      return payload;
+      return this.#fromRest(id, payload);
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
-      return payloadOf(await state.findStateByUid({ model: this.model, uid }, options));
+      const payload = payloadOf(await state.findStateByUid({ model: this.model, uid }, options));
+      if (!payload) return undefined;
+      if (!this.#hashed || payload.jti === undefined) return this.#fromRest(String(payload.jti), payload);
+      // The id is sealed (under a key no longer configured: the record cannot be used).
+      const id = keys.open(String(payload.jti), this.#context('jti'));
+      return id ? this.#fromRest(id.value, payload) : undefined;
     }
 
     async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+      // The device flow is off (provider.ts): nothing is stored with a user code.
       return payloadOf(await state.findStateByUserCode({ model: this.model, userCode }, options));
     }
 
     async consume(id: string): Promise<void> {
-      await state.consumeState({ model: this.model, id }, options);
+      for (const key of this.#ids(id)) await state.consumeState({ model: this.model, id: key }, options);
     }
 
     async destroy(id: string): Promise<void> {
-      await state.destroyState({ model: this.model, id }, options);
+      for (const key of this.#ids(id)) await state.destroyState({ model: this.model, id: key }, options);
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
       await state.revokeStateByGrantId({ grantId }, options);
+    }
+
+    #context(field: string): string {
+      return `${this.model}.${field}`;
+    }
+
+    /** The payload as stored: no copy of the id in clear, secrets sealed. */
+    #toRest(id: string, payload: Payload): Payload {
+      if (this.#hashed) {
+        if (payload.jti !== undefined) payload.jti = keys.seal(id, this.#context('jti'));
+        if (typeof payload.returnTo === 'string') payload.returnTo = payload.returnTo.split(id).join(ID_MARK);
+        const session = payload.session as Payload | undefined;
+        // An interaction's copy of the person's `_session` cookie.
+        if (typeof session?.cookie === 'string')
+          session.cookie = keys.seal(session.cookie, this.#context('cookie'));
+      }
+      if (typeof payload.client_secret === 'string') {
+        payload.client_secret = keys.seal(payload.client_secret, this.#context(`secret.${id}`));
+      }
+      return payload;
+    }
+
+    /** The payload as the provider stored it: the id from the one presented, secrets opened. */
+    async #fromRest(id: string, payload: Payload): Promise<AdapterPayload | undefined> {
+      if (this.#hashed) {
+        if (payload.jti !== undefined) payload.jti = id;
+        if (typeof payload.returnTo === 'string') payload.returnTo = payload.returnTo.split(ID_MARK).join(id);
+        const session = payload.session as Payload | undefined;
+        if (typeof session?.cookie === 'string') {
+          const cookie = keys.open(session.cookie, this.#context('cookie'));
+          if (cookie) session.cookie = cookie.value;
+          else delete session.cookie;
+        }
+      }
+      const secret = payload.client_secret;
+      if (typeof secret === 'string') {
+        const opened = keys.open(secret, this.#context(`secret.${id}`));
+        if (opened) payload.client_secret = opened.value;
+        // Sealed under a key no longer configured: the client cannot authenticate and must register again.
+        else if (AtRestKeys.isSealed(secret)) return undefined;
+        // Stored in clear (by a façade before this one) or under an older key: stored sealed now.
+        if (!opened?.current) await this.upsert(id, { ...payload } as AdapterPayload);
+      }
+      return payload as AdapterPayload;
     }
   };
 }

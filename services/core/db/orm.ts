@@ -19,6 +19,7 @@ import { ScanPurgeIndexMigration } from './migrations/0012b-scan-purge-index.ts'
 import { ProductsDerivedJsonMigration } from './migrations/0013-products-derived-json.ts';
 import { ScanListIndexMigration } from './migrations/0014-scan-list-index.ts';
 import { PhotoCrashesMigration } from './migrations/0015-photo-crashes.ts';
+import { OAuthStateAtRestMigration } from './migrations/0016-oauth-state-at-rest.ts';
 import { ScanSchema } from './scan-entity.ts';
 import { SettingSchema } from './setting-entity.ts';
 
@@ -38,6 +39,7 @@ const MIGRATIONS = [
   { name: '0013-products-derived-json', class: ProductsDerivedJsonMigration },
   { name: '0014-scan-list-index', class: ScanListIndexMigration },
   { name: '0015-photo-crashes', class: PhotoCrashesMigration },
+  { name: '0016-oauth-state-at-rest', class: OAuthStateAtRestMigration },
 ];
 
 /**
