@@ -10,6 +10,8 @@
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { Code, ConnectError, type ConnectRouter, type Interceptor } from '@connectrpc/connect';
+import { parseTimeout as parseConnectTimeout } from '@connectrpc/connect/protocol-connect';
+import { parseTimeout as parseGrpcTimeout } from '@connectrpc/connect/protocol-grpc';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { specGrpcMessages } from './grpc-message.ts';
 import { createDualServer } from './h1-h2-listener.ts';
@@ -128,15 +130,36 @@ function stopReadingOnceAnswered(req: http2.Http2ServerRequest): void {
  * DeadlineExceeded or Canceled, whatever the handler did after: an answer nobody receives is no "ok"
  * (a GetScan answered 23 s after its 1 s deadline, the watches of a killed client, were all counted "ok").
  */
+/** How early before its deadline a call the client cancels still counts as ended by the deadline. */
+const DEADLINE_SLACK_MS = 10;
+
+/** The call's timeout as its client sent it (gRPC and gRPC-Web: grpc-timeout; Connect: connect-timeout-ms). */
+function callTimeoutMs(header: Headers): number | undefined {
+  const grpcTimeout = header.get('grpc-timeout');
+  if (grpcTimeout !== null) return parseGrpcTimeout(grpcTimeout, Number.MAX_SAFE_INTEGER).timeoutMs;
+  const connectTimeout = header.get('connect-timeout-ms');
+  if (connectTimeout !== null) return parseConnectTimeout(connectTimeout, Number.MAX_SAFE_INTEGER).timeoutMs;
+  return undefined;
+}
+
 function logCalls(logger: Logger): Interceptor {
   return (next) => async (req) => {
     const started = performance.now();
     const method = `${req.method.parent.typeName}/${req.method.name}`;
+    const deadlineMs = callTimeoutMs(req.header);
     let logged = false;
     const log = (code: string) => {
       if (logged) return;
       logged = true;
       if (req.signal.aborted) code = Code[ConnectError.from(req.signal.reason).code];
+      // A client that gives up at its deadline resets the stream (CANCEL), which may arrive a moment before
+      // this server's own timer for the same deadline fires: the call still ended by its deadline.
+      if (
+        code === 'Canceled' &&
+        deadlineMs !== undefined &&
+        secondsSince(started) * 1000 >= deadlineMs - DEADLINE_SLACK_MS
+      )
+        code = 'DeadlineExceeded';
       const seconds = secondsSince(started);
       const labels = { method, code: code === 'ok' ? 'OK' : code };
       rpcCalls.inc(labels);
