@@ -30,6 +30,7 @@ import { analysisOldestJobAge, analysisQueueDepth, recordAdmissions } from '../s
 import { Notifications } from '../shared/notifications.ts';
 import { ReflectionService } from '../shared/reflection.ts';
 import { DEFAULT_READ_MAX_BYTES, type RunningServer, startServer } from '../shared/server.ts';
+import { capOpenCalls, DEFAULT_SERVER_LIMITS, type ServerLimits } from '../shared/server-limits.ts';
 import type { Readiness } from '../shared/shutdown.ts';
 import { callScope, outsideCalls, skipAbandonedCalls } from './db/call-scope.ts';
 import type { Orm } from './db/orm.ts';
@@ -66,6 +67,8 @@ export interface CoreOptions {
    * queue, and calls (streams) still open this long after the server stops are cut.
    */
   readonly shutdownGraceMs?: number;
+  /** Streams, watches, request and connection bounds of the server (GRPC_* configuration). */
+  readonly limits?: ServerLimits;
 }
 
 /** Room in a request for what surrounds the photo in UploadPhoto (run id, browser secret, framing). */
@@ -142,17 +145,26 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
       })
     : undefined;
   governor?.start();
+  const limits = options.limits ?? DEFAULT_SERVER_LIMITS;
   // Shared by every caller (health.ts): no one call's deadline fails it for the others.
   const serving = () => outsideCalls(async () => !options.readiness?.draining && (await orm.isConnected()));
   const server = await startServer({
     port: options.port,
     host: options.host,
     logger,
-    readMaxBytes: requestMaxBytes(options.intake.limits.maxBytes),
-    interceptors: [callScope()],
+    limits,
+    interceptors: [
+      callScope(),
+      capOpenCalls(limits.maxWatches, [ScanService.method.watchScan, IntakeService.method.watchIntake]),
+    ],
     routes: (router) => {
       router.service(ScanService, scans);
       router.service(IntakeService, intake);
+      // Registered after its service, so it replaces the service's route: the one method whose request
+      // carries a photo reads up to the photo bound, every other one up to DEFAULT_READ_MAX_BYTES (4 MiB).
+      router.rpc(IntakeService.method.uploadPhoto, (req) => intake.uploadPhoto(req), {
+        readMaxBytes: requestMaxBytes(options.intake.limits.maxBytes),
+      });
       router.service(MatchService, new MatchServiceImpl({ ...options, sql, catalog }));
       router.service(CatalogService, new CatalogServiceImpl(catalog, options.pepper));
       router.service(AccountService, new AccountServiceImpl({ ...options, scans }));

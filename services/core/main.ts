@@ -63,6 +63,7 @@ const core = await startCore({
   admissions: { bounds: config.admissionBounds, intervalMs: config.admissionsCheckMs },
   readiness,
   shutdownGraceMs: shutdownGraceMs(config),
+  limits: config.serverLimits,
   analyzer: new InferenceAnalyzer(
     createConnectTransport({
       baseUrl: config.inferenceUrl,

@@ -13,6 +13,7 @@ import type { BacklogBounds } from '../scan/admissions-governor.ts';
 import { EnvReader } from './env-reader.ts';
 import { loadOAuthConfig, type OAuthConfig } from './oauth-config.ts';
 import { described, describedPlaceholder, isPlaceholder, readSecret, type SecretContext } from './secrets.ts';
+import { readServerLimits, type ServerLimits } from './server-limits.ts';
 import { quote } from './text.ts';
 
 /** A rate-limit budget of its own for one tool: `points` calls per `durationSeconds`. */
@@ -86,6 +87,8 @@ export interface Config {
   readonly metricsPorts: { readonly facade: number; readonly core: number; readonly inference: number };
   /** Interface of the metrics endpoints (METRICS_HOST); unset: core's and inference's own, loopback for the façade. */
   readonly metricsHost: string | undefined;
+  /** Bounds of core's (and inference's) gRPC server: streams, watches, request reads, keepalive (GRPC_*). */
+  readonly serverLimits: ServerLimits;
   readonly warnings: readonly string[];
 }
 
@@ -212,6 +215,7 @@ function readConfig(env: EnvReader): Config {
       inference: env.port('INFERENCE_METRICS_PORT', 9466),
     },
     metricsHost: env.value('METRICS_HOST'),
+    serverLimits: readServerLimits(env),
     warnings,
   };
 }

@@ -6,6 +6,8 @@
  * error", never with its own message. A request message larger than `readMaxBytes` is refused before it is
  * read (RESOURCE_EXHAUSTED), and one with a NUL character in its text before a service sees it
  * (INVALID_ARGUMENT, request-text.ts). grpc-message is written as the gRPC spec encodes it (grpc-message.ts).
+ * Streams per connection, the time a request may take to arrive, keepalive pings and idle connections are
+ * bounded (server-limits.ts).
  */
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
@@ -18,6 +20,13 @@ import { createDualServer } from './h1-h2-listener.ts';
 import type { Logger } from './logger.ts';
 import { rpcCalls, rpcDuration, secondsSince } from './metrics.ts';
 import { refuseNulText } from './request-text.ts';
+import {
+  boundRequestRead,
+  DEFAULT_SERVER_LIMITS,
+  http2Settings,
+  type ServerLimits,
+  watchSession,
+} from './server-limits.ts';
 import { serverTelemetry } from './telemetry.ts';
 
 /** Answers smaller than this go uncompressed even to a client that accepts gzip (Connect's default: 1 KiB). */
@@ -48,13 +57,27 @@ export interface ServerOptions {
   readonly logger: Logger;
   readonly routes: (router: ConnectRouter) => void;
   readonly interceptors?: Interceptor[];
-  /** The largest request message read (DEFAULT_READ_MAX_BYTES by default). */
+  /**
+   * The largest request message read (DEFAULT_READ_MAX_BYTES by default); a method that takes more (core's
+   * UploadPhoto) is registered with its own `readMaxBytes` (`router.rpc`).
+   */
   readonly readMaxBytes?: number;
+  /** Streams, request and connection bounds (server-limits.ts); DEFAULT_SERVER_LIMITS by default. */
+  readonly limits?: ServerLimits;
 }
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const limits = options.limits ?? DEFAULT_SERVER_LIMITS;
+  // Paths whose requests last as long as the call (client and bidi streams): no bound on reading them.
+  const streamingRequests = new Set<string>();
   const handler = connectNodeAdapter({
-    routes: options.routes,
+    routes: (router) => {
+      options.routes(router);
+      for (const route of router.handlers) {
+        if (route.method.methodKind === 'client_streaming' || route.method.methodKind === 'bidi_streaming')
+          streamingRequests.add(route.requestPath);
+      }
+    },
     // Callers sit on the same host or cluster network, where gzip of a few-kB answer (five products)
     // cost more CPU than sending it (docs/data-path.md); only large answers are still compressed.
     compressMinBytes: COMPRESS_MIN_BYTES,
@@ -70,14 +93,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const server = createDualServer(
     (req, res) => {
       if ('stream' in req) stopReadingOnceAnswered(req);
+      if (!streamingRequests.has(req.url?.split('?', 1)[0] ?? ''))
+        boundRequestRead(req, limits.requestReadTimeoutMs);
       specGrpcMessages(res);
       handler(req, res);
     },
-    { h2: {}, firstBytesTimeoutMs: FIRST_BYTES_TIMEOUT_MS },
+    { h2: { settings: http2Settings(limits) }, firstBytesTimeoutMs: FIRST_BYTES_TIMEOUT_MS },
   );
   const sessions = new Set<http2.ServerHttp2Session>();
   server.h2.on('session', (session) => {
     sessions.add(session);
+    watchSession(session, limits);
     session.once('close', () => sessions.delete(session));
   });
   await new Promise<void>((resolve, reject) => {

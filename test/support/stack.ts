@@ -66,6 +66,8 @@ export interface StackOptions {
   readonly intake?: CoreOptions['intake'];
   /** Automatic admissions: the analysis backlog's bounds and how often core looks (off by default). */
   readonly admissions?: CoreOptions['admissions'];
+  /** Core's server bounds (streams, watches, request reads, keepalive); the defaults by default. */
+  readonly serverLimits?: CoreOptions['limits'];
   /** Other façade options (e.g. trustProxy, the upload page's photo bound). */
   readonly facade?: Partial<
     Pick<FacadeOptions, 'trustProxy' | 'trustedProxyHops' | 'photoMaxBytes' | 'pageKeepAliveMs'>
@@ -104,6 +106,7 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
     abandonedAfterMs: options.abandonedAfterMs,
     intake: options.intake ?? testIntake(),
     admissions: options.admissions,
+    limits: options.serverLimits,
   });
   const coreUrl = `http://127.0.0.1:${core.port}`;
   // The façade's transport to core, as facade/main.ts builds it.
