@@ -29,6 +29,7 @@ import { RequestMultiplexer } from './mcp/multiplexer.ts';
 import { scanTools } from './mcp/scan-tools.ts';
 import { scanPages } from './pages/scan-page.ts';
 import { GuestLimits, type GuestLimitsConfig } from './rate-limits.ts';
+import { routeTemplate } from './route-template.ts';
 
 export interface FacadeOptions {
   /** Connect transport to core. */
@@ -101,7 +102,7 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
   app.on('error', (err: NodeJS.ErrnoException, ctx?: Koa.Context) => {
     const client = /^HPE_|^ECONN(RESET|ABORTED)$|^EPIPE$/.test(err.code ?? '') || err.message === 'aborted';
     logger[client ? 'info' : 'error'](
-      { path: ctx?.path, err: err.message, code: err.code },
+      { path: ctx ? routeTemplate(ctx.path) : undefined, err: err.message, code: err.code },
       client ? 'client connection ended before its request did' : 'connection error',
     );
   });
@@ -122,13 +123,15 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     const started = performance.now();
+    // The route, not the path: paths hold ids, and whatever a client put in them (route-template.ts).
+    const route = routeTemplate(ctx.path);
     await context.with(withRequestId(extractTraceContext(ctx.headers), requestId), async () => {
       await next();
       // Probes ask for /health every few seconds: their lines only at debug.
-      logger[ctx.path === '/health' ? 'debug' : 'info'](
+      logger[route === '/health' ? 'debug' : 'info'](
         {
           method: ctx.method,
-          path: ctx.path,
+          path: route,
           status: ctx.status,
           ms: Math.round(performance.now() - started),
         },
@@ -141,7 +144,7 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
       await next();
     } catch (err) {
       logger.error(
-        { path: ctx.path, err: err instanceof Error ? err.message : String(err) },
+        { path: routeTemplate(ctx.path), err: err instanceof Error ? err.message : String(err) },
         'request failed',
       );
       ctx.status = 500;

@@ -27,6 +27,7 @@ import type { Readiness } from '../../services/shared/shutdown.ts';
 import { readBody } from '../body.ts';
 import { page } from '../oauth/pages.ts';
 import type { GuestLimits } from '../rate-limits.ts';
+import { routeTemplate } from '../route-template.ts';
 import { serveAsset } from './page-assets.ts';
 import { KEEP_ALIVE_MS, relayEvents } from './page-events.ts';
 import {
@@ -245,7 +246,10 @@ export function scanPages(options: ScanPageOptions) {
     if (reason === 'invalid_input') return refuse(ctx, 'invalid_request', undefined, CONSENT_OUTDATED_WORDS);
     if (reason === 'rate_limited') return refuse(ctx, 'rate_limited', retryAfter(err));
     if (reason && reason !== 'unavailable' && isRefusalReason(reason)) return refuse(ctx, reason);
-    logger.error({ err: (err as Error).message, path: ctx.path }, 'scan page: core call failed');
+    logger.error(
+      { err: (err as Error).message, path: routeTemplate(ctx.path) },
+      'scan page: core call failed',
+    );
     refuse(ctx, 'unavailable', UNAVAILABLE_RETRY_SECONDS);
   }
 

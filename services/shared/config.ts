@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { BacklogBounds } from '../scan/admissions-governor.ts';
+import { oauthSecrets, redactConfiguredSecrets } from './configured-secrets.ts';
 import { EnvReader } from './env-reader.ts';
 import { loadOAuthConfig, type OAuthConfig } from './oauth-config.ts';
 import { described, describedPlaceholder, isPlaceholder, readSecret, type SecretContext } from './secrets.ts';
@@ -117,6 +118,7 @@ export function loadCoreConfig(env: NodeJS.ProcessEnv = process.env): CoreConfig
     reader.fault('ALTCHA_HMAC_KEY: got the same key as TOKEN_PEPPER, expected a key of its own');
   }
   reader.done();
+  redactConfiguredSecrets(env, [tokenPepper!.toString('hex'), altchaHmacKey!.toString('hex')]);
   return { ...config, tokenPepper: tokenPepper!, altchaHmacKey: altchaHmacKey!, warnings };
 }
 
@@ -128,6 +130,7 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
   productionEssentials(reader, config);
   const oauth = loadOAuthConfig({ reader, production: config.production, dataDir: config.dataDir, warnings });
   reader.done();
+  redactConfiguredSecrets(env, oauthSecrets(oauth));
   return { ...config, oauth: oauth!, warnings };
 }
 
@@ -136,6 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const reader = new EnvReader(env);
   const config = readConfig(reader);
   reader.done();
+  redactConfiguredSecrets(env, []);
   return config;
 }
 

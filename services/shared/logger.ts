@@ -6,8 +6,10 @@
  * kind, `Authorization`, cookies and `Set-Cookie`, OAuth authorization codes, refresh tokens, client
  * secrets, the consenting browser's secret, challenge solutions, keys. And, in case a secret is ever
  * written into a message or an error text, every line is scrubbed of the shapes secrets have before it is
- * written: a bearer credential, a JSON Web Token, 64 hex characters (scan tokens, browser secrets and the
- * hashes of both) and long base64url runs that mix upper case, lower case and digits (authorization codes,
+ * written: the exact values of the secrets this process was configured with (`redactInLogs`, called by
+ * the configuration loaders: the token pepper, the ALTCHA key, the OAuth keys, the identity providers' client
+ * secrets, the database password; whatever their shape or length), a bearer credential, a JSON Web Token,
+ * 64 hex characters in either case (scan tokens, browser secrets and the hashes of both) and long base64url runs that mix upper case, lower case and digits (authorization codes,
  * refresh tokens, session and interaction cookies, signed cookie values, challenge solutions). Request
  * bodies are never logged.
  */
@@ -83,13 +85,41 @@ const JWT = /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.?[A-Za-z0-9_-]*/g;
 
 /** Whether a long run is secret-shaped: 64+ hex characters, or upper case, lower case and digits mixed. */
 function secretRun(run: string): boolean {
-  if (/^[a-f0-9]{64,}$/.test(run)) return true;
+  if (/^[a-f0-9]{64,}$/i.test(run)) return true;
   return /[A-Z]/.test(run) && /[a-z]/.test(run) && /[0-9]/.test(run);
 }
 
-/** A written line with every secret-shaped value replaced. */
+/** Shorter configured values are left alone: redacting them would garble words, not hide a secret. */
+export const MIN_REDACTED_LENGTH = 8;
+
+const configured = new Set<string>();
+let configuredPattern: RegExp | undefined;
+
+/**
+ * Every line this process writes from now on has each of these values replaced wherever it appears (as
+ * written, and as JSON writes it: a PEM key's line breaks escaped), case aside. Values of more than one
+ * line (a PEM key) count line by line too.
+ */
+export function redactInLogs(values: readonly (string | undefined)[]): void {
+  for (const value of values) {
+    if (value === undefined) continue;
+    for (const part of [value, ...value.split(/[\r\n]+/)]) {
+      const trimmed = part.trim();
+      if (trimmed.length < MIN_REDACTED_LENGTH) continue;
+      configured.add(trimmed);
+      configured.add(JSON.stringify(trimmed).slice(1, -1));
+    }
+  }
+  // Longest first, so that a value containing another is replaced whole.
+  const sorted = [...configured].sort((a, b) => b.length - a.length);
+  configuredPattern = sorted.length
+    ? new RegExp(sorted.map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gi')
+    : undefined;
+}
+
+/** A written line with every configured secret and every secret-shaped value replaced. */
 export function scrub(line: string): string {
-  let out = line;
+  let out = configuredPattern ? line.replace(configuredPattern, REDACTED) : line;
   if (out.includes('earer') || out.includes('asic') || out.includes('EARER') || out.includes('ASIC'))
     out = out.replace(CREDENTIAL, (_match, scheme: string) => `${scheme} ${REDACTED}`);
   if (out.includes('eyJ')) out = out.replace(JWT, REDACTED);
