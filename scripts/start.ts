@@ -2,6 +2,8 @@
  * `npm start`: the whole service on one machine. Starts an embedded PostgreSQL under .data/ when
  * DATABASE_URL is unset, then inference, core (which migrates) and the façade as separate processes, prefixes their
  * logs, prints the base URL, and on Ctrl-C (or when any process dies) stops everything, PostgreSQL last.
+ * Each process gets only the variables the chart would give it (services/shared/process-env.ts): the shared
+ * configuration and its own secrets, so inference holds none and the façade never the token pepper.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -9,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../services/core/db/embedded.ts';
 import { loadFacadeConfig } from '../services/shared/config.ts';
 import { loadOrExit } from '../services/shared/env-reader.ts';
+import { type ProcessRole, processEnv } from '../services/shared/process-env.ts';
 import { EMBEDDED_PG_PORT } from './cli-database.ts';
 import { freePort, waitForPort } from './port.ts';
 
@@ -37,10 +40,15 @@ const env = {
 const children: ChildProcess[] = [];
 let stopping = false;
 
-function run(name: string, script: string, extraEnv: NodeJS.ProcessEnv = {}): ChildProcess {
+function run(
+  name: string,
+  script: string,
+  role: ProcessRole,
+  extraEnv: NodeJS.ProcessEnv = {},
+): ChildProcess {
   // Own process groups: a terminal's Ctrl-C reaches only this supervisor, which stops them in order.
   const child = spawn(process.execPath, [script], {
-    env: { ...env, ...extraEnv },
+    env: { ...processEnv(role, env), ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -96,7 +104,8 @@ if (config.oauth.upstreams.length === 0) {
       DEV_IDP_CLIENT_SECRET: `skinmatch-dev-secret-${id}`,
       DEV_IDP_REDIRECT_URI: `${config.publicBaseUrl}/oauth/callback/${id}`,
     };
-    await started(`idp-${id}`, 'scripts/dev-idp.ts', port, devEnv);
+    // A development provider needs no secret of ours: the shared configuration and its own variables.
+    await started(`idp-${id}`, 'scripts/dev-idp.ts', 'inference', port, devEnv);
     Object.assign(env, {
       [`IDP_${id}_ISSUER`]: `http://127.0.0.1:${port}`,
       [`IDP_${id}_CLIENT_ID`]: devEnv.DEV_IDP_CLIENT_ID,
@@ -106,9 +115,9 @@ if (config.oauth.upstreams.length === 0) {
   }
   say('start', 'no IDP_1_*/IDP_2_* configured: signing in goes through two development providers');
 }
-await started('infer', 'services/inference/main.ts', config.inferencePort);
-await started('core', 'services/core/main.ts', config.corePort);
-await started('facade', 'facade/main.ts', config.facadePort);
+await started('infer', 'services/inference/main.ts', 'inference', config.inferencePort);
+await started('core', 'services/core/main.ts', 'core', config.corePort);
+await started('facade', 'facade/main.ts', 'facade', config.facadePort);
 say('start', `skinmatch is up: MCP at ${config.publicBaseUrl}/mcp, health at ${config.publicBaseUrl}/health`);
 say('start', `signed-in MCP at ${config.publicBaseUrl}/mcp/account (OAuth 2.1, sign in through the browser)`);
 say('start', 'press Ctrl-C to stop');
@@ -116,10 +125,11 @@ say('start', 'press Ctrl-C to stop');
 async function started(
   name: string,
   script: string,
+  role: ProcessRole,
   port: number,
   extraEnv?: NodeJS.ProcessEnv,
 ): Promise<void> {
-  run(name, script, extraEnv);
+  run(name, script, role, extraEnv);
   if (!(await waitForPort(port, 60_000, () => stopping)) && !stopping) {
     say('start', `${name}: nothing listens on port ${port} after 60 s`);
     await stop(1);

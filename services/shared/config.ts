@@ -118,7 +118,11 @@ export function loadCoreConfig(env: NodeJS.ProcessEnv = process.env): CoreConfig
     reader.fault('ALTCHA_HMAC_KEY: got the same key as TOKEN_PEPPER, expected a key of its own');
   }
   reader.done();
-  redactConfiguredSecrets(env, [tokenPepper!.toString('hex'), altchaHmacKey!.toString('hex')]);
+  redactConfiguredSecrets(
+    env,
+    ['TOKEN_PEPPER', 'ALTCHA_HMAC_KEY'],
+    [tokenPepper!.toString('hex'), altchaHmacKey!.toString('hex')],
+  );
   return { ...config, tokenPepper: tokenPepper!, altchaHmacKey: altchaHmacKey!, warnings };
 }
 
@@ -130,7 +134,11 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
   productionEssentials(reader, config);
   const oauth = loadOAuthConfig({ reader, production: config.production, dataDir: config.dataDir, warnings });
   reader.done();
-  redactConfiguredSecrets(env, oauthSecrets(oauth));
+  redactConfiguredSecrets(
+    env,
+    ['OAUTH_SIGNING_KEY', 'OAUTH_COOKIE_KEYS', 'IDP_1_CLIENT_SECRET', 'IDP_2_CLIENT_SECRET'],
+    oauthSecrets(oauth),
+  );
   return { ...config, oauth: oauth!, warnings };
 }
 
@@ -139,7 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const reader = new EnvReader(env);
   const config = readConfig(reader);
   reader.done();
-  redactConfiguredSecrets(env, []);
+  redactConfiguredSecrets(env, [], []);
   return config;
 }
 

@@ -42,14 +42,15 @@ export function oauthSecrets(oauth: OAuthConfig | undefined): string[] {
   ];
 }
 
-/** Redacts, in every line this process logs from now on, each configured secret and the raw variables. */
+/**
+ * Redacts, in every line this process logs from now on, each configured secret: the values given, the
+ * database password, and the raw values of the variables named (as written, before any parsing).
+ */
 export function redactConfiguredSecrets(
   env: NodeJS.ProcessEnv,
+  names: readonly string[],
   values: readonly (string | undefined)[],
 ): void {
-  const raw = ['TOKEN_PEPPER', 'ALTCHA_HMAC_KEY', 'OAUTH_SIGNING_KEY', 'OAUTH_COOKIE_KEYS'].map(
-    (name) => env[name],
-  );
-  const idp = ['1', '2'].map((id) => env[`IDP_${id}_CLIENT_SECRET`]?.trim());
-  redactInLogs([...databasePassword(env.DATABASE_URL), ...raw, ...idp, ...values]);
+  const raw = names.map((name) => env[name]?.trim());
+  redactInLogs([...databasePassword(env.DATABASE_URL), ...raw, ...values]);
 }
