@@ -25,7 +25,16 @@ const core = createInternalTransport({
 });
 // The façade's only database use: the rate-limit counters every replica shares (docs/design-notes.md).
 const limitStore = config.databaseUrl
-  ? new pg.Pool({ connectionString: config.databaseUrl, max: 4, idleTimeoutMillis: 30_000 })
+  ? new pg.Pool({
+      connectionString: config.databaseUrl,
+      max: 4,
+      idleTimeoutMillis: 30_000,
+      // A stalled server answers nothing: a lookup gives up after 2 s (rate-limits.ts), and the connection
+      // itself is dropped after these bounds, so a hang never holds the pool's connections for good.
+      connectionTimeoutMillis: 5000,
+      query_timeout: 10_000,
+      keepAlive: true,
+    })
   : undefined;
 limitStore?.on('error', (err) => logger.warn({ err: err.message }, 'rate-limit database connection lost'));
 // Production requires DATABASE_URL (config.ts): replicas share their rate limits in PostgreSQL.

@@ -9,8 +9,10 @@
  * With a PostgreSQL pool the counters live in the `rate_limits` table, so every façade replica counts
  * against the same budget, taken in small leases (facade/leased-budget.ts: never more than the budget, a
  * caller refused at most 5 % of it early per other replica, for a few seconds). If the database cannot be
- * reached, each replica falls back to counting in its own memory until it can: limits loosen to per
- * replica, they never vanish and never refuse everyone. Without a pool (a façade on its own in
+ * reached, or does not answer a lookup within `STORE_TIMEOUT_MS` (a stalled server answers nothing, ever),
+ * each replica counts in its own memory, asking the database again `STORE_RETRY_MS` later: limits loosen to
+ * per replica, they never vanish, never refuse everyone, and never hold a request longer than that
+ * deadline (docs/design-notes.md, "Rate limits"). Without a pool (a façade on its own in
  * development) counting is in memory only.
  */
 import ipaddr from 'ipaddr.js';
@@ -34,7 +36,18 @@ export interface GuestLimitsConfig {
   readonly toolBudgets?: readonly ToolBudget[];
   /** How long a replica keeps unspent leased points of an idle key, in ms (default 5000; tests shorten it). */
   readonly leaseIdleMs?: number;
+  /** The longest a lookup waits for the database before counting in memory (default STORE_TIMEOUT_MS). */
+  readonly storeTimeoutMs?: number;
 }
+
+/**
+ * A lookup is one indexed upsert (milliseconds): past 2 s the database is not answering, and the request
+ * goes on counted in memory. Core calls have 10 s (CORE_TIMEOUT_MS) inside an MCP request's 15 s
+ * (MCP_REQUEST_TIMEOUT_MS): the lookup fits in the margin between them, and the call keeps all of its own.
+ */
+export const STORE_TIMEOUT_MS = 2000;
+/** After a lookup failed or timed out, every budget counts in memory this long before asking again. */
+export const STORE_RETRY_MS = 5000;
 
 export const DEFAULT_GUEST_LIMITS: GuestLimitsConfig = { callsPerMinute: 120, scansPerHour: 30 };
 
@@ -67,7 +80,7 @@ export class GuestLimits {
     store?: Queryable,
     onRefusal?: RefusalListener,
   ) {
-    const factory = budgetFactory(store, config.leaseIdleMs);
+    const factory = budgetFactory(store, config.leaseIdleMs, config.storeTimeoutMs ?? STORE_TIMEOUT_MS);
     const make = (name: string, points: number, durationSeconds: number) => {
       const budget = factory(name, points, durationSeconds);
       this.#budgets.push(budget);
@@ -140,8 +153,10 @@ function refusal(key: string, wait: number): ToolError {
   );
 }
 
-function budgetFactory(store: Queryable | undefined, idleMs: number | undefined) {
+function budgetFactory(store: Queryable | undefined, idleMs: number | undefined, timeoutMs: number) {
   let first = true;
+  /** Until when every budget counts in memory: the store failed or did not answer (one store, one state). */
+  let storeDownUntil = 0;
   return (name: string, points: number, durationSeconds: number): Budget => {
     const memory = memoryBudget(name, points, durationSeconds);
     if (!store) return memory;
@@ -149,10 +164,28 @@ function budgetFactory(store: Queryable | undefined, idleMs: number | undefined)
     if (first) sweepExpiredRows(store);
     first = false;
     return {
-      consume: (key) => shared.consume(key).catch(() => memory.consume(key)),
+      consume: async (key) => {
+        if (Date.now() < storeDownUntil) return memory.consume(key);
+        try {
+          return await withDeadline(shared.consume(key), timeoutMs);
+        } catch {
+          storeDownUntil = Date.now() + STORE_RETRY_MS;
+          return memory.consume(key);
+        }
+      },
       close: () => shared.close(),
     };
   };
+}
+
+/** The promise's outcome, or a rejection once `ms` have passed without one. */
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`rate-limit store: no answer within ${ms} ms`)), ms);
+  });
+  promise.catch(() => {}); // a lookup given up on may still fail later: nobody waits for it
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }
 
 function memoryBudget(keyPrefix: string, points: number, duration: number): Budget {
