@@ -81,7 +81,13 @@ export async function createAccountSurface(options: AccountSurfaceOptions) {
     limits: options.limits,
     serve,
   });
-  const signIn = new SignIn({ upstreams, accounts, publicBaseUrl: issuer, logger });
+  const signIn = new SignIn({
+    upstreams,
+    accounts,
+    publicBaseUrl: issuer,
+    cookieKeys: options.oauth.cookieKeys,
+    logger,
+  });
   const interactions = interactionRoutes({ provider, signIn });
   const saves = savePages({ accounts, signIn, publicBaseUrl: issuer, logger });
   const server = authorizationServer(provider, issuer, options.limits);

@@ -2,19 +2,13 @@
  * The person's side of /authorize: choose an upstream provider, sign in there, come back, approve or
  * decline the requested scopes. oidc-provider hands over at `/interaction/:uid`; its interaction cookie
  * is scoped to that path, so the upstream callback (a fixed, registered address) hands back to
- * `/interaction/:uid/signed-in` through a short-lived signed cookie.
+ * `/interaction/:uid/signed-in` through a short-lived sealed cookie.
  */
 import type { Context } from 'koa';
 import type { Provider } from 'oidc-provider';
 import { consentPage, errorPage, providerChoicePage, sendPage } from './pages.ts';
 import { isScope, SCOPES } from './scopes.ts';
-import {
-  clearSignedCookie,
-  expiredSignIn,
-  readSignedCookie,
-  type SignIn,
-  setSignedCookie,
-} from './sign-in.ts';
+import { expiredSignIn, type SignIn } from './sign-in.ts';
 
 const SIGNED_IN_COOKIE = 'skinmatch_signed_in';
 const OIDC_SCOPE_WORDS: Record<string, string> = {
@@ -37,7 +31,7 @@ export function interactionRoutes(options: InteractionOptions) {
   ];
   // After the upstream callback: a signed cookie bound to this interaction, read on its own path.
   signIn.on('interaction', (ctx, uid, accountId) => {
-    setSignedCookie(ctx, SIGNED_IN_COOKIE, { uid, accountId });
+    signIn.cookies.set(ctx, SIGNED_IN_COOKIE, { uid, accountId });
     ctx.redirect(`/interaction/${uid}/signed-in`);
   });
   async function details(ctx: Context, uid: string) {
@@ -73,8 +67,8 @@ export function interactionRoutes(options: InteractionOptions) {
   }
 
   async function signedIn(ctx: Context, uid: string) {
-    const signed = readSignedCookie<{ uid: string; accountId: string }>(ctx, SIGNED_IN_COOKIE);
-    clearSignedCookie(ctx, SIGNED_IN_COOKIE);
+    const signed = signIn.cookies.read<{ uid: string; accountId: string }>(ctx, SIGNED_IN_COOKIE);
+    signIn.cookies.clear(ctx, SIGNED_IN_COOKIE);
     if (signed?.uid !== uid || !(await details(ctx, uid))) return expiredSignIn(ctx);
     await finish(ctx, { login: { accountId: signed.accountId } });
   }

@@ -15,7 +15,7 @@ import { type AccountService, type OpenSaveResponse, SaveState } from '../../gen
 import { errorReason } from '../../services/shared/errors.ts';
 import type { Logger } from '../../services/shared/logger.ts';
 import { sendPage } from '../oauth/pages.ts';
-import { clearSignedCookie, readSignedCookie, type SignIn, setSignedCookie } from '../oauth/sign-in.ts';
+import type { SignIn } from '../oauth/sign-in.ts';
 import { bouncePage, browserSecret, crossSiteNavigation, fromThisOrigin } from './page-security.ts';
 import {
   FOREIGN_POST_PAGE,
@@ -55,14 +55,14 @@ export function savePages(options: SavePageOptions) {
 
   signIn.on('save', (ctx, runId, accountId, upstream) => {
     const session: SaveSession = { runId, accountId, provider: upstream.provider.name };
-    setSignedCookie(ctx, SAVE_COOKIE, session, savePath(runId));
+    signIn.cookies.set(ctx, SAVE_COOKIE, session, savePath(runId));
     // Back from another site: a page of our own moves on, so that the next request is same-site and the
     // browser sends its SameSite=Strict consent cookie with it.
     sendPage(ctx, 200, bouncePage('Signed in', savePath(runId)));
   });
 
   function session(ctx: Context, runId: string): SaveSession | undefined {
-    const found = readSignedCookie<SaveSession>(ctx, SAVE_COOKIE);
+    const found = signIn.cookies.read<SaveSession>(ctx, SAVE_COOKIE);
     return found?.runId === runId ? found : undefined;
   }
 
@@ -127,7 +127,7 @@ export function savePages(options: SavePageOptions) {
     } catch (err) {
       if (errorReason(err) === 'not_found' && !(await accountExists(signedIn.accountId))) {
         // The account was deleted since signing in: sign in again.
-        clearSignedCookie(ctx, SAVE_COOKIE, savePath(id));
+        signIn.cookies.clear(ctx, SAVE_COOKIE, savePath(id));
         return ctx.redirect(savePath(id));
       }
       return refuse(ctx, err);
