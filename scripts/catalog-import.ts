@@ -3,7 +3,9 @@
  * a JSON array, docs/catalog-format.md): a progress bar while it upserts, then every warning (imported, but
  * the ingredient field is not a list, a link left empty) and every rejected record with its line in the file
  * and the reason. Every value from the file is printed escaped (no control character reaches the terminal).
- * `--replace` makes it a full import: products the file does not list are withdrawn. Exits 1 when any
+ * `--replace` makes it a full import: products the file does not list are withdrawn — but not more than half
+ * the catalog without `--force`. Ctrl-C or SIGTERM stops it with one line saying what is left (exit 130 or
+ * 143). Exits 1 when any
  * record was rejected (the others are imported), 2 when the file cannot be read (its encoding, a column no
  * field answers to or named twice, a quote never closed, JSON that is not an array) or the usage is wrong, 3
  * when the database cannot be reached or fails during the import, 78 when the configuration is refused.
@@ -15,11 +17,12 @@ import { withDatabase } from './cli-database.ts';
 
 const args = process.argv.slice(2);
 const replace = args.includes('--replace');
-const files = args.filter((arg) => arg !== '--replace');
+const force = args.includes('--force');
+const files = args.filter((arg) => arg !== '--replace' && arg !== '--force');
 const file = files[0];
-if (file === undefined || files.length > 1 || file.startsWith('--')) {
+if (file === undefined || files.length > 1 || file.startsWith('--') || (force && !replace)) {
   console.error(
-    'usage: npm run catalog:import -- [--replace] FILE.csv|FILE.tsv|FILE.txt|FILE.jsonl|FILE.json',
+    'usage: npm run catalog:import -- [--replace [--force]] FILE.csv|FILE.tsv|FILE.txt|FILE.jsonl|FILE.json',
   );
   process.exit(2);
 }
@@ -38,6 +41,21 @@ const stopped = {
   // catalog-import.ts), nothing is withdrawn, and running the same import again completes it.
   failure: 'Any products written before it stay, nothing was withdrawn: run the import again',
 };
+// Stopped by Ctrl-C or SIGTERM: the same account as a failed database (an uncommitted batch rolls back).
+let withdrawing = false;
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const) {
+  process.on(signal, () => {
+    const left = withdrawing
+      ? 'Every product in the file was written; the withdrawal may not have finished: run the import again'
+      : stopped.failure;
+    process.stderr.write(`\n${stopped.name}: stopped by ${signal}. ${left}\n`);
+    process.exit(code);
+  });
+}
+
 const report = await withDatabase(stopped, async (orm) => {
   const bar = new cliProgress.SingleBar(
     { format: 'importing [{bar}] {value}/{total} products', noTTYOutput: true, notTTYSchedule: 1000 },
@@ -45,7 +63,14 @@ const report = await withDatabase(stopped, async (orm) => {
   );
   bar.start(records.filter((r) => 'product' in r).length, 0);
   try {
-    return await importRecords(orm.em.fork(), records, { replace, onProgress: (done) => bar.update(done) });
+    return await importRecords(orm.em.fork(), records, {
+      replace,
+      force,
+      onProgress: (done) => bar.update(done),
+      onWithdraw: () => {
+        withdrawing = true;
+      },
+    });
   } finally {
     bar.stop();
   }

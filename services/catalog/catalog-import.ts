@@ -17,7 +17,7 @@ import { readCsv } from './catalog-csv.ts';
 import { catalogText, readJson } from './catalog-json.ts';
 import type { RecordResult } from './catalog-records.ts';
 import type { Field } from './catalog-schema.ts';
-import { holdsRealProducts, withdrawAbsent } from './catalog-scope.ts';
+import { countAbsent, holdsRealProducts, withdrawAbsent } from './catalog-scope.ts';
 import { keepStoredFields } from './catalog-stored.ts';
 import type { DerivedProduct, RawProduct } from './derive.ts';
 import { createDeriver } from './formula-memo.ts';
@@ -56,7 +56,11 @@ export interface ImportReport {
 export interface ImportOptions {
   /** A full import: products absent from the file are withdrawn. */
   readonly replace?: boolean;
+  /** A full import may withdraw more than half the catalog. */
+  readonly force?: boolean;
   readonly onProgress?: (done: number) => void;
+  /** Called as the withdrawal starts. */
+  readonly onWithdraw?: () => void;
 }
 
 /** Delimited text: CSV, and what spreadsheets save as "Text" or "Unicode text" (tab-separated). */
@@ -168,7 +172,13 @@ export async function importRecords(
       withdrawSkipped =
         'some rejected lines name no product_id, so the file cannot say which products it holds';
     } else {
-      withdrawn = await withdrawAbsent(em.fork(), [...listed]);
+      const { total, absent } = await countAbsent(em.fork(), [...listed]);
+      if (absent * 2 > total && !options.force) {
+        withdrawSkipped = `it would withdraw ${absent} of the ${total} products in the catalog, more than half: check the file is the whole catalog, and run the import again with --force to withdraw them`;
+      } else {
+        options.onWithdraw?.();
+        withdrawn = await withdrawAbsent(em.fork(), [...listed]);
+      }
     }
   }
   warnings.sort((a, b) => a.line - b.line);

@@ -27,3 +27,17 @@ export async function withdrawAbsent(em: EntityManager, keep: readonly string[])
   );
   return rows.map((row) => row.product_id).sort();
 }
+
+/** How many products the catalog holds, and how many of them `keep` does not list. */
+export async function countAbsent(
+  em: EntityManager,
+  keep: readonly string[],
+): Promise<{ total: number; absent: number }> {
+  const rows = await sql(em).execute<{ total: number; absent: number }[]>(
+    `select count(*)::int as total,
+       count(*) filter (where product_id not in (select jsonb_array_elements_text(?::jsonb)))::int as absent
+     from products`,
+    [JSON.stringify(keep)],
+  );
+  return { total: rows[0]?.total ?? 0, absent: rows[0]?.absent ?? 0 };
+}

@@ -38,11 +38,14 @@ const ENTITY = /&(?:#(\d{1,7})|#x([\da-f]{1,6})|([a-z]+));/gi;
 /** A tag that ends a line (`<br>`, `</p>`, `<li>`…), and any other tag (`<b>`, `<span class=…>`). */
 const BLOCK_TAG = /<\/?(?:br|p|div|li|ul|ol|tr|td|h\d)\b[^<>]*>/gi;
 const TAG = /<\/?[a-z][^<>]*>/gi;
+/** A script or style element: its content is code, never text a person reads. */
+const CODE_ELEMENT = /<(script|style)\b[^<>]*>[\s\S]*?<\/\1\s*>/gi;
 
 /**
  * A list copied from a product page: character references decoded (`&amp;`, `&eacute;`, `&#233;`, and
  * `&lt;br&gt;` from pages escaped twice), then tags dropped, those that end a line kept as a line break,
- * so `<p>…, Parfum</p>` still lists fragrance. A `<` that opens no tag (`< 1%`) stays.
+ * so `<p>…, Parfum</p>` still lists fragrance; a `<script>` or `<style>` element goes with its content. A
+ * `<` that opens no tag (`< 1%`) stays.
  */
 export function withoutMarkup(text: string): string {
   if (!text.includes('&') && !text.includes('<')) return text;
@@ -56,7 +59,7 @@ export function withoutMarkup(text: string): string {
     const accent = /^([a-z])(acute|grave|circ|uml|tilde|cedil|ring)$/i.exec(name);
     return accent ? `${accent[1]}${ACCENTS[accent[2]!.toLowerCase()]}` : whole;
   });
-  return decoded.replace(BLOCK_TAG, '\n').replace(TAG, '');
+  return decoded.replace(CODE_ELEMENT, ' ').replace(BLOCK_TAG, '\n').replace(TAG, '');
 }
 
 /**

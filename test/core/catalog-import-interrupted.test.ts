@@ -63,6 +63,38 @@ describe('a catalog import that does not finish, and operator commands that fail
     assert.deepEqual(await counts(), { demo: 0, real: 20_000 });
   });
 
+  it('Ctrl-C or SIGTERM half way: one line saying what is left, as a failed database says it', async () => {
+    const records = Array.from({ length: 20_000 }, (_, i) =>
+      real(`s-${String(i).padStart(5, '0')}`, `Aqua, Glycerin, Extract ${i}`),
+    );
+    const file = h.jsonl('signal.jsonl', records);
+    for (const [signal, code] of [
+      ['SIGTERM', 143],
+      ['SIGINT', 130],
+    ] as const) {
+      await h.stack.orm.em.getConnection().execute('delete from products');
+      const child = spawn(process.execPath, ['scripts/catalog-import.ts', file], {
+        env: { ...process.env, DATABASE_URL: h.stack.databaseUrl, LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk) => {
+        stderr += chunk;
+      });
+      const exited = new Promise<number | null>((done) => child.once('exit', (c) => done(c)));
+      while ((await h.ids()).length === 0 && child.exitCode === null)
+        await new Promise((r) => setTimeout(r, 20));
+      child.kill(signal);
+      assert.equal(await exited, code, stderr);
+      assert.match(
+        stderr,
+        new RegExp(
+          `\\ncatalog:import: stopped by ${signal}\\. Any products written before it stay, nothing was withdrawn: run the import again\\n$`,
+        ),
+      );
+    }
+  });
+
   it('an unreachable database: exit 3 and one line naming it, never the password nor a stack trace', async () => {
     const url = `postgresql://skinmatch:Sup3rSecretPassw0rd@127.0.0.1:${await freePort()}/skinmatch`;
     const file = h.jsonl('one.jsonl', [real('r-1')]);

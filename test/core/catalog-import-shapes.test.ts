@@ -106,6 +106,16 @@ describe('catalog import: export shapes, controls and links', () => {
     assert.equal(await column('e-2', 'brand'), 'B31m');
     assert.equal(await column('e-2', 'ingredients_text'), 'Aqua,\tGlycerin');
     assert.equal(await column('e-3', 'name'), 'Cream gnp.exe');
+    // A page's script or style element goes with its content.
+    const html = jsonl('html.jsonl', [
+      {
+        product_id: 'h-1',
+        name: '<script>alert(1)</script>Night Cream',
+        brand: '<style>b{color:red}</style>Brand',
+      },
+    ]);
+    assert.equal((await importFile(html)).code, 0);
+    assert.deepEqual([await column('h-1', 'name'), await column('h-1', 'brand')], ['Night Cream', 'Brand']);
     // A header name is echoed escaped.
     const header = await importFile(write('esc-header.csv', 'id\u001b[41m,title\nx,y\n'));
     assert.equal(header.code, 2);

@@ -83,6 +83,32 @@ describe('catalog import of retailer data', () => {
     await untilCore('x-4', true);
   });
 
+  it('--replace withdraws more than half the catalog only with --force', async () => {
+    await importFile(
+      jsonl(
+        'four.jsonl',
+        ['f-1', 'f-2', 'f-3', 'f-4'].map((id) => real(id)),
+      ),
+    );
+    const cut = jsonl('cut.jsonl', [real('f-1')]);
+    const refused = await importFile(cut, '--replace');
+    assert.equal(refused.code, 0, refused.stderr);
+    assert.equal(
+      refused.stderr
+        .split('\n')
+        .filter((l) => l.startsWith('nothing withdrawn'))
+        .join(''),
+      'nothing withdrawn: it would withdraw 3 of the 4 products in the catalog, more than half: check the file is the whole catalog, and run the import again with --force to withdraw them',
+    );
+    assert.deepEqual(await ids(), ['f-1', 'f-2', 'f-3', 'f-4']);
+    const usage = await importFile(cut, '--force');
+    assert.equal(usage.code, 2);
+    const forced = await importFile(cut, '--replace', '--force');
+    assert.equal(forced.code, 0, forced.stderr);
+    assert.match(forced.stdout, /3 products withdrawn/);
+    assert.deepEqual(await ids(), ['f-1']);
+  });
+
   it('--replace keeps products whose line was rejected, and withdraws nothing if a line names no product', async () => {
     await importFile(jsonl('base.jsonl', [real('y-1'), real('y-2'), real('y-3')]));
     const kept = await importFile(
