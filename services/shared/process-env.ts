@@ -53,6 +53,11 @@ export const SHARED_VARIABLES: readonly string[] = [
   'CORE_METRICS_PORT',
   'INFERENCE_METRICS_PORT',
   'METRICS_HOST',
+  'GRPC_MAX_STREAMS_PER_CONNECTION',
+  'GRPC_MAX_WATCHES',
+  'GRPC_REQUEST_READ_TIMEOUT_MS',
+  'GRPC_KEEPALIVE_INTERVAL_MS',
+  'GRPC_IDLE_TIMEOUT_MS',
 ];
 
 /** The secrets each process's loader reads, and nothing more (the chart's secretKeyRefs). */
