@@ -11,7 +11,7 @@
 
 export type ProcessRole = 'inference' | 'core' | 'facade';
 
-/** What config.ts's shared reader reads: no secret among them. */
+/** What config.ts's shared reader reads, and the chart's ConfigMap holds: no secret among them. */
 export const SHARED_VARIABLES: readonly string[] = [
   'NODE_ENV',
   'DATA_DIR',
@@ -58,6 +58,8 @@ export const SHARED_VARIABLES: readonly string[] = [
   'GRPC_REQUEST_READ_TIMEOUT_MS',
   'GRPC_KEEPALIVE_INTERVAL_MS',
   'GRPC_IDLE_TIMEOUT_MS',
+  // The identity providers' public half (the façade reads it; the chart's ConfigMap gives it to all).
+  ...['1', '2'].flatMap((id) => ['ISSUER', 'CLIENT_ID', 'NAME'].map((k) => `IDP_${id}_${k}`)),
 ];
 
 /** The secrets each process's loader reads, and nothing more (the chart's secretKeyRefs). */
@@ -73,20 +75,13 @@ export const SECRET_VARIABLES: Readonly<Record<ProcessRole, readonly string[]>> 
   ],
 };
 
-/** Not secret, but one process's own (the chart's façade Deployment gets them from the ConfigMap too). */
-const OWN_VARIABLES: Readonly<Record<ProcessRole, readonly string[]>> = {
-  inference: [],
-  core: [],
-  facade: ['1', '2'].flatMap((id) => ['ISSUER', 'CLIENT_ID', 'NAME'].map((k) => `IDP_${id}_${k}`)),
-};
-
 /** What any Node process needs to run as the supervisor does: no configuration, no secret. */
 const BASICS = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'TZ', 'TMPDIR', 'TERM', 'SSL_CERT_FILE'];
 const BASIC_PREFIXES = ['LC_', 'NODE_', 'OTEL_'];
 
 /** The variables `role` may be given. */
 export function allowedVariables(role: ProcessRole): Set<string> {
-  return new Set([...BASICS, ...SHARED_VARIABLES, ...OWN_VARIABLES[role], ...SECRET_VARIABLES[role]]);
+  return new Set([...BASICS, ...SHARED_VARIABLES, ...SECRET_VARIABLES[role]]);
 }
 
 /** `env` cut down to what `role` may be given. */

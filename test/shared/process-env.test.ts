@@ -132,7 +132,15 @@ describe('the environment npm start gives each process', () => {
         ],
       },
     });
+    // The ConfigMap every Deployment reads is configuration npm start passes on to every process.
+    const shared = Object.keys(find(manifests, 'ConfigMap', 'rel-skinmatch').data ?? {});
     for (const role of ROLES) {
+      const allowed = allowedVariables(role);
+      assert.deepEqual(
+        shared.filter((name) => !allowed.has(name)),
+        [],
+        `${role}: ConfigMap keys npm start does not give`,
+      );
       const container = find(manifests, 'Deployment', `rel-skinmatch-${role}`).spec.template.spec
         .containers[0];
       const fromSecrets = (
