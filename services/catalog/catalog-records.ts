@@ -30,19 +30,13 @@ export type RecordResult =
 const MAX_ID = 200;
 const MAX_TEXT = 500;
 
-/** The fields a file may leave out: on a product already stored they keep their values. */
-export const KEPT_WHEN_ABSENT = [
-  'brand',
-  'product_type',
-  'country',
-  'image_url',
-  'product_url',
-  'buy_url',
-  'ingredients',
-  'skin_types',
-  'vegan',
-  'cruelty_free',
-] as const satisfies readonly Field[];
+/**
+ * The fields a file may leave out: on a product already stored they keep their values. Not the id and
+ * name, which every record must carry, nor `demo`, which a record leaving it out sets false.
+ */
+export const KEPT_WHEN_ABSENT: readonly Field[] = FIELDS.filter(
+  (field) => field !== 'product_id' && field !== 'name' && field !== 'demo',
+);
 
 const FLAG_WORDS = 'true/false, yes/no, y/n, 1/0, oui/non, ja/nein, sí/no, or empty';
 
