@@ -15,6 +15,7 @@ import type http from 'node:http';
 import type http2 from 'node:http2';
 import type { DescMethod } from '@bufbuild/protobuf';
 import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
+import { whenAnswered } from './call-end.ts';
 import type { EnvReader } from './env-reader.ts';
 
 export interface ServerLimits {
@@ -82,27 +83,7 @@ export function capOpenCalls(max: number, methods: readonly DescMethod[]): Inter
     };
     // Aborted when the call ends in any way, also before its stream was read at all.
     req.signal.addEventListener('abort', release, { once: true });
-    try {
-      const res = await next(req);
-      if (!res.stream) {
-        release();
-        return res;
-      }
-      const messages = res.message;
-      return {
-        ...res,
-        message: (async function* () {
-          try {
-            yield* messages;
-          } finally {
-            release();
-          }
-        })(),
-      };
-    } catch (err) {
-      release();
-      throw err;
-    }
+    return whenAnswered(() => next(req), release);
   };
 }
 

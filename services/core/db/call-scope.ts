@@ -13,6 +13,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { ConnectError, type Interceptor } from '@connectrpc/connect';
 import type pg from 'pg';
+import { whenAnswered } from '../../shared/call-end.ts';
 
 interface Scope {
   readonly signal: AbortSignal;
@@ -25,30 +26,14 @@ const scopes = new AsyncLocalStorage<Scope>();
 export function callScope(): Interceptor {
   return (next) => (req) => {
     const scope: Scope = { signal: req.signal, ended: false };
-    return scopes.run(scope, async () => {
-      let res: Awaited<ReturnType<typeof next>>;
-      try {
-        res = await next(req);
-      } catch (err) {
-        scope.ended = true;
-        throw err;
-      }
-      if (!res.stream) {
-        scope.ended = true;
-        return res;
-      }
-      const messages = res.message;
-      return {
-        ...res,
-        message: (async function* () {
-          try {
-            yield* messages;
-          } finally {
-            scope.ended = true;
-          }
-        })(),
-      };
-    });
+    return scopes.run(scope, () =>
+      whenAnswered(
+        () => next(req),
+        () => {
+          scope.ended = true;
+        },
+      ),
+    );
   };
 }
 
