@@ -6,50 +6,29 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Browser, BrowserContext, Page, Request, Route } from 'playwright-core';
+import type { Page, Request, Route } from 'playwright-core';
 import sharp from 'sharp';
 import { PAGE_WORDS } from '../../facade/pages/scan-html.ts';
 import { REFUSALS } from '../../facade/pages/scan-words.ts';
-import { launchBrowser } from '../support/browser.ts';
 import { callTool } from '../support/mcp.ts';
-import { type Stack, startStack } from '../support/stack.ts';
-import { assertAccessible, consentOnPage, photoFile, shown, sleep } from './scan-page-browser-support.ts';
+import { assertAccessible, consentOnPage, phoneSuite, shown, sleep } from './scan-page-browser-support.ts';
 import { startScan } from './scan-page-support.ts';
 
-const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, deviceScaleFactor: 3 };
 const HOP_BY_HOP = new Set(['host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
 const CONTROLS = ['#consent-submit', '#selfie', '#file', '#delete-button'];
 
 describe('the upload page on a phone, when things go wrong', function () {
   this.timeout(120_000);
-  let stack: Stack;
-  let browser: Browser;
-  let face: string;
-  const contexts: BrowserContext[] = [];
-
-  before(async () => {
-    // No analyzer: a photo that is sent stays queued, which is all these tests need to see.
-    stack = await startStack('scan-page-browser-edges');
-    browser = await launchBrowser();
-    face = await photoFile('face');
-  });
-  after(async () => {
-    await browser?.close();
-    await stack?.close();
-  });
-  afterEach(async () => {
-    for (const context of contexts.splice(0)) await context.close();
-  });
+  const phone = phoneSuite('scan-page-browser-edges');
 
   async function newPage(): Promise<Page> {
-    const context = await browser.newContext(PHONE);
-    contexts.push(context);
+    const context = await phone.newContext();
     const page = await context.newPage();
     page.on('dialog', (dialog) => dialog.accept());
     return page;
   }
 
-  const uploadUrl = (runId: string) => `${stack.baseUrl}/scan/${runId}`;
+  const uploadUrl = (runId: string) => `${phone.stack.baseUrl}/scan/${runId}`;
   const posts = (page: Page) => {
     const seen: string[] = [];
     page.on('request', (r: Request) => {
@@ -59,7 +38,7 @@ describe('the upload page on a phone, when things go wrong', function () {
   };
 
   it('a tap before the script has arrived posts nothing; every control works once it has', async () => {
-    const scan = await startScan(stack.baseUrl);
+    const scan = await startScan(phone.stack.baseUrl);
     const page = await newPage();
     const sent = posts(page);
     let release = () => {};
@@ -98,12 +77,12 @@ describe('the upload page on a phone, when things go wrong', function () {
     releaseAgain();
     await page.waitForSelector('#file:enabled');
     assert.deepEqual(sent, ['consent']);
-    const agent = await callTool(stack.baseUrl, 'get_skin_scan', scan);
+    const agent = await callTool(phone.stack.baseUrl, 'get_skin_scan', scan);
     assert.equal(agent.structuredContent.status, 'awaiting_upload');
   });
 
   it('a file the browser cannot read: the words to act on, and no "Preparing" left on screen', async () => {
-    const scan = await startScan(stack.baseUrl);
+    const scan = await startScan(phone.stack.baseUrl);
     const page = await newPage();
     await page.goto(uploadUrl(scan.run_id));
     await consentOnPage(page);
@@ -118,14 +97,14 @@ describe('the upload page on a phone, when things go wrong', function () {
     assert.equal(await page.isDisabled('#file'), false);
     await assertAccessible(page, 'an unreadable file');
 
-    await page.setInputFiles('#file', face);
+    await page.setInputFiles('#file', phone.face);
     await shown(page, 'progress', 30_000);
     assert.equal(await page.textContent('#status'), PAGE_WORDS.queued);
     assert.equal(await page.textContent('#alert'), '');
   });
 
   it('the bot check failing is said as it is, and the next tap runs it afresh; a scan deleted meanwhile is gone', async () => {
-    const scan = await startScan(stack.baseUrl);
+    const scan = await startScan(phone.stack.baseUrl);
     const page = await newPage();
     const unavailable = (route: Route) =>
       route.fulfill({
@@ -145,10 +124,10 @@ describe('the upload page on a phone, when things go wrong', function () {
     assert.equal(await page.textContent('#alert'), '');
 
     // The agent deletes its scan while the person reads the consent text.
-    const deleted = await startScan(stack.baseUrl);
+    const deleted = await startScan(phone.stack.baseUrl);
     const other = await newPage();
     await other.goto(uploadUrl(deleted.run_id));
-    await callTool(stack.baseUrl, 'delete_skin_scan', deleted);
+    await callTool(phone.stack.baseUrl, 'delete_skin_scan', deleted);
     await other.tap('#consent-check');
     await other.tap('#consent-submit');
     await shown(other, 'gone', 30_000);
@@ -156,7 +135,7 @@ describe('the upload page on a phone, when things go wrong', function () {
   });
 
   it('a browser that keeps no cookies is told so before anything is recorded; the link still works elsewhere', async () => {
-    const scan = await startScan(stack.baseUrl);
+    const scan = await startScan(phone.stack.baseUrl);
     const page = await newPage();
     // Every answer reaches the page without its Set-Cookie, as in a browser that blocks cookies.
     await page.route(`**/scan/${scan.run_id}**`, async (route) => {
@@ -203,13 +182,13 @@ describe('the upload page on a phone, when things go wrong', function () {
       'Strict',
     ]);
     await consentOnPage(keeping);
-    await keeping.setInputFiles('#file', face);
+    await keeping.setInputFiles('#file', phone.face);
     await shown(keeping, 'progress', 30_000);
   });
 
   it("one browser, two scans: each stays its own (consent and deletion keep the browser's cookie)", async () => {
-    const first = await startScan(stack.baseUrl);
-    const second = await startScan(stack.baseUrl);
+    const first = await startScan(phone.stack.baseUrl);
+    const second = await startScan(phone.stack.baseUrl);
     const page = await newPage();
     const cookie = async () =>
       (await page.context().cookies()).find((c) => c.name === '__Host-skinmatch-browser')?.value;
@@ -221,7 +200,7 @@ describe('the upload page on a phone, when things go wrong', function () {
     assert.equal((await cookie()) === held, true, 'the browser kept its cookie');
     await page.goto(uploadUrl(first.run_id));
     await shown(page, 'photo');
-    await page.setInputFiles('#file', face);
+    await page.setInputFiles('#file', phone.face);
     await shown(page, 'progress', 30_000);
 
     // Deleting the second scan from its page leaves the first one this browser's own.
@@ -233,7 +212,7 @@ describe('the upload page on a phone, when things go wrong', function () {
   });
 
   it('the consent row is one tap target of 44 px or more; a photo over PHOTO_MAX_BYTES is fine, as the page says', async () => {
-    const scan = await startScan(stack.baseUrl);
+    const scan = await startScan(phone.stack.baseUrl);
     const page = await newPage();
     await page.goto(uploadUrl(scan.run_id));
     await page.waitForSelector('#consent-submit:enabled');
@@ -277,7 +256,7 @@ describe('the upload page on a phone, when things go wrong', function () {
   });
 
   it('a scan deleted while the progress stream was down: the gone step, not "check that you are online"', async () => {
-    const scan = await startScan(stack.baseUrl);
+    const scan = await startScan(phone.stack.baseUrl);
     const page = await newPage();
     await page.goto(uploadUrl(scan.run_id));
     await consentOnPage(page);
@@ -289,10 +268,10 @@ describe('the upload page on a phone, when things go wrong', function () {
       await route.abort('internetdisconnected');
     };
     await page.route('**/events', unreachable, { times: 1 });
-    await page.setInputFiles('#file', face);
+    await page.setInputFiles('#file', phone.face);
     await shown(page, 'progress', 30_000);
     await down;
-    await callTool(stack.baseUrl, 'delete_skin_scan', scan);
+    await callTool(phone.stack.baseUrl, 'delete_skin_scan', scan);
     await shown(page, 'gone', 30_000);
     assert.equal(await page.textContent('#gone-message'), PAGE_WORDS.gone);
     assert.equal(await page.textContent('#alert'), '');

@@ -3,49 +3,27 @@
 // network while the photo is analysed. Each time the page shows what is true now — the step, the status line
 // and the alert agree — and says so while it is out of touch.
 import assert from 'node:assert/strict';
-import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
+import type { BrowserContext, Page, Route } from 'playwright-core';
 import { PAGE_WORDS } from '../../facade/pages/scan-html.ts';
 import { REFUSALS } from '../../facade/pages/scan-words.ts';
-import { launchBrowser } from '../support/browser.ts';
 import { completeScan, RED_ACNE_SCORES } from '../support/fixtures.ts';
 import { IN_ANOTHER_BROWSER } from '../support/page-states.ts';
-import { type Stack, startStack } from '../support/stack.ts';
-import { assertAccessible, consentOnPage, photoFile, shown } from './scan-page-browser-support.ts';
+import { assertAccessible, consentOnPage, phoneSuite, shown } from './scan-page-browser-support.ts';
 import { type AgentScan, startScan } from './scan-page-support.ts';
-
-const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, deviceScaleFactor: 3 };
 
 describe('the upload page after the scan changed elsewhere', function () {
   this.timeout(120_000);
-  let stack: Stack;
-  let browser: Browser;
-  let face: string;
-  const contexts: BrowserContext[] = [];
-
-  before(async () => {
-    // No analyzer: a photo that is sent stays queued until the test completes the scan.
-    stack = await startStack('scan-page-browser-stale');
-    browser = await launchBrowser();
-    face = await photoFile('face');
-  });
-  after(async () => {
-    await browser?.close();
-    await stack?.close();
-  });
-  afterEach(async () => {
-    for (const context of contexts.splice(0)) await context.close();
-  });
+  const phone = phoneSuite('scan-page-browser-stale');
 
   async function newContext(): Promise<BrowserContext> {
-    const context = await browser.newContext(PHONE);
-    contexts.push(context);
+    const context = await phone.newContext();
     return context;
   }
 
   async function open(context: BrowserContext, scan: AgentScan): Promise<Page> {
     const page = await context.newPage();
     page.on('dialog', (dialog) => dialog.accept());
-    await page.goto(`${stack.baseUrl}/scan/${scan.run_id}`);
+    await page.goto(`${phone.stack.baseUrl}/scan/${scan.run_id}`);
     return page;
   }
 
@@ -63,7 +41,7 @@ describe('the upload page after the scan changed elsewhere', function () {
   const stepOf = (page: Page) => page.getAttribute('#scan', 'data-step');
 
   it('two tabs: the other one catches up when looked at again, and a photo it sends late shows the scan done', async () => {
-    const scan = await startScan(stack.baseUrl);
+    const scan = await startScan(phone.stack.baseUrl);
     const context = await newContext();
     const first = await open(context, scan);
     const second = await open(context, scan);
@@ -73,9 +51,9 @@ describe('the upload page after the scan changed elsewhere', function () {
     await shown(second, 'photo', 10_000);
     assert.equal(await second.textContent('#status'), PAGE_WORDS.awaitingPhoto);
 
-    await first.setInputFiles('#file', face);
+    await first.setInputFiles('#file', phone.face);
     await shown(first, 'progress', 30_000);
-    await completeScan(stack.orm, scan.run_id, RED_ACNE_SCORES);
+    await completeScan(phone.stack.orm, scan.run_id, RED_ACNE_SCORES);
     // The first tab follows the analysis to its end (its progress stream is open).
     await comeBack(first);
     await shown(first, 'done', 10_000);
@@ -84,7 +62,7 @@ describe('the upload page after the scan changed elsewhere', function () {
     assert.equal(await stepOf(second), 'photo');
     const [refused] = await Promise.all([
       second.waitForResponse((r) => r.url().endsWith('/photo')),
-      second.setInputFiles('#file', face),
+      second.setInputFiles('#file', phone.face),
     ]);
     assert.equal(refused.status(), 409);
     await shown(second, 'done', 10_000);
@@ -94,14 +72,14 @@ describe('the upload page after the scan changed elsewhere', function () {
   });
 
   it('cookies cleared after agreeing: the page says the scan is in other hands, not "You agreed"', async () => {
-    const scan = await startScan(stack.baseUrl);
+    const scan = await startScan(phone.stack.baseUrl);
     const context = await newContext();
     const page = await open(context, scan);
     await consentOnPage(page);
     await context.clearCookies();
     const [refused] = await Promise.all([
       page.waitForResponse((r) => r.url().endsWith('/photo')),
-      page.setInputFiles('#file', face),
+      page.setInputFiles('#file', phone.face),
     ]);
     assert.equal(refused.status(), 403);
     await shown(page, 'elsewhere', 10_000);
@@ -124,7 +102,7 @@ describe('the upload page after the scan changed elsewhere', function () {
   });
 
   it('another browser agreed while this one read the text: its consent refused, the page shows "elsewhere"', async () => {
-    const scan = await startScan(stack.baseUrl);
+    const scan = await startScan(phone.stack.baseUrl);
     const late = await open(await newContext(), scan);
     await shown(late, 'consent');
     await consentOnPage(await open(await newContext(), scan));
@@ -140,13 +118,13 @@ describe('the upload page after the scan changed elsewhere', function () {
   });
 
   it('the progress stream down while the photo waits: "Reconnecting…" until it is back', async () => {
-    const scan = await startScan(stack.baseUrl);
+    const scan = await startScan(phone.stack.baseUrl);
     const page = await open(await newContext(), scan);
     await consentOnPage(page);
     // Out of coverage: every connection of the stream fails; EventSource keeps trying on its own.
     const unreachable = (route: Route) => route.abort('internetdisconnected');
     await page.route('**/events', unreachable);
-    await page.setInputFiles('#file', face);
+    await page.setInputFiles('#file', phone.face);
     await shown(page, 'progress', 30_000);
     await statusIs(page, PAGE_WORDS.reconnecting, 10_000);
     await assertAccessible(page, 'reconnecting');
@@ -157,13 +135,13 @@ describe('the upload page after the scan changed elsewhere', function () {
   });
 
   it('cookies cleared while the stream was down: refused on reconnecting, the page shows "elsewhere"', async () => {
-    const scan = await startScan(stack.baseUrl);
+    const scan = await startScan(phone.stack.baseUrl);
     const context = await newContext();
     const page = await open(context, scan);
     await consentOnPage(page);
     const unreachable = (route: Route) => route.abort('internetdisconnected');
     await page.route('**/events', unreachable);
-    await page.setInputFiles('#file', face);
+    await page.setInputFiles('#file', phone.face);
     await statusIs(page, PAGE_WORDS.reconnecting, 10_000);
     await context.clearCookies();
     await page.unroute('**/events', unreachable);

@@ -4,47 +4,26 @@
 // the page's own, not a switch anyone could flip), says so and lets the person try again; while the photo
 // is sending, the person can stop it, or delete the scan (the send is stopped first).
 import assert from 'node:assert/strict';
-import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import { PAGE_WORDS } from '../../facade/pages/scan-html.ts';
-import { launchBrowser } from '../support/browser.ts';
 import { callTool } from '../support/mcp.ts';
-import { type Stack, startStack } from '../support/stack.ts';
-import { assertAccessible, consentOnPage, photoFile, shown, sleep } from './scan-page-browser-support.ts';
+import { assertAccessible, consentOnPage, phoneSuite, shown, sleep } from './scan-page-browser-support.ts';
 import { type AgentScan, startScan } from './scan-page-support.ts';
 
-const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, deviceScaleFactor: 3 };
 /** scan-upload.js's STALL_MS. */
 const STALL_MS = 25_000;
 
 describe('the upload page when sending the photo stalls', function () {
   this.timeout(120_000);
-  let stack: Stack;
-  let browser: Browser;
-  let face: string;
-  const contexts: BrowserContext[] = [];
-
-  before(async () => {
-    // No analyzer: a photo that is sent stays queued.
-    stack = await startStack('scan-page-browser-stall');
-    browser = await launchBrowser();
-    face = await photoFile('face');
-  });
-  after(async () => {
-    await browser?.close();
-    await stack?.close();
-  });
-  afterEach(async () => {
-    for (const context of contexts.splice(0)) await context.close();
-  });
+  const phone = phoneSuite('scan-page-browser-stall');
 
   /** A consented page on a phone whose next photo request is held, never answered; `held` once it is. */
   async function stalledPage(scan: AgentScan): Promise<{ page: Page; held: Promise<Route> }> {
-    const context = await browser.newContext(PHONE);
-    contexts.push(context);
+    const context = await phone.newContext();
     const page = await context.newPage();
     page.on('dialog', (dialog) => dialog.accept());
     await page.clock.install();
-    await page.goto(`${stack.baseUrl}/scan/${scan.run_id}`);
+    await page.goto(`${phone.stack.baseUrl}/scan/${scan.run_id}`);
     await consentOnPage(page);
     const held = new Promise<Route>((take) => void page.route('**/photo', take, { times: 1 }));
     return { page, held };
@@ -53,12 +32,12 @@ describe('the upload page when sending the photo stalls', function () {
   const controlsEnabled = async (page: Page) =>
     Promise.all(['#selfie', '#file', '#delete-button'].map((c) => page.isEnabled(c)));
   const agentStatus = async (scan: AgentScan) =>
-    (await callTool(stack.baseUrl, 'get_skin_scan', scan)).structuredContent;
+    (await callTool(phone.stack.baseUrl, 'get_skin_scan', scan)).structuredContent;
 
   it('no progress for the bound: given up, the network words, the controls back; the next try goes through', async () => {
-    const scan = await startScan(stack.baseUrl);
+    const scan = await startScan(phone.stack.baseUrl);
     const { page, held } = await stalledPage(scan);
-    await page.setInputFiles('#file', face);
+    await page.setInputFiles('#file', phone.face);
     await held;
     assert.equal(await page.textContent('#status'), PAGE_WORDS.uploading);
     assert.equal(await page.isVisible('#upload'), true);
@@ -75,16 +54,16 @@ describe('the upload page when sending the photo stalls', function () {
     assert.deepEqual(await controlsEnabled(page), [true, true, true]);
     await assertAccessible(page, 'a stalled upload given up');
 
-    await page.setInputFiles('#file', face);
+    await page.setInputFiles('#file', phone.face);
     await shown(page, 'progress', 30_000);
     assert.equal((await agentStatus(scan)).status, 'queued');
   });
 
   it('"Stop sending" stops the photo on its way; nothing is taken and the person can choose again', async () => {
-    const scan = await startScan(stack.baseUrl);
+    const scan = await startScan(phone.stack.baseUrl);
     const { page, held } = await stalledPage(scan);
     assert.equal(await page.isVisible('#upload-cancel'), false);
-    await page.setInputFiles('#file', face);
+    await page.setInputFiles('#file', phone.face);
     await held;
     const failed = page.waitForEvent('requestfailed', (r) => r.url().endsWith('/photo'));
     await page.tap('#upload-cancel');
@@ -97,9 +76,9 @@ describe('the upload page when sending the photo stalls', function () {
   });
 
   it('"Delete this scan" while the photo is sending: the send is stopped and the scan deleted', async () => {
-    const scan = await startScan(stack.baseUrl);
+    const scan = await startScan(phone.stack.baseUrl);
     const { page, held } = await stalledPage(scan);
-    await page.setInputFiles('#file', face);
+    await page.setInputFiles('#file', phone.face);
     await held;
     const deleted = page.waitForResponse((r) => r.url().endsWith('/delete'));
     await page.tap('#delete-button'); // the confirm dialog is accepted

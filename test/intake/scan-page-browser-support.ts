@@ -10,10 +10,11 @@ import { join, resolve } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { freePort, waitForPort } from '../../scripts/port.ts';
 import { InferenceAnalyzer } from '../../services/scan/inference-analyzer.ts';
 import { groupPhoto, singleFace } from '../inference/support/photos.ts';
+import { launchBrowser } from '../support/browser.ts';
 import { TEST_CATALOG } from '../support/fixtures.ts';
 import { type Stack, type StackOptions, startStack } from '../support/stack.ts';
 
@@ -150,3 +151,43 @@ export async function recordStatuses(page: Page): Promise<void> {
 }
 
 export const statuses = (page: Page): Promise<string[]> => page.evaluate('globalThis.statuses');
+
+/** A phone: 390×844, touch, 3× pixels. */
+export const PHONE = {
+  viewport: { width: 390, height: 844 },
+  hasTouch: true,
+  isMobile: true,
+  deviceScaleFactor: 3,
+};
+
+/**
+ * For a describe of phone pages: a stack with no analyzer (a photo sent stays queued until the test
+ * completes the scan), a browser and the face photo, for the whole suite; each phone context is closed
+ * after its test.
+ */
+export function phoneSuite(name: string) {
+  const contexts: BrowserContext[] = [];
+  const suite = {
+    stack: undefined as unknown as Stack,
+    browser: undefined as unknown as Browser,
+    face: '',
+    async newContext(): Promise<BrowserContext> {
+      const context = await suite.browser.newContext(PHONE);
+      contexts.push(context);
+      return context;
+    },
+  };
+  before(async () => {
+    suite.stack = await startStack(name);
+    suite.browser = await launchBrowser();
+    suite.face = await photoFile('face');
+  });
+  after(async () => {
+    await suite.browser?.close();
+    await suite.stack?.close();
+  });
+  afterEach(async () => {
+    for (const context of contexts.splice(0)) await context.close();
+  });
+  return suite;
+}
