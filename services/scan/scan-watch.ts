@@ -1,19 +1,19 @@
 /**
  * Following one scan: its state now, then each change, until it is complete or failed. Changes arrive by
- * LISTEN/NOTIFY (`scan_changed`, raised by a trigger on every write); a watcher also looks again on a timer
- * so that a notification lost while reconnecting delays an update but never loses it. Shared by WatchScan
- * (the agent) and WatchIntake (the upload page).
+ * LISTEN/NOTIFY (`scan_changed`, raised by a trigger on every write); the scan is also looked at again on a
+ * timer so that a notification lost while reconnecting delays an update but never loses it. One read per
+ * change or look serves every watcher of the scan (scan-feeds.ts). Shared by WatchScan (the agent) and
+ * WatchIntake (the upload page).
  */
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { Orm } from '../core/db/orm.ts';
-import { Scan } from '../core/db/scan-entity.ts';
+import type { Scan } from '../core/db/scan-entity.ts';
 import { serviceError } from '../shared/errors.ts';
 import type { Notifications } from '../shared/notifications.ts';
+import { scanFeeds } from './scan-feeds.ts';
 import type { ScanRecord } from './scan-reads.ts';
 import { isSettled } from './scan-view.ts';
 
-/** How often a watcher looks again even without a change notification. */
-const WATCH_RECHECK_MS = 5000;
 const STOPPING_MESSAGE = 'This server is stopping: watch the scan again.';
 
 export interface ScanWatchDeps {
@@ -42,13 +42,14 @@ export async function* scanChanges<T extends WatchedScan>(
   let scan: T | Scan = first;
   const wake = deps.stopping ? AbortSignal.any([signal, deps.stopping]) : signal;
   yield scan;
+  const feeds = scanFeeds(deps.orm, deps.notifications);
   while (!isSettled(scan.status)) {
-    await deps.notifications.next('scan_changed', scan.id, WATCH_RECHECK_MS, wake);
+    const fresh = await feeds.next(scan.id, wake);
     if (signal.aborted) return;
     if (deps.stopping?.aborted) throw new ConnectError(STOPPING_MESSAGE, Code.Unavailable);
-    const fresh: Scan | null = await deps.orm.em.fork().findOne(Scan, { id: scan.id });
     if (!fresh || fresh.expiresAt <= deps.now()) throw serviceError('not_found', notFoundMessage);
-    if (fresh.version === scan.version) continue;
+    // A read shared with other watchers may predate this watcher's own first read: only newer is news.
+    if (fresh.version <= scan.version) continue;
     scan = fresh;
     yield scan;
   }
