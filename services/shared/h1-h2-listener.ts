@@ -32,11 +32,27 @@ export interface DualServerOptions {
   readonly h2: http2.ServerOptions;
   /** A connection that has not sent its first bytes (which say its protocol) by then is closed. */
   readonly firstBytesTimeoutMs: number;
+  /** An HTTP/1.1 request whose headers have not all arrived by then is answered 408 and its connection closed. */
+  readonly headersTimeoutMs: number;
 }
+
+/** How often the HTTP/1.1 server checks its connections' header deadlines. */
+const HEADERS_CHECK_INTERVAL_MS = 1000;
 
 export function createDualServer(handler: Handler, options: DualServerOptions): DualServer {
   const h2 = http2.createServer(options.h2, handler);
-  const h1 = http.createServer(handler);
+  // The body's read is bounded per call (server-limits.ts); the headers' here. Node checks both deadlines
+  // only once the server has emitted 'listening', which this one never does (the TCP server listens):
+  // emitted by hand, or a client sending a header line every few seconds held its connection for good.
+  const h1 = http.createServer(
+    {
+      headersTimeout: options.headersTimeoutMs,
+      requestTimeout: 0,
+      connectionsCheckingInterval: HEADERS_CHECK_INTERVAL_MS,
+    },
+    handler,
+  );
+  h1.emit('listening');
   // Busy HTTP/1.1 connections (answers in flight on them), so that a closing server ends each after its answer.
   const busy = new Map<net.Socket, number>();
   let closing = false;
@@ -86,10 +102,12 @@ export function createDualServer(handler: Handler, options: DualServerOptions): 
     h2,
     closeHttp1() {
       closing = true;
+      h1.close(); // stops the deadlines' check
       for (const [socket, requests] of busy) if (requests === 0) socket.destroy();
     },
     destroyHttp1() {
       closing = true;
+      h1.close();
       for (const socket of busy.keys()) socket.destroy();
     },
   };

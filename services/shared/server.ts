@@ -98,7 +98,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       specGrpcMessages(res);
       handler(req, res);
     },
-    { h2: { settings: http2Settings(limits) }, firstBytesTimeoutMs: FIRST_BYTES_TIMEOUT_MS },
+    {
+      h2: { settings: http2Settings(limits) },
+      firstBytesTimeoutMs: FIRST_BYTES_TIMEOUT_MS,
+      headersTimeoutMs: limits.requestReadTimeoutMs,
+    },
   );
   const sessions = new Set<http2.ServerHttp2Session>();
   server.h2.on('session', (session) => {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import * as grpc from '@grpc/grpc-js';
@@ -7,6 +8,7 @@ import { Health } from '../../gen/grpc/health/v1/health_pb.ts';
 import { ScanService } from '../../gen/skinmatch/v1/scan_pb.ts';
 import { errorReason } from '../../services/shared/errors.ts';
 import { startServer } from '../../services/shared/server.ts';
+import { DEFAULT_SERVER_LIMITS } from '../../services/shared/server-limits.ts';
 import { loadProto, unary } from '../support/grpc-js.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
@@ -111,5 +113,36 @@ describe('closing a server with HTTP/1.1 connections open', () => {
     release();
     assert.equal((await inFlight).status, 0);
     await closing;
+  });
+});
+
+describe('an HTTP/1.1 client that sends its headers a line at a time and never ends them', () => {
+  it('is answered 408 and its connection closed once the request read bound has passed', async () => {
+    const server = await startServer({
+      port: 0,
+      logger: pino({ level: 'silent' }),
+      limits: { ...DEFAULT_SERVER_LIMITS, requestReadTimeoutMs: 1500 },
+      routes: (router) => router.service(Health, { check: () => ({}), async *watch() {} }),
+    });
+    const socket = connect(server.port, '127.0.0.1');
+    // A header line every 300 ms: the socket is never idle, so only a bound on the headers ends it.
+    const drip = setInterval(() => socket.write('x-slow: 1\r\n'), 300);
+    try {
+      socket.write('POST /grpc.health.v1.Health/Check HTTP/1.1\r\nhost: core\r\n');
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+      const started = Date.now();
+      const closedAfter = await new Promise<number>((resolve, reject) => {
+        socket.once('close', () => resolve(Date.now() - started));
+        socket.once('error', reject);
+        setTimeout(() => reject(new Error('the connection was still open after 10 s')), 10_000);
+      });
+      assert.match(answer, /^HTTP\/1\.1 408 /);
+      assert.ok(closedAfter >= 1400, `closed after ${closedAfter} ms, before the bound`);
+    } finally {
+      clearInterval(drip);
+      socket.destroy();
+      await server.close();
+    }
   });
 });
