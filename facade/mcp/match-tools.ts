@@ -91,7 +91,8 @@ export const FILTER_PROPERTIES = {
     maxLength: MAX_BRAND,
     description:
       'Only this brand, compared on its letters and digits: case, accents, punctuation, hyphens, ' +
-      'apostrophes and ™ ® signs aside, & and "and" alike (La Roche Posay finds La Roche-Posay).',
+      'apostrophes, spaces and ™ ® signs aside, & and "and" alike (La Roche Posay and Laroche Posay ' +
+      'find La Roche-Posay).',
   },
   country: {
     type: 'string',

@@ -5,7 +5,7 @@
  * Both compare words: the text folded as text-key.ts folds it (case, NFKC width, accents of Latin letters,
  * Unicode spaces and apostrophes), trademark signs (™ ® © ℠) taken out, apostrophes dropped, `&` read as
  * `and`, and every other punctuation mark or hyphen a break between words. So `Quillon & Co.`, `Quillon
- * and Co` and `QUILLON & CO` are one brand, `La Roche Posay` is `La Roche-Posay`, `Paulas Choice` is
+ * and Co` and `QUILLON & CO` are one brand, `La Roche Posay` and `Laroche Posay` are `La Roche-Posay`, `Paulas Choice` is
  * `Paula's Choice` (as text search reads it), `Oku Garden™` is `Oku Garden`, `Neutrogena` is `Neutrogena®`.
  * Letters and digits and their order are compared: `Verdant & Vale` is not `Vale & Verdant`. Text search
  * keeps `&` and `and` apart (a name's words, typed as the label prints them); a brand is one name whichever
@@ -31,8 +31,14 @@ function words(text: string): string {
   return plain.split(BREAKS).filter(Boolean).join(' ');
 }
 
-/** A brand's comparison key: its words; a brand of punctuation alone is compared as text-key.ts folds it. */
-export const brandKey = (brand: string | null | undefined): string => words(brand ?? '') || key(brand);
+/**
+ * A brand's comparison key: its words run together, so that where a name breaks between words does not
+ * matter (`L Oreal`, `LOreal`, `Laroche Posay`, `Cera Ve`, `Skin Ceuticals`: people and exports split and
+ * join brand names freely, and no two brands differ only there); a brand of punctuation alone is compared
+ * as text-key.ts folds it.
+ */
+export const brandKey = (brand: string | null | undefined): string =>
+  words(brand ?? '').replaceAll(' ', '') || key(brand);
 
 /**
  * Names callers and exports use that the library does not list, each a name of exactly one country:

@@ -1,6 +1,7 @@
 /**
- * The brand filter's key (services/catalog/filter-keys.ts): a brand's letter and digit words, however its
- * punctuation, hyphens, apostrophes, `&` and trademark signs were written by the catalog or the caller.
+ * The brand filter's key (services/catalog/filter-keys.ts): a brand's letter and digit words run together,
+ * however its punctuation, hyphens, apostrophes, spaces, `&` and trademark signs were written by the catalog
+ * or the caller.
  */
 import assert from 'node:assert/strict';
 import { create } from '@bufbuild/protobuf';
@@ -15,12 +16,21 @@ const SAME: readonly (readonly string[])[] = [
   ['Verdant & Vale', 'Verdant and Vale', 'VERDANT&VALE', 'verdant  &  vale'],
   ['Quillon & Co', 'Quillon & Co.', 'Quillon and Co.', 'QUILLON & CO'],
   ['Maison Célestine', 'Maison-Célestine', 'Maison Celestine', 'maison\u00a0ce\u0301lestine'],
-  ['La Roche-Posay', 'La Roche Posay', 'La Roche\u2010Posay', 'LA ROCHE–POSAY', 'la roche-posay'],
+  [
+    'La Roche-Posay',
+    'La Roche Posay',
+    'La Roche\u2010Posay',
+    'LA ROCHE–POSAY',
+    'la roche-posay',
+    'Laroche Posay',
+  ],
   ["Paula's Choice", 'Paula’s Choice', 'Paulas Choice', 'PAULA`S CHOICE'],
   ['Oku Garden', 'Oku Garden™', 'Oku Garden ™', 'OKU GARDEN\u2122'],
   ['Neutrogena', 'Neutrogena®', 'NEUTROGENA ®', 'Neutrogena©'],
   ['Dr. Jart+', 'Dr Jart', 'Dr.\u202fJart+', 'ＤＲ．ＪＡＲＴ＋'],
-  ["L'Oréal Paris", 'L’Oreal Paris', 'Loréal Paris', "l'oreal   paris"],
+  ["L'Oréal Paris", 'L’Oreal Paris', 'Loréal Paris', "l'oreal   paris", 'L Oreal Paris', 'LOREAL PARIS'],
+  ['CeraVe', 'Cera Ve', 'CERAVE', 'Cera-Ve'],
+  ['SkinCeuticals', 'Skin Ceuticals', 'skinceuticals'],
 ];
 
 /** Brands that differ by a letter, a word or their order: never one brand. */
@@ -31,11 +41,12 @@ const APART: readonly [string, string][] = [
   ['Oku Garden', 'Oku Gardens'],
   ['Oku Garden™', 'Oku GardenTM'],
   ['Мой бренд', 'Мои бренд'],
-  ['La Roche-Posay', 'Laroche Posay'],
+  ['La Roche-Posay', 'Roche Posay'],
+  ["L'Oréal Paris", "L'Oréal"],
 ];
 
 describe('the brand filter’s key', () => {
-  it('punctuation, hyphens, apostrophes, & and trademark signs as exports and callers write them are one brand', () => {
+  it('punctuation, hyphens, apostrophes, spaces, & and trademark signs as exports and callers write them are one brand', () => {
     for (const group of SAME) {
       for (const spelling of group) assert.equal(brandKey(spelling), brandKey(group[0]), spelling);
     }
