@@ -8,8 +8,13 @@ import type { AccountService } from '../../gen/skinmatch/v1/account_pb.ts';
 import { SCAN_JSON_PROPERTIES, scanJson } from './scan-json.ts';
 import type { Caller, ToolDefinition } from './tool-definition.ts';
 import { ToolError } from './tool-errors.ts';
+import { UUID_PATTERN } from './validate.ts';
 
-const RUN_ID = { type: 'string', format: 'uuid', description: 'The run_id of one of your scans.' } as const;
+const RUN_ID = {
+  type: 'string',
+  pattern: UUID_PATTERN,
+  description: 'The run_id of one of your scans.',
+} as const;
 /**
  * run_id alone names one of the account's scans; with its access_token (the spec's scan identity pair, which
  * a client following the spec sends) the call is exactly the /mcp one, as recommend_products is here.

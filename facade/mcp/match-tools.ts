@@ -11,6 +11,7 @@ import {
   PRODUCT_TYPES,
 } from '../../services/match/match-input.ts';
 import type { ToolDefinition } from './tool-definition.ts';
+import { UUID_PATTERN } from './validate.ts';
 
 const MAX_INTEGER = Number.MAX_SAFE_INTEGER;
 /** A field that may be null, as `anyOf` (clients that map schemas to one type per field drop type arrays). */
@@ -138,7 +139,7 @@ export function matchTools(matches: Client<typeof MatchService>): ToolDefinition
         properties: {
           run_id: {
             type: 'string',
-            format: 'uuid',
+            pattern: UUID_PATTERN,
             description: 'The run_id that start_skin_scan returned.',
           },
           access_token: {

@@ -52,7 +52,12 @@ export function buildServer(
     tools.map((tool) => [tool.name, { tool, validate: compileInput(tool.inputSchema) }]),
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
+  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    // The listing is one page and gives no nextCursor, so no cursor is one of ours (MCP pagination: an
+    // invalid cursor is -32602, not the first page again, which a paging client would take as more tools).
+    if (request.params?.cursor !== undefined) throw invalidCursor();
+    return { tools: listing };
+  });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const entry = served.get(request.params.name);
     if (!entry) throw unknownTool(request.params.name, served.keys());
@@ -81,6 +86,11 @@ export function buildServer(
  */
 function unknownTool(name: string, tools: Iterable<string>): Error {
   const message = `Unknown tool: ${quote(name)}. The tools of this endpoint: ${[...tools].join(', ')}.`;
+  return Object.assign(new Error(message), { code: ErrorCode.InvalidParams });
+}
+
+function invalidCursor(): Error {
+  const message = 'Invalid cursor: tools/list answers in one page; call it without a cursor.';
   return Object.assign(new Error(message), { code: ErrorCode.InvalidParams });
 }
 

@@ -6,10 +6,11 @@ import type { Client } from '@connectrpc/connect';
 import type { ScanService } from '../../gen/skinmatch/v1/scan_pb.ts';
 import { SCAN_JSON_PROPERTIES, scanJson } from './scan-json.ts';
 import type { ToolDefinition } from './tool-definition.ts';
+import { UUID_PATTERN } from './validate.ts';
 
 const RUN_ID = {
   type: 'string',
-  format: 'uuid',
+  pattern: UUID_PATTERN,
   description: 'The run_id that start_skin_scan returned.',
 } as const;
 const ACCESS_TOKEN = {

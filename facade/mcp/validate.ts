@@ -4,12 +4,17 @@
  * the field at fault.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
 import { quote } from '../../services/shared/text.ts';
 import { ToolError } from './tool-errors.ts';
 
 const ajv = new Ajv({ allErrors: false, strict: true });
-addFormats.default(ajv, ['uuid']);
+
+/**
+ * A run_id: a UUID in either case. A `pattern`, not `format: uuid`: clients that hand the input schemas to
+ * Gemini's function declarations are refused whole over any `format` but `enum` and `date-time` (the
+ * request fails, and every other tool with it), and a `pattern` checks the same.
+ */
+export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
 export type InputSchema = Record<string, unknown> & { type: 'object' };
 
@@ -64,6 +69,9 @@ function invalidInput(
     // ajv says only "must be equal to one of the allowed values": the agent needs to know which.
     const allowed = (error.params.allowedValues as unknown[]).map(String).join(', ');
     return new ToolError('invalid_input', `Argument "${field}" must be one of: ${allowed}.`, field);
+  }
+  if (error.keyword === 'pattern' && error.params.pattern === UUID_PATTERN) {
+    return new ToolError('invalid_input', `Argument "${field}" must be a UUID: a scan’s run_id.`, field);
   }
   if (error.keyword === 'type' && isObject(input) && input[field] === null && !required.includes(field)) {
     // Strict function-calling clients send null for an optional argument they have no value for: the

@@ -54,4 +54,5 @@ export function errorReason(err: unknown): ErrorReason | undefined {
 }
 
 /** The same message for a wrong token, an unknown, expired or deleted scan: nothing to probe. */
-export const NOT_FOUND_MESSAGE = 'No scan matches this run_id and access_token.';
+export const NOT_FOUND_MESSAGE =
+  'No scan matches this run_id and access_token: it was deleted, has expired (a guest scan’s access_token stops working seven days after it was issued) or never existed. Start a new scan only if the person asks for one.';

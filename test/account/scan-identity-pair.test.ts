@@ -11,7 +11,11 @@ describe('get_skin_scan and delete_skin_scan on /mcp/account take the scan ident
   const ends = twoEndpoints('scan-identity-pair');
 
   const call = callTool;
-  const NOT_FOUND = { code: 'not_found', message: 'No scan matches this run_id and access_token.' };
+  const NOT_FOUND = {
+    code: 'not_found',
+    message:
+      'No scan matches this run_id and access_token: it was deleted, has expired (a guest scan’s access_token stops working seven days after it was issued) or never existed. Start a new scan only if the person asks for one.',
+  };
 
   it('lists access_token as an optional argument of both', async () => {
     const { tools } = await ends.account.listTools();

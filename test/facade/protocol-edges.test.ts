@@ -126,6 +126,16 @@ describe('MCP protocol edges', () => {
     }
   });
 
+  it('tools/list with a cursor it never gave → -32602 (one page, no nextCursor), not the first page again', async () => {
+    const { status, body } = await rpc(stack.baseUrl, 'tools/list', { cursor: 'abc' });
+    assert.equal(status, 200);
+    assert.equal(body.error.code, -32602);
+    assert.match(body.error.message, /^Invalid cursor: .*without a cursor\.$/);
+    const listed = await rpc(stack.baseUrl, 'tools/list', {});
+    assert.equal(listed.body.result.nextCursor, undefined);
+    assert.ok(listed.body.result.tools.length > 0);
+  });
+
   it('an id past the safe integers → -32600 with id null, never an answer under another id', async () => {
     // JSON.parse reads 9007199254740993 as 9007199254740992: echoing it would answer a different id.
     const res = await fetch(`${stack.baseUrl}/mcp`, {

@@ -44,7 +44,8 @@ describe('recommend_products on a scan deleted while it answers', () => {
       assert.equal(result.isError, true);
       assert.deepEqual((result.structuredContent as { error: unknown }).error, {
         code: 'not_found',
-        message: 'No scan matches this run_id and access_token.',
+        message:
+          'No scan matches this run_id and access_token: it was deleted, has expired (a guest scan’s access_token stops working seven days after it was issued) or never existed. Start a new scan only if the person asks for one.',
       });
       const rows = await deleter.query('select 1 from scan_matches where run_id = $1', [run_id]);
       assert.equal(rows.rowCount, 0);
