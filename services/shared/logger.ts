@@ -1,6 +1,6 @@
 /**
- * Structured logs (pino JSON, one object per line). Each line carries `request_id` and `trace_id` of the
- * request it was written for (telemetry.ts), when there is one.
+ * Structured logs (pino JSON, one object per line; `level` by name: `info`, `warn`…). Each line carries
+ * `request_id` and `trace_id` of the request it was written for (telemetry.ts), when there is one.
  *
  * Secrets never reach a line, in two layers. Fields that hold one are redacted by name: tokens of every
  * kind, `Authorization`, cookies and `Set-Cookie`, OAuth authorization codes, refresh tokens, client
@@ -136,7 +136,8 @@ export function createLogger(
   const options: pino.LoggerOptions = {
     name,
     level,
-    formatters: { log: (object) => redactSecrets(object) },
+    // The level by name ("info"), which log pipelines read without a mapping of pino's numbers.
+    formatters: { level: (label) => ({ level: label }), log: (object) => redactSecrets(object) },
     mixin: () => {
       const requestId = currentRequestId();
       const traceId = currentTraceId();

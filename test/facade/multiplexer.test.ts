@@ -169,7 +169,7 @@ async function loggedLines(stack: Stack, text: string): Promise<string[]> {
     const lines = readFileSync(stack.logFile, 'utf8')
       .split('\n')
       // Every line written for the request carries its id; the fault is the one error among them.
-      .filter((line) => line.includes(text) && /"level":(50|60)\b/.test(line));
+      .filter((line) => line.includes(text) && /"level":"(error|fatal)"/.test(line));
     if (lines.length > 0 || i === 100) return lines;
     await new Promise((r) => setTimeout(r, 20));
   }

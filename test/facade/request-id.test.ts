@@ -93,13 +93,26 @@ describe('request ids and trace context', () => {
   });
 });
 
-describe('the logger keeps secrets out of its lines', () => {
+describe('the logger: level names, and secrets kept out of its lines', () => {
   function written(log: (logger: ReturnType<typeof createLogger>) => void): string {
     const chunks: string[] = [];
     const logger = createLogger('t', 'debug', { write: (chunk: string) => chunks.push(chunk) });
     log(logger);
     return chunks.join('');
   }
+
+  it('names each line’s level (pipelines need no map of pino’s numbers)', () => {
+    const lines = written((logger) => {
+      logger.info('one');
+      logger.warn('two');
+      logger.error('three');
+    });
+    const levels = lines
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).level);
+    assert.deepEqual(levels, ['info', 'warn', 'error']);
+  });
 
   it('redacts secret fields by name, at any of the first three levels', () => {
     const line = written((logger) =>

@@ -117,7 +117,7 @@ describe('the upload page: the photo size bound while the body streams in', func
       .filter((l) => l.includes('client connection ended before its request did'))
       .map((l) => JSON.parse(l));
     assert.equal(logged.length, 1);
-    assert.equal(logged[0].level, 30);
+    assert.equal(logged[0].level, 'info');
     // The route, never the path with its scan id (facade/route-template.ts).
     assert.equal(logged[0].path, '/scan/:id/photo');
     const agent = { run_id: gone.run_id, access_token: gone.access_token };
