@@ -11,7 +11,7 @@ import { MatchService } from '../gen/skinmatch/v1/match_pb.ts';
 import { ScanService } from '../gen/skinmatch/v1/scan_pb.ts';
 import { StatusService } from '../gen/skinmatch/v1/status_pb.ts';
 import type { Logger } from '../services/shared/logger.ts';
-import { rateLimitRefusals } from '../services/shared/metrics.ts';
+import { rateLimitRefusals, rateLimitsShared } from '../services/shared/metrics.ts';
 import type { OAuthConfig } from '../services/shared/oauth-config.ts';
 import type { Readiness } from '../services/shared/shutdown.ts';
 import {
@@ -28,7 +28,7 @@ import { buildServer } from './mcp/mcp-server.ts';
 import { RequestMultiplexer } from './mcp/multiplexer.ts';
 import { scanTools } from './mcp/scan-tools.ts';
 import { scanPages } from './pages/scan-page.ts';
-import { GuestLimits, type GuestLimitsConfig } from './rate-limits.ts';
+import { GuestLimits, type GuestLimitsConfig, type LimitListeners } from './rate-limits.ts';
 import { routeTemplate } from './route-template.ts';
 
 export interface FacadeOptions {
@@ -75,8 +75,10 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
     ...matchTools(createClient(MatchService, options.core)),
   ];
   await buildServer(guestTools, logger).connect(guestMux);
-  const limits = new GuestLimits(options.limits, options.limitStore, (budget) =>
-    rateLimitRefusals.inc({ budget }),
+  const limits = new GuestLimits(
+    options.limits,
+    options.limitStore,
+    limitListeners(logger, options.limitStore !== undefined),
   );
   const account = await createAccountSurface({
     core: options.core,
@@ -206,4 +208,26 @@ function originAllowed(origin: string, allowedHosts: readonly string[]): boolean
   } catch {
     return false; // "null" and anything else that is not an origin
   }
+}
+
+/**
+ * Refusals are counted; where the limits count is a gauge, and each change one log line: a warning when the
+ * database's lookups start failing (an outage, or a DATABASE_URL that is wrong for the façade alone: it
+ * serves on, its limits per replica), an info line when they answer again.
+ */
+function limitListeners(logger: Logger, hasStore: boolean): LimitListeners {
+  rateLimitsShared.set(hasStore ? 1 : 0);
+  return {
+    refused: (budget) => rateLimitRefusals.inc({ budget }),
+    storeChanged: (shared, failure) => {
+      rateLimitsShared.set(shared ? 1 : 0);
+      if (shared)
+        logger.info('rate limits: database lookups answer again; every replica counts them together');
+      else
+        logger.warn(
+          { err: failure },
+          'rate limits: database lookups fail; each replica counts them in its own memory until they answer',
+        );
+    },
+  };
 }

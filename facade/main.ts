@@ -63,6 +63,7 @@ const app = await createFacade({
 });
 for (const warning of config.warnings) logger.warn(warning);
 const metrics = await startMetricsServer({
+  process: 'facade',
   port: config.metricsPorts.facade,
   host: config.metricsHost ?? '127.0.0.1',
   logger,

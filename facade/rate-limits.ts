@@ -12,8 +12,10 @@
  * reached, or does not answer a lookup within `STORE_TIMEOUT_MS` (a stalled server answers nothing, ever),
  * each replica counts in its own memory, asking the database again `STORE_RETRY_MS` later: limits loosen to
  * per replica, they never vanish, never refuse everyone, and never hold a request longer than that
- * deadline (docs/design-notes.md, "Rate limits"). Without a pool (a façade on its own in
- * development) counting is in memory only.
+ * deadline (docs/design-notes.md, "Rate limits"). The façade is told once when lookups start failing and
+ * once when they answer again (it logs both and sets `skinmatch_rate_limits_shared`), so a wrong
+ * DATABASE_URL is seen, not only an outage. Without a pool (a façade on its own in development) counting is
+ * in memory only.
  */
 import ipaddr from 'ipaddr.js';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
@@ -38,6 +40,8 @@ export interface GuestLimitsConfig {
   readonly leaseIdleMs?: number;
   /** The longest a lookup waits for the database before counting in memory (default STORE_TIMEOUT_MS). */
   readonly storeTimeoutMs?: number;
+  /** How long every budget counts in memory after a failed lookup (default STORE_RETRY_MS; tests shorten it). */
+  readonly storeRetryMs?: number;
 }
 
 /**
@@ -63,8 +67,16 @@ interface Budget {
   close?(): void;
 }
 
-/** Called with the budget's name whenever a call is refused (metrics count refusals). */
-export type RefusalListener = (budget: string) => void;
+/** What the façade is told: each refusal (metrics count them), and each change of where limits count. */
+export interface LimitListeners {
+  /** A call was refused by this budget. */
+  readonly refused?: (budget: string) => void;
+  /**
+   * Lookups in the database started failing (`shared` false, with the failure) or answer again (true):
+   * told once per change, never per lookup. Not told while they keep answering.
+   */
+  readonly storeChanged?: (shared: boolean, failure?: string) => void;
+}
 
 export class GuestLimits {
   readonly #requests: Budget;
@@ -73,20 +85,21 @@ export class GuestLimits {
   readonly #uploads: Budget;
   readonly #registrations: Budget;
   readonly #budgets: Budget[] = [];
-  readonly #onRefusal: RefusalListener | undefined;
+  readonly #onRefusal: LimitListeners['refused'];
 
   constructor(
     config: GuestLimitsConfig = DEFAULT_GUEST_LIMITS,
     store?: Queryable,
-    onRefusal?: RefusalListener,
+    listeners: LimitListeners = {},
   ) {
-    const factory = budgetFactory(store, config.leaseIdleMs, config.storeTimeoutMs ?? STORE_TIMEOUT_MS);
+    const state = new StoreState(config.storeRetryMs ?? STORE_RETRY_MS, listeners.storeChanged);
+    const factory = budgetFactory(store, state, config);
     const make = (name: string, points: number, durationSeconds: number) => {
       const budget = factory(name, points, durationSeconds);
       this.#budgets.push(budget);
       return budget;
     };
-    this.#onRefusal = onRefusal;
+    this.#onRefusal = listeners.refused;
     this.#requests = make('requests', config.requestsPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE, 60);
     this.#calls = make('calls', config.callsPerMinute, 60);
     const tools = [
@@ -153,23 +166,58 @@ function refusal(key: string, wait: number): ToolError {
   );
 }
 
-function budgetFactory(store: Queryable | undefined, idleMs: number | undefined, timeoutMs: number) {
+/**
+ * Whether lookups reach the store (one store, one state for every budget): until when every budget counts
+ * in memory after a failure, and the listener told when lookups start failing and when they answer again.
+ */
+class StoreState {
+  /** Until when every budget counts in memory: the store failed or did not answer. */
+  downUntil = 0;
+  #failedAt = 0;
+  #shared = true;
+  readonly #retryMs: number;
+  readonly #changed: LimitListeners['storeChanged'];
+
+  constructor(retryMs: number, changed: LimitListeners['storeChanged']) {
+    this.#retryMs = retryMs;
+    this.#changed = changed;
+  }
+
+  failed(err: unknown): void {
+    this.#failedAt = Date.now();
+    this.downUntil = this.#failedAt + this.#retryMs;
+    if (!this.#shared) return;
+    this.#shared = false;
+    this.#changed?.(false, err instanceof Error ? err.message : String(err));
+  }
+
+  /** A lookup that started at `startedAt` answered; one started before the last failure proves nothing. */
+  answered(startedAt: number): void {
+    if (this.#shared || startedAt < this.#failedAt) return;
+    this.#shared = true;
+    this.#changed?.(true);
+  }
+}
+
+function budgetFactory(store: Queryable | undefined, state: StoreState, config: GuestLimitsConfig) {
+  const timeoutMs = config.storeTimeoutMs ?? STORE_TIMEOUT_MS;
   let first = true;
-  /** Until when every budget counts in memory: the store failed or did not answer (one store, one state). */
-  let storeDownUntil = 0;
   return (name: string, points: number, durationSeconds: number): Budget => {
     const memory = memoryBudget(name, points, durationSeconds);
     if (!store) return memory;
-    const shared = new LeasedBudget(store, { name, points, durationSeconds, idleMs });
+    const shared = new LeasedBudget(store, { name, points, durationSeconds, idleMs: config.leaseIdleMs });
     if (first) sweepExpiredRows(store);
     first = false;
     return {
       consume: async (key) => {
-        if (Date.now() < storeDownUntil) return memory.consume(key);
+        const started = Date.now();
+        if (started < state.downUntil) return memory.consume(key);
         try {
-          return await withDeadline(shared.consume(key), timeoutMs);
-        } catch {
-          storeDownUntil = Date.now() + STORE_RETRY_MS;
+          const wait = await withDeadline(shared.consume(key), timeoutMs);
+          state.answered(started);
+          return wait;
+        } catch (err) {
+          state.failed(err);
           return memory.consume(key);
         }
       },

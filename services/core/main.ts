@@ -79,6 +79,7 @@ logger.info(
   'core listening (Connect, gRPC, gRPC-Web on h2c and HTTP/1.1)',
 );
 const metrics = await startMetricsServer({
+  process: 'core',
   port: config.metricsPorts.core,
   host: config.metricsHost ?? config.coreHost,
   logger,

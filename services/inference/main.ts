@@ -27,6 +27,7 @@ logger.info(
   'inference listening (Connect, gRPC, gRPC-Web on h2c and HTTP/1.1)',
 );
 const metrics = await startMetricsServer({
+  process: 'inference',
   port: config.metricsPorts.inference,
   host: config.metricsHost ?? config.inferenceHost,
   logger,

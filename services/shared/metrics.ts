@@ -1,15 +1,18 @@
 /**
- * Prometheus metrics (prom-client): every series the processes record, in one registry per process, and
- * the small internal HTTP server that serves them at `/metrics` on each process's metrics port. Which
- * process records which series is in the README ("Metrics"). Label values are bounded: tool names the
- * façade serves, RPC methods core and inference serve, outcome codes, stages, budgets by name.
+ * Prometheus metrics (prom-client): every series the processes record, and the small internal HTTP server
+ * that serves them at `/metrics` on each process's metrics port. Each process exports only the series it
+ * records (`EXPORTED`, as the README's "Metrics" lists them): a gauge core sets would read 0 on the
+ * façade and inference, and `min()` over every scraped pod would see admissions paused forever. Label
+ * values are bounded: tool names the façade serves, RPC methods core and inference serve, outcome codes,
+ * stages, budgets by name.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, type Metric, Registry } from 'prom-client';
 import type { Logger } from './logger.ts';
 
 export const registry = new Registry();
+// Each series below registers nowhere at first: startMetricsServer puts this process's (`EXPORTED`) in.
 
 /** Seconds; from a quick cache hit to a slow analysis. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -19,20 +22,25 @@ export const toolCalls = new Counter({
   name: 'skinmatch_tool_calls_total',
   help: 'MCP tool calls answered by the façade, by tool and outcome (ok or the error code).',
   labelNames: ['tool', 'outcome'] as const,
-  registers: [registry],
+  registers: [],
 });
 export const toolCallDuration = new Histogram({
   name: 'skinmatch_tool_call_duration_seconds',
   help: 'Time from a tool call reaching the façade to its answer, by tool and outcome.',
   labelNames: ['tool', 'outcome'] as const,
   buckets: LATENCY_BUCKETS,
-  registers: [registry],
+  registers: [],
 });
 export const rateLimitRefusals = new Counter({
   name: 'skinmatch_rate_limit_refusals_total',
   help: 'Calls and uploads refused as rate_limited, by budget (calls, tool:NAME, uploads).',
   labelNames: ['budget'] as const,
-  registers: [registry],
+  registers: [],
+});
+export const rateLimitsShared = new Gauge({
+  name: 'skinmatch_rate_limits_shared',
+  help: '1 while the façade counts rate limits in the shared database, 0 while it counts them in its own memory (no DATABASE_URL, or its lookups fail or time out).',
+  registers: [],
 });
 
 // Core and inference: every RPC they serve.
@@ -40,14 +48,14 @@ export const rpcCalls = new Counter({
   name: 'skinmatch_rpc_server_calls_total',
   help: 'RPCs served (Connect, gRPC, gRPC-Web), by method (service/Method) and outcome code (OK or the gRPC code).',
   labelNames: ['method', 'code'] as const,
-  registers: [registry],
+  registers: [],
 });
 export const rpcDuration = new Histogram({
   name: 'skinmatch_rpc_server_duration_seconds',
   help: 'Time to serve an RPC (to the last message of a streamed answer), by method and outcome code.',
   labelNames: ['method', 'code'] as const,
   buckets: LATENCY_BUCKETS,
-  registers: [registry],
+  registers: [],
 });
 
 // Core: the scans' analysis.
@@ -56,35 +64,35 @@ export const scanStageDuration = new Histogram({
   help: 'Time a scan spent in each stage of its analysis, as the scan worker saw it: queued (photo stored to analysis start), the inference stages, recording (the outcome written).',
   labelNames: ['stage'] as const,
   buckets: LATENCY_BUCKETS,
-  registers: [registry],
+  registers: [],
 });
 export const inferenceDuration = new Histogram({
   name: 'skinmatch_inference_duration_seconds',
   help: 'One AnalyzeFace call from core to inference, by outcome (complete, failed: the photo was refused, error: no outcome).',
   labelNames: ['outcome'] as const,
   buckets: LATENCY_BUCKETS,
-  registers: [registry],
+  registers: [],
 });
 export const analysisQueueDepth = new Gauge({
   name: 'skinmatch_analysis_queue_depth',
   help: 'Analysis jobs queued or running, at core’s last look at the queue (ADMISSIONS_CHECK_INTERVAL_MS).',
-  registers: [registry],
+  registers: [],
 });
 export const analysisOldestJobAge = new Gauge({
   name: 'skinmatch_analysis_oldest_job_age_seconds',
   help: 'Age of the oldest analysis job queued or running, at core’s last look (0: none).',
-  registers: [registry],
+  registers: [],
 });
 export const admissionsOpen = new Gauge({
   name: 'skinmatch_admissions_open',
   help: '1 while new scans are admitted, 0 while they are paused (by the operator or the backlog).',
-  registers: [registry],
+  registers: [],
 });
 export const admissionsPaused = new Gauge({
   name: 'skinmatch_admissions_paused',
   help: '1 while new scans are paused for this reason (operator: the switch; backlog: automatic admissions), else 0.',
   labelNames: ['reason'] as const,
-  registers: [registry],
+  registers: [],
 });
 
 // Inference.
@@ -93,15 +101,32 @@ export const analysisStageDuration = new Histogram({
   help: 'Time inference spent in each stage of one face analysis.',
   labelNames: ['stage'] as const,
   buckets: LATENCY_BUCKETS,
-  registers: [registry],
+  registers: [],
 });
 export const analysisDuration = new Histogram({
   name: 'skinmatch_analysis_duration_seconds',
   help: 'One whole face analysis in inference, by outcome (complete, failed, error).',
   labelNames: ['outcome'] as const,
   buckets: LATENCY_BUCKETS,
-  registers: [registry],
+  registers: [],
 });
+
+/** The series each process records, and so exports. */
+export type MetricsProcess = 'facade' | 'core' | 'inference';
+const RPC: readonly Metric[] = [rpcCalls, rpcDuration];
+export const EXPORTED: Readonly<Record<MetricsProcess, readonly Metric[]>> = {
+  facade: [toolCalls, toolCallDuration, rateLimitRefusals, rateLimitsShared],
+  core: [
+    ...RPC,
+    scanStageDuration,
+    inferenceDuration,
+    analysisQueueDepth,
+    analysisOldestJobAge,
+    admissionsOpen,
+    admissionsPaused,
+  ],
+  inference: [...RPC, analysisStageDuration, analysisDuration],
+};
 
 /** The admissions gauges from one reading of the switch and the backlog. */
 export function recordAdmissions(pausedByOperator: boolean, pausedByBacklog: boolean): void {
@@ -129,15 +154,24 @@ export interface MetricsEndpoint {
   close(): Promise<void>;
 }
 
-let defaultsCollected = false;
+let registered = false;
+
+/** This process's series and prom-client's defaults, into the registry once. */
+function register(process: MetricsProcess): void {
+  if (registered) return;
+  registered = true;
+  for (const metric of EXPORTED[process]) registry.registerMetric(metric);
+  collectDefaultMetrics({ register: registry });
+}
 
 /**
- * Serves `GET /metrics` (this registry, with prom-client's default `process_…` and `nodejs_…` series) on
- * an internal port. Port 0 turns it off. A port
+ * Serves `GET /metrics` (the series `process` records, with prom-client's default `process_…` and
+ * `nodejs_…` series) on an internal port. Port 0 turns it off. A port
  * that cannot be bound is logged as an error and the process goes on without metrics: they are never
  * worth an outage.
  */
 export async function startMetricsServer(options: {
+  readonly process: MetricsProcess;
   readonly port: number;
   readonly host: string;
   readonly logger: Logger;
@@ -147,10 +181,7 @@ export async function startMetricsServer(options: {
     logger.info('metrics endpoint off (its port is 0)');
     return undefined;
   }
-  if (!defaultsCollected) {
-    defaultsCollected = true;
-    collectDefaultMetrics({ register: registry });
-  }
+  register(options.process);
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
