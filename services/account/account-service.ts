@@ -6,7 +6,7 @@
 import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ServiceImpl } from '@connectrpc/connect';
-import { type EntityManager, ForeignKeyConstraintViolationException, raw } from '@mikro-orm/core';
+import { type EntityManager, raw } from '@mikro-orm/core';
 import {
   type AccountService,
   DeleteAccountDataResponseSchema,
@@ -21,17 +21,24 @@ import {
 } from '../../gen/skinmatch/v1/account_pb.ts';
 import type { Orm } from '../core/db/orm.ts';
 import { Scan } from '../core/db/scan-entity.ts';
+import { deleteOneScan } from '../scan/scan-deletion.ts';
 import type { ScanServiceImpl } from '../scan/scan-service.ts';
 import { toScanMessage } from '../scan/scan-view.ts';
 import { serviceError } from '../shared/errors.ts';
-import { type AccountRow, deleteAccount, findAccount, signIn } from './account-store.ts';
+import {
+  ACCOUNT_NOT_FOUND,
+  type AccountRow,
+  accountGone,
+  deleteAccount,
+  findAccount,
+  signIn,
+} from './account-store.ts';
 import { decodePageToken, encodePageToken } from './scan-page-token.ts';
 import { checkSavable, type SaveRequest, saveScan } from './scan-saving.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEFAULT_PAGE = 20;
 const MAX_PAGE = 100;
-export const ACCOUNT_NOT_FOUND = 'No such account.';
 export const ACCOUNT_SCAN_NOT_FOUND = 'The account has no scan with this run_id.';
 
 export interface AccountServiceDeps {
@@ -77,13 +84,7 @@ export class AccountServiceImpl implements ServiceImpl<typeof AccountService> {
     const account = await this.#account(this.#em(), req);
     const { runId, accessToken, uploadUrl, scan } = await this.#deps.scans
       .startScanFor(req.source, account.id)
-      .catch((err: unknown) => {
-        // The account's data was deleted after the check above: the scan's key to it finds no account.
-        if (err instanceof ForeignKeyConstraintViolationException) {
-          throw serviceError('not_found', ACCOUNT_NOT_FOUND);
-        }
-        throw err;
-      });
+      .catch(accountGone);
     return create(StartAccountScanResponseSchema, { runId, accessToken, uploadUrl, scan });
   }
 
@@ -95,7 +96,7 @@ export class AccountServiceImpl implements ServiceImpl<typeof AccountService> {
   async deleteAccountScan(req: { accountId: string; runId: string }) {
     const em = this.#em();
     const scan = await this.#scan(em, req);
-    await em.remove(scan).flush();
+    await deleteOneScan(em, scan.id, scan.accountId!);
     return create(DeleteAccountScanResponseSchema, { runId: scan.id, deleted: true });
   }
 
@@ -140,7 +141,7 @@ export class AccountServiceImpl implements ServiceImpl<typeof AccountService> {
   async saveScan(req: SaveRequest) {
     const em = this.#em();
     await this.#account(em, req);
-    const newlySaved = await saveScan(em, this.#deps.pepper, this.#now(), req);
+    const newlySaved = await saveScan(em, this.#deps.pepper, this.#now(), req).catch(accountGone);
     return create(SaveScanResponseSchema, { scan: await this.#scanMessage(em, req.runId), newlySaved });
   }
 

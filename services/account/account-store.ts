@@ -1,11 +1,17 @@
 /**
  * Accounts in PostgreSQL: find-or-create by upstream identity, read, and delete with everything that
  * refers to the account. Deletion relies on the schema: every table that refers to an account does so
- * with `on delete cascade` (migration 0009), and the counts are taken in the same transaction.
+ * with `on delete cascade` (migration 0009), and the counts are taken in the same transaction. The
+ * scans are deleted first, explicitly, so that their queued analysis jobs go with them (scan-deletion.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/postgresql';
+import { isForeignKeyViolation } from '../core/db/pg-errors.ts';
+import { deleteAccountScans } from '../scan/scan-deletion.ts';
+import { serviceError } from '../shared/errors.ts';
+
+export const ACCOUNT_NOT_FOUND = 'No such account.';
 
 export interface AccountRow {
   readonly id: string;
@@ -23,6 +29,15 @@ export interface DeletionCounts {
 }
 
 const sql = (em: EntityManager) => em as SqlEntityManager;
+
+/**
+ * The account's data was deleted after this call found the account (delete_my_service_data from another
+ * conversation or page): the row's key to it finds no account. That is the `not_found` the call gets a
+ * moment later, not a server fault to retry.
+ */
+export function accountGone(err: unknown): never {
+  throw isForeignKeyViolation(err) ? serviceError('not_found', ACCOUNT_NOT_FOUND) : err;
+}
 
 /** The identity's account, created with the identity when this is its first sign-in. */
 export async function signIn(
@@ -80,6 +95,8 @@ export async function deleteAccount(em: EntityManager, accountId: string): Promi
          (select count(*) from oauth_state where account_id = ? and model <> 'Grant') as tokens`,
       Array(6).fill(accountId),
     );
+    // Its scans first, so that their analysis jobs go off the queue with them.
+    await deleteAccountScans(sql(tx), accountId);
     await sql(tx).execute('delete from accounts where id = ?', [accountId]);
     // The façade's rate-limit counters of the account (keys `budget:account:<id>`, facade/rate-limits.ts).
     await sql(tx).execute('delete from rate_limits where key like ?', [`%:account:${accountId}`]);

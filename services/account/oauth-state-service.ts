@@ -23,6 +23,7 @@ import {
 } from '../../gen/skinmatch/v1/oauth_state_pb.ts';
 import type { Orm } from '../core/db/orm.ts';
 import { serviceError } from '../shared/errors.ts';
+import { accountGone } from './account-store.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
@@ -37,6 +38,15 @@ const DEFAULT_LIFETIME_S = 10 * 365 * 24 * 3600;
  * These columns are indexed: a 1 MB id exceeded PostgreSQL's index row size and answered INTERNAL.
  */
 const MAX_KEY = 256;
+/**
+ * A record with the account it belongs to; an account that does not exist owns none. One deleted while this
+ * runs fails the key (account-store.ts, accountGone).
+ */
+const UPSERT_STATE = `insert into oauth_state (model, id, payload, grant_id, uid, user_code, account_id, expires_at)
+  values (?, ?, ?, ?, ?, ?, (select id from accounts where id = ?), now() + make_interval(secs => ?))
+  on conflict (model, id) do update set payload = excluded.payload, grant_id = excluded.grant_id,
+    uid = excluded.uid, user_code = excluded.user_code, account_id = excluded.account_id,
+    expires_at = excluded.expires_at, consumed_at = null`;
 
 interface Row {
   payload: JsonObject;
@@ -64,23 +74,17 @@ export class OAuthStateServiceImpl implements ServiceImpl<typeof OAuthStateServi
     checkKey('id', req.id);
     for (const key of ['grantId', 'uid', 'userCode']) checkKey(`payload.${key}`, text(payload[key]) ?? '');
     const accountId = accountOf(payload);
-    await this.#sql().execute(
-      `insert into oauth_state (model, id, payload, grant_id, uid, user_code, account_id, expires_at)
-       values (?, ?, ?, ?, ?, ?, (select id from accounts where id = ?), now() + make_interval(secs => ?))
-       on conflict (model, id) do update set payload = excluded.payload, grant_id = excluded.grant_id,
-         uid = excluded.uid, user_code = excluded.user_code, account_id = excluded.account_id,
-         expires_at = excluded.expires_at, consumed_at = null`,
-      [
-        checkModel(req.model),
-        req.id,
-        JSON.stringify(payload),
-        text(payload.grantId),
-        text(payload.uid),
-        text(payload.userCode),
-        accountId,
-        lifetime,
-      ],
-    );
+    const values = [
+      checkModel(req.model),
+      req.id,
+      JSON.stringify(payload),
+      text(payload.grantId),
+      text(payload.uid),
+      text(payload.userCode),
+      accountId,
+      lifetime,
+    ];
+    await this.#sql().execute(UPSERT_STATE, values).catch(accountGone);
     return create(UpsertStateResponseSchema, {});
   }
 

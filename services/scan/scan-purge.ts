@@ -8,6 +8,7 @@
  */
 import type { SqlEntityManager } from '@mikro-orm/postgresql';
 import { type CronItem, parseCronItems } from 'graphile-worker';
+import { removeAnalysisJobs } from './scan-deletion.ts';
 
 export const PURGE_TASK = 'purge_scans';
 
@@ -68,13 +69,10 @@ async function purgeWhere(em: SqlEntityManager, condition: string, before: Date)
          returning id`,
         [before],
       );
-      if (rows.length > 0) {
-        // A job still waiting is removed; one running is stopped from retrying and finds no photo.
-        await sql.execute(
-          'select graphile_worker.remove_job(key) from jsonb_array_elements_text(?::jsonb) key',
-          [JSON.stringify(rows.map((row) => row.id))],
-        );
-      }
+      await removeAnalysisJobs(
+        sql,
+        rows.map((row) => row.id),
+      );
       return rows.length;
     });
     total += deleted;

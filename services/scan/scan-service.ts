@@ -21,6 +21,7 @@ import { NOT_FOUND_MESSAGE, serviceError } from '../shared/errors.ts';
 import type { Notifications } from '../shared/notifications.ts';
 import { admissionsEnabled } from './admissions.ts';
 import { authorizeScan } from './scan-access.ts';
+import { deleteOneScan } from './scan-deletion.ts';
 import { checkSource, type ScanIdentity } from './scan-input.ts';
 import type { ScanRecord } from './scan-reads.ts';
 import { toScanMessage, uploadUrl } from './scan-view.ts';
@@ -87,7 +88,7 @@ export class ScanServiceImpl implements ServiceImpl<typeof ScanService> {
 
   async deleteScan(req: ScanIdentity) {
     const scan = await this.#authorize(req);
-    await this.#deps.orm.em.fork().nativeDelete(Scan, { id: scan.id });
+    await deleteOneScan(this.#deps.orm.em.fork(), scan.id);
     return create(DeleteScanResponseSchema, { runId: scan.id, deleted: true });
   }
 

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import pg from 'pg';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { freePort } from '../../scripts/port.ts';
 import { accountRpc, mintToken } from '../support/bearer.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { type ConsentedScan, consentedScan, holdConsentCookie } from '../support/consent.ts';
+import { untilWaitingOnLock } from '../support/locks.ts';
 import { callTool } from '../support/mcp.ts';
 import { assertPageHeaders } from '../support/page-headers.ts';
 import { type Stack, startStack } from '../support/stack.ts';
@@ -122,6 +124,43 @@ describe('the save page /save/:id in a browser', function () {
     await page.reload();
     assert.equal(await page.title(), 'Your scan is saved');
     assert.equal(await ownerOf(scan.runId), account);
+  });
+
+  it('saving while the account is being deleted sends the person back to sign in, as a moment later; nothing is saved', async () => {
+    const scan = await consentedScan(stack);
+    const url = await saveUrl(scan);
+    const { context, page } = await openBrowser(scan.browserSecret);
+    await page.goto(url);
+    await signIn(page, 'Alpha', 'leaving');
+    await page.getByRole('button', { name: 'Save to my account' }).waitFor();
+    // delete_my_service_data elsewhere holds the account row until it commits: the save finds the account,
+    // then waits at the scan's new key to it.
+    const deleter = new pg.Client({ connectionString: stack.databaseUrl });
+    await deleter.connect();
+    try {
+      await deleter.query('begin');
+      await deleter.query('delete from accounts where id = $1', [await accountOf(upstreams[0]!, 'leaving')]);
+      const saving = context.request.post(url, {
+        headers: { origin: base },
+        form: { decision: 'save' },
+        maxRedirects: 0,
+      });
+      await untilWaitingOnLock(stack.orm, 'scans');
+      await deleter.query('commit');
+      const saved = await saving;
+      assert.equal(saved.status(), 302);
+      assert.equal(saved.headers().location, `/save/${scan.runId}`);
+    } finally {
+      await deleter.end();
+    }
+    const res = await page.goto(url);
+    assert.equal(res?.status(), 200);
+    assert.equal(await page.title(), 'Save your skin scan');
+    assert.deepEqual(await page.getByRole('link').allTextContents(), [
+      'Continue with Alpha',
+      'Continue with Beta',
+    ]);
+    assert.equal(await ownerOf(scan.runId), null);
   });
 
   it('a browser that did not consent gets a 403 page showing nothing of the scan, and cannot sign in to save it', async () => {

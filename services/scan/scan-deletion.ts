@@ -1,0 +1,47 @@
+/**
+ * Deleting scans: the scan row goes with everything keyed by it (photo, match allowance: `on delete
+ * cascade`), and its analysis job goes off the queue in the same transaction. Every deletion takes this
+ * way: delete_skin_scan, an account's scan deleted on /mcp/account, the account's deletion, the purge.
+ */
+import type { EntityManager } from '@mikro-orm/core';
+import type { SqlEntityManager } from '@mikro-orm/postgresql';
+
+/**
+ * Takes the analysis jobs of scans being deleted off the queue, in the caller's transaction, with
+ * graphile-worker's remove_job by job key (the run id, photo-intake.ts): a job still waiting is removed,
+ * so it no longer counts in the backlog that pauses admissions (admissions-governor.ts); one already
+ * running is not retried, and what it finds is written nowhere (the scan and its photo are gone).
+ */
+export async function removeAnalysisJobs(sql: SqlEntityManager, runIds: readonly string[]): Promise<void> {
+  if (runIds.length === 0) return;
+  await sql.execute('select graphile_worker.remove_job(key) from jsonb_array_elements_text(?::jsonb) key', [
+    JSON.stringify(runIds),
+  ]);
+}
+
+/** Deletes one scan (of `accountId` when given) and its job; whether there was such a scan. */
+export async function deleteOneScan(em: EntityManager, runId: string, accountId?: string): Promise<boolean> {
+  return em.transactional(async (tx) => {
+    const sql = tx as SqlEntityManager;
+    const rows = await sql.execute<{ id: string }[]>(
+      `delete from scans where id = ? ${accountId === undefined ? '' : 'and account_id = ?'} returning id`,
+      accountId === undefined ? [runId] : [runId, accountId],
+    );
+    await removeAnalysisJobs(
+      sql,
+      rows.map((row) => row.id),
+    );
+    return rows.length > 0;
+  });
+}
+
+/** Deletes every scan of the account and their jobs, before the account itself goes (account-store.ts). */
+export async function deleteAccountScans(sql: SqlEntityManager, accountId: string): Promise<void> {
+  const rows = await sql.execute<{ id: string }[]>('delete from scans where account_id = ? returning id', [
+    accountId,
+  ]);
+  await removeAnalysisJobs(
+    sql,
+    rows.map((row) => row.id),
+  );
+}
