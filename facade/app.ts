@@ -24,7 +24,7 @@ import { createAccountSurface } from './account.ts';
 import { healthEndpoint } from './health.ts';
 import { mcpEndpoint } from './mcp/endpoint.ts';
 import { matchTools } from './mcp/match-tools.ts';
-import { buildServer } from './mcp/mcp-server.ts';
+import { buildServer, INSTRUCTIONS } from './mcp/mcp-server.ts';
 import { RequestMultiplexer } from './mcp/multiplexer.ts';
 import { scanTools } from './mcp/scan-tools.ts';
 import { scanPages } from './pages/scan-page.ts';
@@ -74,7 +74,6 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
     ...scanTools(createClient(ScanService, options.core)),
     ...matchTools(createClient(MatchService, options.core)),
   ];
-  await buildServer(guestTools, logger).connect(guestMux);
   const limits = new GuestLimits(
     options.limits,
     options.limitStore,
@@ -90,6 +89,9 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
     limits,
     requestTimeoutMs: options.requestTimeoutMs,
   });
+  const guestNames = new Set(guestTools.map((tool) => tool.name));
+  const accountOnly = account.tools.map((tool) => tool.name).filter((name) => !guestNames.has(name));
+  await buildServer(guestTools, logger, INSTRUCTIONS, accountOnly).connect(guestMux);
   const guestEndpoint = mcpEndpoint(guestMux, limits, logger);
   const routes = new Map<string, Koa.Middleware>([
     ['/mcp', (ctx) => guestEndpoint(ctx)],

@@ -37,10 +37,15 @@ export const INSTRUCTIONS = [
   'scan; pass skin_type only when the person stated it. Results are cosmetic estimates, not a diagnosis.',
 ].join('\n');
 
+/** Where the tools of `/mcp/account` are, for a call naming one of them on `/mcp`. */
+const ACCOUNT_ONLY = 'It is served on /mcp/account, after the person signs in (OAuth).';
+
+/** `accountOnly`: the names of tools served only on /mcp/account (given for /mcp). */
 export function buildServer(
   tools: readonly ToolDefinition[],
   logger: Logger,
   instructions = INSTRUCTIONS,
+  accountOnly: readonly string[] = [],
 ): Server {
   const server = new Server(
     { name: 'skinmatch', title: 'skinmatch', version: '0.1.0' },
@@ -60,7 +65,7 @@ export function buildServer(
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const entry = served.get(request.params.name);
-    if (!entry) throw unknownTool(request.params.name, served.keys());
+    if (!entry) throw unknownTool(request.params.name, served.keys(), accountOnly);
     try {
       const accountId = extra.authInfo?.extra?.accountId;
       const caller =
@@ -81,11 +86,13 @@ export function buildServer(
 
 /**
  * A call naming no tool of this endpoint: -32602 with the name quoted clipped (a megabyte of name is not
- * echoed back) and the tools there are, so that an agent can correct the call. Thrown as a plain error
- * with a code: the SDK would prefix an McpError's message with "MCP error -32602: ".
+ * echoed back), where it is served if only on /mcp/account (delete_my_service_data on /mcp), and the
+ * tools there are, so that an agent can correct the call. Thrown as a plain error with a code: the SDK
+ * would prefix an McpError's message with "MCP error -32602: ".
  */
-function unknownTool(name: string, tools: Iterable<string>): Error {
-  const message = `Unknown tool: ${quote(name)}. The tools of this endpoint: ${[...tools].join(', ')}.`;
+function unknownTool(name: string, tools: Iterable<string>, accountOnly: readonly string[]): Error {
+  const where = accountOnly.includes(name) ? ` ${ACCOUNT_ONLY}` : '';
+  const message = `Unknown tool: ${quote(name)}.${where} The tools of this endpoint: ${[...tools].join(', ')}.`;
   return Object.assign(new Error(message), { code: ErrorCode.InvalidParams });
 }
 

@@ -126,6 +126,15 @@ describe('MCP clients beyond the SDK defaults', () => {
       'Unknown tool: "diagnose_skin". The tools of this endpoint: start_skin_scan, get_skin_scan, ' +
         'delete_skin_scan, recommend_products.',
     );
+    // A tool of /mcp/account only: the answer says where it is.
+    const accountOnly = JSON.parse((await call('delete_my_service_data')).text).error;
+    assert.equal(accountOnly.code, -32602);
+    assert.equal(
+      accountOnly.message,
+      'Unknown tool: "delete_my_service_data". It is served on /mcp/account, after the person signs in ' +
+        '(OAuth). The tools of this endpoint: start_skin_scan, get_skin_scan, delete_skin_scan, ' +
+        'recommend_products.',
+    );
     const long = JSON.parse((await call('x'.repeat(50_000))).text).error;
     assert.equal(long.code, -32602);
     assert.ok(long.message.length < 300, `${long.message.length} characters`);
