@@ -91,6 +91,7 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
     orm,
     databaseUrl: options.databaseUrl,
     analyzer: options.analyzer,
+    notifications,
     logger,
     purge: {
       now: options.now ?? (() => new Date()),

@@ -2,9 +2,14 @@
  * Deleting scans: the scan row goes with everything keyed by it (photo, match allowance: `on delete
  * cascade`), and its analysis job goes off the queue in the same transaction. Every deletion takes this
  * way: delete_skin_scan, an account's scan deleted on /mcp/account, the account's deletion, the purge.
+ * An analysis already running when its scan goes is stopped (watchDeletion).
  */
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/postgresql';
+import type { Notifications } from '../shared/notifications.ts';
+
+/** How often a running analysis looks whether its scan still exists, besides each change notification. */
+const DELETION_RECHECK_MS = 2000;
 
 /**
  * Takes the analysis jobs of scans being deleted off the queue, in the caller's transaction, with
@@ -44,4 +49,29 @@ export async function deleteAccountScans(sql: SqlEntityManager, accountId: strin
     sql,
     rows.map((row) => row.id),
   );
+}
+
+/**
+ * Aborts `deleted` when the scan is deleted while it is analysed (delete_skin_scan, the account's deletion,
+ * the purge): the inference call ends then, rather than finishing for a photo nobody keeps (its outcome
+ * would be written nowhere: finishAnalysis finds no photo). Looks at each change notification of the scan,
+ * and every DELETION_RECHECK_MS for one lost on a reconnect, until `ended`.
+ */
+export async function watchDeletion(
+  em: EntityManager,
+  notifications: Notifications,
+  runId: string,
+  ended: AbortSignal,
+  deleted: AbortController,
+) {
+  try {
+    while (!ended.aborted) {
+      await notifications.next('scan_changed', runId, DELETION_RECHECK_MS, ended);
+      if (ended.aborted) return;
+      const rows = await (em as SqlEntityManager).execute('select 1 from scans where id = ?', [runId]);
+      if (rows.length === 0) return deleted.abort();
+    }
+  } catch {
+    // The database is out of reach: the analysis meets it too, and ends as it does then.
+  }
 }

@@ -21,10 +21,12 @@ import type { Orm } from '../core/db/orm.ts';
 import { ANALYSIS_UNAVAILABLE } from '../shared/failure-messages.ts';
 import type { Logger } from '../shared/logger.ts';
 import { inferenceDuration, scanStageDuration, secondsSince } from '../shared/metrics.ts';
+import type { Notifications } from '../shared/notifications.ts';
 import { contextFromTraceparent, endSpan, tracer, withRequestId } from '../shared/telemetry.ts';
 import type { Analyzer } from './analyzer.ts';
 import { createPatientPool } from './patient-pool.ts';
 import { ANALYZE_TASK } from './photo-intake.ts';
+import { watchDeletion } from './scan-deletion.ts';
 import { PURGE_TASK, type PurgeSettings, purgeCron, purgeScans } from './scan-purge.ts';
 import { WorkerLiveness } from './worker-liveness.ts';
 
@@ -43,6 +45,8 @@ export interface ScanWorkerOptions {
   readonly databaseUrl: string;
   /** Face analysis; without it this worker leaves photos queued for a core that has one. */
   readonly analyzer?: Analyzer;
+  /** The scans' change notifications: a running analysis whose scan is deleted is stopped. */
+  readonly notifications?: Notifications;
   readonly logger: Logger;
   readonly concurrency?: number;
   /** The scheduled purge of expired and abandoned scans. */
@@ -70,7 +74,7 @@ function queueLogger(logger: Logger): QueueLogger {
 }
 
 export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanWorker> {
-  const { orm, analyzer, logger } = options;
+  const { orm, analyzer, logger, notifications } = options;
   const taskList: TaskList = {
     [PURGE_TASK]: async () => {
       const counts = await purgeScans(orm.em.fork() as SqlEntityManager, options.purge);
@@ -90,7 +94,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
       );
       try {
         await context.with(trace.setSpan(parent, span), () =>
-          analyzeScan(orm.em.fork(), analyzer, job.run_id, helpers, logger),
+          analyzeScan(orm.em.fork(), analyzer, job.run_id, helpers, { logger, notifications }),
         );
         endSpan(span);
       } catch (err) {
@@ -165,7 +169,7 @@ async function analyzeScan(
   analyzer: Analyzer,
   runId: string,
   helpers: JobHelpers,
-  logger: Logger,
+  { logger, notifications }: { logger: Logger; notifications?: Notifications },
 ) {
   const sql = em as SqlEntityManager;
   const photos = await sql.execute<{ image: Buffer; uploaded_at: Date }[]>(
@@ -201,10 +205,14 @@ async function analyzeScan(
     nextStage('');
   };
   const lastAttempt = helpers.job.attempts >= helpers.job.max_attempts;
+  const ended = new AbortController();
+  const deleted = new AbortController();
+  if (notifications) void watchDeletion(em.fork(), notifications, runId, ended.signal, deleted);
+  const stop = helpers.abortSignal ? AbortSignal.any([helpers.abortSignal, deleted.signal]) : deleted.signal;
   try {
     await setProgress(sql, runId, 'decoding', 0);
     let lastPercent = -1;
-    for await (const event of analyzer.analyze(image, helpers.abortSignal ?? new AbortController().signal)) {
+    for await (const event of analyzer.analyze(image, stop)) {
       if (event.kind === 'progress') {
         nextStage(event.stage);
         if (event.percent === lastPercent) continue;
@@ -226,6 +234,10 @@ async function analyzeScan(
     throw new Error('the analysis stream ended without an outcome');
   } catch (err) {
     analysed('error');
+    if (deleted.signal.aborted) {
+      logger.info({ run_id: runId }, 'scan deleted during its analysis: analysis stopped');
+      return;
+    }
     if (helpers.abortSignal?.aborted) {
       await handBack(sql, runId, helpers);
       logger.info({ run_id: runId }, 'analysis interrupted by shutdown: handed back to the queue');
@@ -237,6 +249,8 @@ async function analyzeScan(
     );
     if (!lastAttempt) throw err; // graphile-worker retries with backoff
     await finish({ status: 'failed', failureReason: ANALYSIS_UNAVAILABLE });
+  } finally {
+    ended.abort();
   }
 }
 

@@ -16,6 +16,8 @@ import { type Stack, startStack } from '../support/stack.ts';
 class ScriptedAnalyzer implements Analyzer {
   failNext = 0;
   calls = 0;
+  /** Analyses whose call was aborted while they waited. */
+  aborted = 0;
   #releases: (() => void)[] = [];
   outcome: AnalysisEvent = { kind: 'result', scores: { redness: 40, acne: 80 }, concerns: ['redness'] };
 
@@ -28,7 +30,7 @@ class ScriptedAnalyzer implements Analyzer {
     return this.#releases.length;
   }
 
-  async *analyze(): AsyncIterable<AnalysisEvent> {
+  async *analyze(_image: Uint8Array, signal: AbortSignal): AsyncIterable<AnalysisEvent> {
     this.calls++;
     yield { kind: 'progress', stage: 'detecting_face', percent: 20 };
     yield { kind: 'progress', stage: 'measuring', percent: 60 };
@@ -36,7 +38,14 @@ class ScriptedAnalyzer implements Analyzer {
       this.failNext--;
       throw new Error('inference connection reset');
     }
-    await new Promise<void>((resolve) => this.#releases.push(resolve));
+    await new Promise<void>((resolve, reject) => {
+      this.#releases.push(resolve);
+      signal.addEventListener('abort', () => {
+        this.#releases.splice(this.#releases.indexOf(resolve), 1);
+        this.aborted++;
+        reject(signal.reason);
+      });
+    });
     yield this.outcome;
   }
 }
@@ -179,6 +188,28 @@ describe('the scan worker', () => {
       await new Promise((r) => setTimeout(r, 50));
     assert.deepEqual(await queuedJobs(scan.run_id), []);
     assert.equal(analyzer.calls, calls);
+    const rows = await stack.orm.em
+      .getConnection()
+      .execute(
+        'select id from scans where id = ? union all select run_id from scan_photos where run_id = ?',
+        [scan.run_id, scan.run_id],
+      );
+    assert.deepEqual(rows, []);
+  });
+
+  it('a scan deleted while it is analysed: the inference call is aborted, nothing is written, the job is gone', async () => {
+    const scan = await newScan();
+    await uploadPhoto(stack.orm, scan.run_id, PHOTO);
+    await until(scan, (s) => s.progress === 60 && analyzer.waiting === 1);
+    const aborted = analyzer.aborted;
+    await callTool(stack.baseUrl, 'delete_skin_scan', scan);
+    for (let waited = 0; analyzer.aborted === aborted && waited < 10_000; waited += 20)
+      await new Promise((r) => setTimeout(r, 20));
+    assert.equal(analyzer.aborted, aborted + 1, 'the analysis was aborted');
+    assert.equal(analyzer.waiting, 0);
+    for (let waited = 0; (await queuedJobs(scan.run_id)).length > 0 && waited < 10_000; waited += 50)
+      await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(await queuedJobs(scan.run_id), []);
     const rows = await stack.orm.em
       .getConnection()
       .execute(
