@@ -5,7 +5,7 @@
  */
 import type { Client } from '@connectrpc/connect';
 import type { AccountService } from '../../gen/skinmatch/v1/account_pb.ts';
-import { SCAN_JSON_PROPERTIES, scanJson } from './scan-json.ts';
+import { SCAN_OUTPUT, SCAN_READ_OUTPUT, scanJson, scanReadJson } from './scan-json.ts';
 import type { Caller, ToolDefinition } from './tool-definition.ts';
 import { ToolError } from './tool-errors.ts';
 import { UUID_PATTERN } from './validate.ts';
@@ -32,12 +32,6 @@ const RUN_ID_INPUT = {
     },
   },
   required: ['run_id'],
-  additionalProperties: false,
-} as const;
-const SCAN_OUTPUT = {
-  type: 'object',
-  properties: SCAN_JSON_PROPERTIES,
-  required: ['run_id', 'status', 'next_action', 'retry_after_seconds', 'progress'],
   additionalProperties: false,
 } as const;
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -79,9 +73,10 @@ export function accountScanTools(
         'retry_after_seconds before reading again. Read by run_id alone, a complete scan says none: ' +
         'recommend_products needs the scan’s access_token (read it with the token to learn whether its match ' +
         'is still there). start_new_scan: the scan’s upload page has expired, so it takes no new photo. ' +
-        'Results are cosmetic estimates, not a diagnosis.',
+        'Once the scan’s one match is used, used_match holds the products it returned, with when: show them ' +
+        'again whenever the person asks for their matches. Results are cosmetic estimates, not a diagnosis.',
       inputSchema: RUN_ID_INPUT,
-      outputSchema: SCAN_OUTPUT,
+      outputSchema: SCAN_READ_OUTPUT,
       annotations: READ_ONLY,
       scope: 'scan:read',
       call: async (args, caller) => {
@@ -90,7 +85,7 @@ export function accountScanTools(
           accountId: accountOf(caller),
           runId: String(args.run_id),
         });
-        return scanJson(res.scan!);
+        return scanReadJson(res);
       },
     },
     {

@@ -6,7 +6,8 @@ import type { Client } from '@connectrpc/connect';
 import type { CatalogService, Ingredient } from '../../gen/skinmatch/v1/catalog_pb.ts';
 import type { Product } from '../../gen/skinmatch/v1/catalog_types_pb.ts';
 import { FREE_FROM, MAX_FREE_FROM, PRODUCT_TYPES } from '../../services/match/match-input.ts';
-import { FILTER_PROPERTIES, nullable, productFilter } from './match-tools.ts';
+import { FILTER_PROPERTIES, productFilter } from './match-tools.ts';
+import { nullable } from './product-match.ts';
 import type { ToolDefinition } from './tool-definition.ts';
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };

@@ -2,7 +2,7 @@
  * recommend_products: the spec's input and output schemas to the letter, served by core's MatchService.
  */
 import type { Client } from '@connectrpc/connect';
-import type { MatchService, ProductMatch } from '../../gen/skinmatch/v1/match_pb.ts';
+import type { MatchService } from '../../gen/skinmatch/v1/match_pb.ts';
 import {
   FREE_FROM,
   MAX_BRAND,
@@ -10,72 +10,12 @@ import {
   MAX_FREE_FROM,
   PRODUCT_TYPES,
 } from '../../services/match/match-input.ts';
+import { PRODUCT_MATCH, productMatchJson, strings } from './product-match.ts';
 import type { ToolDefinition } from './tool-definition.ts';
 import { UUID_PATTERN } from './validate.ts';
 
 const MAX_INTEGER = Number.MAX_SAFE_INTEGER;
-/** A field that may be null, as `anyOf` (clients that map schemas to one type per field drop type arrays). */
-export const nullable = (type: string, extra: Record<string, unknown> & { description?: string } = {}) => {
-  const { description, ...rest } = extra;
-  return { anyOf: [{ type, ...rest }, { type: 'null' }], ...(description ? { description } : {}) };
-};
-const strings = (maxItems: number, description: string) => ({
-  type: 'array',
-  items: { type: 'string' },
-  maxItems,
-  description,
-});
 const count = (description: string) => ({ type: 'integer', minimum: 0, maximum: MAX_INTEGER, description });
-
-const PRODUCT_MATCH = {
-  type: 'object',
-  properties: {
-    product_id: { type: 'string', description: 'Catalog identifier of the product.' },
-    name: { type: 'string' },
-    brand: nullable('string'),
-    product_type: nullable('string', { description: 'As the catalog holds it.' }),
-    match_score: nullable('integer', {
-      minimum: 0,
-      maximum: 100,
-      description: 'Cosmetic fit estimate 0–100.',
-    }),
-    targets: strings(6, 'What the formulation is designed to address.'),
-    matches_concerns: strings(6, 'Scan concerns this product matches.'),
-    key_ingredients: strings(5, 'The actives behind its targets; may be empty.'),
-    attributes: {
-      type: 'object',
-      properties: {
-        vegan: nullable('boolean'),
-        cruelty_free: nullable('boolean'),
-        fragrance_free: nullable('boolean'),
-        alcohol_free: nullable('boolean'),
-        fungal_acne_safe: nullable('boolean'),
-      },
-      required: ['vegan', 'cruelty_free', 'fragrance_free', 'alcohol_free', 'fungal_acne_safe'],
-      additionalProperties: false,
-    },
-    country: nullable('string'),
-    image_url: nullable('string', { format: 'uri' }),
-    product_url: nullable('string', { format: 'uri' }),
-    buy_url: nullable('string', { format: 'uri' }),
-  },
-  required: [
-    'product_id',
-    'name',
-    'brand',
-    'product_type',
-    'match_score',
-    'targets',
-    'matches_concerns',
-    'key_ingredients',
-    'attributes',
-    'country',
-    'image_url',
-    'product_url',
-    'buy_url',
-  ],
-  additionalProperties: false,
-} as const;
 
 /** The filter arguments recommend_products and search_products share, described once. */
 export const FILTER_PROPERTIES = {
@@ -129,7 +69,8 @@ export function matchTools(matches: Client<typeof MatchService>): ToolDefinition
         'up to 5, best first, with a cosmetic fit estimate 0–100; only products that score above 0 are ' +
         'matches, so fewer, or none, may come back. Call it once per scan: the free allowance ' +
         'is one match; after it the call succeeds with no products and entitlement.upgrade_required true — ' +
-        'do not start another scan to get more. Pass skin_type only when the person stated it; never infer ' +
+        'do not start another scan to get more; the products that one match returned stay readable in ' +
+        'get_skin_scan’s used_match, so show those again if the first answer never reached you. Pass skin_type only when the person stated it; never infer ' +
         'it from the scan. Filters narrow the candidates and never change a score. Share match_basis and ' +
         'limitations with the person: the score is not a diagnosis or a promise of results. An answer with ' +
         'no products and upgrade_required false used nothing: match_basis says which filter left nothing; ' +
@@ -217,7 +158,7 @@ export function matchTools(matches: Client<typeof MatchService>): ToolDefinition
         );
         const e = res.entitlement!;
         return {
-          products: res.products.map(productJson),
+          products: res.products.map(productMatchJson),
           scan_concerns: res.scanConcerns,
           match_basis: res.matchBasis,
           entitlement: {
@@ -233,30 +174,4 @@ export function matchTools(matches: Client<typeof MatchService>): ToolDefinition
       },
     },
   ];
-}
-
-function productJson(match: ProductMatch): Record<string, unknown> {
-  const p = match.product!;
-  const a = p.attributes;
-  return {
-    product_id: p.productId,
-    name: p.name,
-    brand: p.brand ?? null,
-    product_type: p.productType ?? null,
-    match_score: match.matchScore ?? null,
-    targets: p.targets.slice(0, 6),
-    matches_concerns: match.matchesConcerns.slice(0, 6),
-    key_ingredients: p.keyIngredients.slice(0, 5),
-    attributes: {
-      vegan: a?.vegan ?? null,
-      cruelty_free: a?.crueltyFree ?? null,
-      fragrance_free: a?.fragranceFree ?? null,
-      alcohol_free: a?.alcoholFree ?? null,
-      fungal_acne_safe: a?.fungalAcneSafe ?? null,
-    },
-    country: p.country ?? null,
-    image_url: p.imageUrl ?? null,
-    product_url: p.productUrl ?? null,
-    buy_url: p.buyUrl ?? null,
-  };
 }

@@ -33,6 +33,8 @@ export const INSTRUCTIONS = [
   '2. Poll get_skin_scan with run_id and access_token, waiting retry_after_seconds, and follow next_action.',
   '3. When next_action is recommend_products, call recommend_products once per scan. none: nothing is left',
   '   to do with the scan; start_new_scan: it can take no new photo (start another only if the person asks).',
+  '   Once the match is used, get_skin_scan shows the products it returned in used_match: show those again',
+  '   when the person asks for their matches, even if the recommend_products answer never reached you.',
   'access_token is a secret: never log it and never show it to the person. Never infer a skin type from the',
   'scan; pass skin_type only when the person stated it. Results are cosmetic estimates, not a diagnosis.',
 ].join('\n');

@@ -3,7 +3,9 @@
  * values. Empty optional fields are left out rather than sent as "".
  */
 import { timestampDate } from '@bufbuild/protobuf/wkt';
+import type { UsedMatch } from '../../gen/skinmatch/v1/match_pb.ts';
 import { NextAction, type Scan, ScanStatus } from '../../gen/skinmatch/v1/scan_types_pb.ts';
+import { PRODUCT_MATCH, productMatchJson } from './product-match.ts';
 
 const STATUS: Record<number, string> = {
   [ScanStatus.AWAITING_UPLOAD]: 'awaiting_upload',
@@ -45,6 +47,21 @@ export function scanJson(scan: Scan): Record<string, unknown> {
   return json;
 }
 
+/** get_skin_scan's answer: the scan, and its used match once there is one. */
+export function scanReadJson(res: { scan?: Scan; usedMatch?: UsedMatch }): Record<string, unknown> {
+  const json = scanJson(res.scan!);
+  const match = res.usedMatch;
+  if (match) {
+    json.used_match = {
+      used_at: timestampDate(match.usedAt!).toISOString(),
+      products: match.products.map(productMatchJson),
+      left_out: match.leftOut,
+      match_basis: match.matchBasis,
+    };
+  }
+  return json;
+}
+
 /**
  * A value core sent that this façade has no name for (core newer than the façade, or a bug) is a server
  * fault: the tool answers `unavailable` and logs it, rather than guess a state that misleads the agent.
@@ -70,7 +87,8 @@ export const SCAN_JSON_PROPERTIES = {
       'run_id and access_token), ask_person_to_retake (the photo was unusable; the same upload_url takes a ' +
       'new one), none (nothing is left to do with this scan: its match is used, its access_token expired, or ' +
       'you read it without its access_token; its scores stay readable — do not start another scan just to ' +
-      'get more matches), start_new_scan (the scan can no longer take a photo: its upload page expired; ' +
+      'get more matches; once its match is used, used_match holds the products that match returned: show ' +
+      'them to the person again whenever they ask, even if you never saw the answer), start_new_scan (the scan can no longer take a photo: its upload page expired; ' +
       'start a new scan if the person wants one).',
   },
   retry_after_seconds: {
@@ -114,4 +132,56 @@ export const SCAN_JSON_PROPERTIES = {
   created_at: { type: 'string', format: 'date-time' },
   expires_at: { type: 'string', format: 'date-time', description: 'When the access token stops working.' },
   completed_at: { type: 'string', format: 'date-time' },
+} as const;
+
+/** get_skin_scan's used_match: the products a used match returned, shown again (services/match/used-match.ts). */
+export const USED_MATCH = {
+  type: 'object',
+  description:
+    'Present once the scan’s one match is used (next_action none): the products recommend_products ' +
+    'returned then, best first, as recommend_products gave them. recommend_products now answers no ' +
+    'products; show these instead when the person asks for their matches, even if that answer never ' +
+    'reached you (a cancelled call, a lost connection, another conversation).',
+  properties: {
+    used_at: { type: 'string', format: 'date-time', description: 'When the match was used.' },
+    products: {
+      type: 'array',
+      items: PRODUCT_MATCH,
+      maxItems: 5,
+      description:
+        'The products that match returned that the catalog still holds, scored again the same way.',
+    },
+    left_out: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 5,
+      description:
+        'How many products that match returned are not in products: withdrawn from the catalog since, or ' +
+        'the catalog cannot be read right now (match_basis says which; read the scan again later).',
+    },
+    match_basis: {
+      type: 'string',
+      description: 'What the scores were computed against, and why any product is left out.',
+    },
+  },
+  required: ['used_at', 'products', 'left_out', 'match_basis'],
+  additionalProperties: false,
+} as const;
+
+const SCAN_REQUIRED = ['run_id', 'status', 'next_action', 'retry_after_seconds', 'progress'];
+
+/** A scan as start_skin_scan's and list_my_scans' answers show it. */
+export const SCAN_OUTPUT = {
+  type: 'object',
+  properties: SCAN_JSON_PROPERTIES,
+  required: SCAN_REQUIRED,
+  additionalProperties: false,
+} as const;
+
+/** get_skin_scan's answer (scanReadJson): the scan and, once used, its match's products. */
+export const SCAN_READ_OUTPUT = {
+  type: 'object',
+  properties: { ...SCAN_JSON_PROPERTIES, used_match: USED_MATCH },
+  required: SCAN_REQUIRED,
+  additionalProperties: false,
 } as const;

@@ -4,7 +4,7 @@
  */
 import type { Client } from '@connectrpc/connect';
 import type { ScanService } from '../../gen/skinmatch/v1/scan_pb.ts';
-import { SCAN_JSON_PROPERTIES, scanJson } from './scan-json.ts';
+import { SCAN_JSON_PROPERTIES, SCAN_READ_OUTPUT, scanJson, scanReadJson } from './scan-json.ts';
 import type { ToolDefinition } from './tool-definition.ts';
 import { UUID_PATTERN } from './validate.ts';
 
@@ -22,13 +22,6 @@ const SCAN_IDENTITY_INPUT = {
   type: 'object',
   properties: { run_id: RUN_ID, access_token: ACCESS_TOKEN },
   required: ['run_id', 'access_token'],
-  additionalProperties: false,
-} as const;
-
-const SCAN_OUTPUT = {
-  type: 'object',
-  properties: SCAN_JSON_PROPERTIES,
-  required: ['run_id', 'status', 'next_action', 'retry_after_seconds', 'progress'],
   additionalProperties: false,
 } as const;
 
@@ -91,17 +84,19 @@ export function scanTools(scans: Client<typeof ScanService>): ToolDefinition[] {
         'why (failure_reason) and ask for a new photo through the same upload_url. When a failed scan says ' +
         'share_upload_url, the service was unavailable (analysis_unavailable), not the photo at fault: give ' +
         'the person upload_url again to send it in a few minutes. When it is none, nothing ' +
-        'is left to do with this scan (its one match is used). Results are cosmetic ' +
+        'is left to do with this scan (its one match is used); used_match then holds the products that ' +
+        'match returned, with when: show them again whenever the person asks for their matches, even if ' +
+        'the recommend_products answer never reached you. Results are cosmetic ' +
         'estimates, not a diagnosis; do not infer a skin type from them.',
       inputSchema: SCAN_IDENTITY_INPUT,
-      outputSchema: SCAN_OUTPUT,
+      outputSchema: SCAN_READ_OUTPUT,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       call: async (args) => {
         const res = await scans.getScan({
           runId: String(args.run_id),
           accessToken: String(args.access_token),
         });
-        return scanJson(res.scan!);
+        return scanReadJson(res);
       },
     },
     {

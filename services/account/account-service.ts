@@ -90,7 +90,10 @@ export class AccountServiceImpl implements ServiceImpl<typeof AccountService> {
 
   async getAccountScan(req: { accountId: string; runId: string }) {
     const scan = await this.#scan(this.#em(), req);
-    return create(GetAccountScanResponseSchema, { scan: this.#view(scan) });
+    return create(GetAccountScanResponseSchema, {
+      scan: this.#view(scan),
+      usedMatch: await this.#deps.scans.usedMatchOf(scan),
+    });
   }
 
   async deleteAccountScan(req: { accountId: string; runId: string }) {

@@ -115,7 +115,7 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
   ];
   // Aborted on close: the open watches (WatchScan, health Watch) end at once instead of holding the server to its grace period.
   const stopping = new AbortController();
-  const scans = new ScanServiceImpl({ ...options, sql, notifications, stopping: stopping.signal });
+  const scans = new ScanServiceImpl({ ...options, sql, catalog, notifications, stopping: stopping.signal });
   const intake = new IntakeServiceImpl({
     ...options,
     ...options.intake,

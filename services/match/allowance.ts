@@ -13,27 +13,33 @@
  */
 import { escapeLiteral } from 'pg';
 import { isForeignKeyViolation } from '../core/db/pg-errors.ts';
-import type { PlainSql } from '../core/db/plain-sql.ts';
+import { epochMs, type PlainSql } from '../core/db/plain-sql.ts';
 import { NOT_FOUND_MESSAGE, serviceError } from '../shared/errors.ts';
 
 export const INCLUDED_MATCHES = 1;
 
 export interface Consumption {
   readonly runId: string;
+  /** The products answered, best first: get_skin_scan shows them again (used-match.ts). */
   readonly productIds: readonly string[];
   readonly engineVersion: string;
+  /** The skin type the person stated, which the scores depend on; null when none was. */
+  readonly skinType: string | null;
 }
+
+const values = (c: Consumption) => [c.runId, JSON.stringify(c.productIds), c.engineVersion, c.skinType];
 
 /** `begin` and the insert that consumes, as one simple query: its second result says whether it did. */
 export function consumeStatement(consumption: Consumption): string {
-  const values = [consumption.runId, JSON.stringify(consumption.productIds), consumption.engineVersion];
-  const [runId, productIds, engineVersion] = values.map(escapeLiteral);
-  return `begin; insert into scan_matches (run_id, consumed_at, product_ids, engine_version)
-  values (${runId}::uuid, now(), ${productIds}::jsonb, ${engineVersion}) on conflict (run_id) do nothing returning run_id`;
+  const [runId, productIds, engineVersion, skinType] = values(consumption).map((value) =>
+    value === null ? 'null' : escapeLiteral(value),
+  );
+  return `begin; insert into scan_matches (run_id, consumed_at, product_ids, engine_version, skin_type)
+  values (${runId}::uuid, now(), ${productIds}::jsonb, ${engineVersion}, ${skinType}) on conflict (run_id) do nothing returning run_id`;
 }
 const USED = 'select count(*)::int as used from scan_matches where run_id = $1';
-const CONSUME = `insert into scan_matches (run_id, consumed_at, product_ids, engine_version)
-  values ($1::uuid, now(), $2::jsonb, $3) on conflict (run_id) do nothing returning run_id`;
+const CONSUME = `insert into scan_matches (run_id, consumed_at, product_ids, engine_version, skin_type)
+  values ($1::uuid, now(), $2::jsonb, $3, $4) on conflict (run_id) do nothing returning run_id`;
 
 /** True when this call consumed the allowance; false when it was already used. */
 export async function consumeAllowance(
@@ -42,9 +48,8 @@ export async function consumeAllowance(
   afterConsume?: () => void | Promise<void>,
 ): Promise<boolean> {
   if (!afterConsume) {
-    const values = [consumption.runId, JSON.stringify(consumption.productIds), consumption.engineVersion];
     const { rowCount } = await sql
-      .query({ name: 'consume_allowance', text: CONSUME, values })
+      .query({ name: 'consume_allowance', text: CONSUME, values: values(consumption) })
       .catch(scanGone);
     return rowCount === 1;
   }
@@ -88,4 +93,27 @@ function scanGone(err: unknown): never {
 export async function matchesUsed(sql: PlainSql, runId: string): Promise<number> {
   const { rows } = await sql.query<{ used: number }>({ name: 'matches_used', text: USED, values: [runId] });
   return rows[0]?.used ?? 0;
+}
+
+/** A scan's used match as stored: when, the products answered (best first), and what they were scored with. */
+export interface StoredMatch {
+  readonly usedAt: Date;
+  readonly productIds: readonly string[];
+  readonly engineVersion: string;
+  readonly skinType: string | null;
+}
+
+const MATCH = `select ${epochMs('consumed_at', 'usedAt')}, product_ids as "productIds",
+    engine_version as "engineVersion", skin_type as "skinType"
+  from scan_matches where run_id = $1`;
+
+/** The scan's used match, or null while it is unused: one primary-key read, as matchesUsed's. */
+export async function findMatch(sql: PlainSql, runId: string): Promise<StoredMatch | null> {
+  const { rows } = await sql.query<Omit<StoredMatch, 'usedAt'> & { usedAt: number }>({
+    name: 'scan_match',
+    text: MATCH,
+    values: [runId],
+  });
+  const row = rows[0];
+  return row ? { ...row, usedAt: new Date(row.usedAt) } : null;
 }

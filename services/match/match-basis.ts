@@ -32,7 +32,7 @@ export function matchBasis(
   return `${scoredAgainst(concerns, skinType)} ${filtersApplied(filter)}`;
 }
 
-function scoredAgainst(concerns: readonly Concern[], skinType: SkinType | null): string {
+export function scoredAgainst(concerns: readonly Concern[], skinType: SkinType | null): string {
   const engine = `skinmatch matching engine ${ENGINE_VERSION}, ingredient knowledge ${KB_VERSION}`;
   if (concerns.length === 0) {
     const fitted = skinType === null ? '' : `, fitted to the stated ${skinType} skin type`;
@@ -106,6 +106,16 @@ export function noMatch(candidates: number, maintenance: boolean, filter: Produc
   const nothing = filtered ? NOTHING_USED : "Nothing was used from this scan's allowance.";
   return `${which} ${zero} or has no score (its ingredient list is missing or not a list). ${nothing}`;
 }
+
+/**
+ * Said by recommend_products once the scan's match is used: it answers no products, but the ones it gave
+ * are not lost with an answer that never reached the agent (a cancelled call, a dropped connection, a new
+ * conversation): get_skin_scan shows them again.
+ */
+export const MATCH_USED =
+  "This scan's one match is already used, so no products are returned now. The products it returned are " +
+  'not lost: get_skin_scan shows them again for this scan, in used_match, with when the match was used. ' +
+  'Show the person those rather than telling them there are none; do not start another scan to get more.';
 
 export const NOTHING_USED =
   "Nothing was used from this scan's allowance: call recommend_products again with other or fewer filters.";

@@ -23,7 +23,7 @@ import { serviceError } from '../shared/errors.ts';
 import { concernsFromScores } from '../shared/measures.ts';
 import { consumeAllowance, INCLUDED_MATCHES, matchesUsed } from './allowance.ts';
 import { ENGINE_VERSION, matchesConcerns } from './engine/index.ts';
-import { matchBasis, noCandidate, noMatch } from './match-basis.ts';
+import { MATCH_USED, matchBasis, noCandidate, noMatch } from './match-basis.ts';
 import { checkFilter } from './match-input.ts';
 import { toProductMessage } from './product-message.ts';
 
@@ -97,7 +97,7 @@ export class MatchServiceImpl implements ServiceImpl<typeof MatchService> {
     if (!catalog.available || catalog.index.size === 0) {
       // A used allowance needs no catalog: the answer is upgrade_required whatever its state (spec rule 2).
       const used = await matchesUsed(this.#deps.sql, scan.id);
-      if (used >= INCLUDED_MATCHES) return answer([], used, true);
+      if (used >= INCLUDED_MATCHES) return answer([], used, true, MATCH_USED);
       throw serviceError(
         'catalog_unavailable',
         'The product catalog cannot be used at the moment; try again later.',
@@ -113,7 +113,7 @@ export class MatchServiceImpl implements ServiceImpl<typeof MatchService> {
       // is there, say which filter left nothing, or that nothing left matches, and that the call may be
       // repeated with other filters.
       const used = await matchesUsed(this.#deps.sql, scan.id);
-      if (used >= INCLUDED_MATCHES) return answer([], used, true);
+      if (used >= INCLUDED_MATCHES) return answer([], used, true, MATCH_USED);
       const why =
         ranked.candidates === 0
           ? noCandidate(catalog.index, req.filter)
@@ -135,10 +135,11 @@ export class MatchServiceImpl implements ServiceImpl<typeof MatchService> {
         runId: scan.id,
         productIds: best.map((b) => b.entry.product.product_id),
         engineVersion: ENGINE_VERSION,
+        skinType,
       },
       this.#deps.afterConsume,
     );
-    if (!consumed) return answer([], INCLUDED_MATCHES, true);
+    if (!consumed) return answer([], INCLUDED_MATCHES, true, MATCH_USED);
     const products = best.map(({ entry, score }) =>
       create(ProductMatchSchema, {
         product: toProductMessage(entry.product),

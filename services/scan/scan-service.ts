@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { create } from '@bufbuild/protobuf';
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
+import type { UsedMatch } from '../../gen/skinmatch/v1/match_pb.ts';
 import {
   DeleteScanResponseSchema,
   GetScanResponseSchema,
@@ -13,11 +14,14 @@ import {
   type WatchScanResponse,
   WatchScanResponseSchema,
 } from '../../gen/skinmatch/v1/scan_pb.ts';
+import type { LiveCatalog } from '../catalog/catalog-store.ts';
 import type { Orm } from '../core/db/orm.ts';
 import type { PlainSql } from '../core/db/plain-sql.ts';
 import { Scan } from '../core/db/scan-entity.ts';
-import { INCLUDED_MATCHES, matchesUsed } from '../match/allowance.ts';
+import { findMatch, type StoredMatch } from '../match/allowance.ts';
+import { usedMatch } from '../match/used-match.ts';
 import { NOT_FOUND_MESSAGE, serviceError } from '../shared/errors.ts';
+import { concernsFromScores } from '../shared/measures.ts';
 import type { Notifications } from '../shared/notifications.ts';
 import { admissionsEnabled } from './admissions.ts';
 import { authorizeScan } from './scan-access.ts';
@@ -36,6 +40,8 @@ export interface ScanServiceDeps {
   readonly sql: PlainSql;
   readonly pepper: Buffer;
   readonly publicBaseUrl: string;
+  /** The catalog a used match's products are scored again from (used-match.ts). */
+  readonly catalog: LiveCatalog;
   readonly notifications: Notifications;
   readonly now?: () => Date /** Aborted when the process stops taking work: watches end (scan-watch.ts). */;
   readonly stopping?: AbortSignal;
@@ -81,9 +87,20 @@ export class ScanServiceImpl implements ServiceImpl<typeof ScanService> {
     });
   }
 
+  /** The scan, and once its one match is used, that match's products (used-match.ts). */
   async getScan(req: ScanIdentity) {
     const scan = await this.#authorize(req);
-    return create(GetScanResponseSchema, { scan: await this.#message(scan) });
+    const stored = await this.#storedMatch(scan);
+    return create(GetScanResponseSchema, {
+      scan: this.#view(scan, scan.status === 'complete' && stored === null),
+      usedMatch: stored ? this.#usedMatch(scan, stored) : undefined,
+    });
+  }
+
+  /** A scan's used match, for a reader that may see it (an account's own scan); undefined while unused. */
+  async usedMatchOf(scan: ScanRecord): Promise<UsedMatch | undefined> {
+    const stored = await this.#storedMatch(scan);
+    return stored ? this.#usedMatch(scan, stored) : undefined;
   }
 
   async deleteScan(req: ScanIdentity) {
@@ -102,9 +119,20 @@ export class ScanServiceImpl implements ServiceImpl<typeof ScanService> {
 
   /** The scan as the holder of its token sees it: recommend_products only while its one match is unused. */
   async #message(scan: ScanRecord) {
-    const canMatch =
-      scan.status === 'complete' && (await matchesUsed(this.#deps.sql, scan.id)) < INCLUDED_MATCHES;
+    return this.#view(scan, scan.status === 'complete' && (await this.#storedMatch(scan)) === null);
+  }
+
+  #view(scan: ScanRecord, canMatch: boolean) {
     return toScanMessage(scan, this.#deps.publicBaseUrl, { now: this.#now(), canMatch });
+  }
+
+  /** Only a complete scan can have used its match: no read for the others (the polls of a scan under way). */
+  #storedMatch(scan: ScanRecord): Promise<StoredMatch | null> {
+    return scan.status === 'complete' ? findMatch(this.#deps.sql, scan.id) : Promise.resolve(null);
+  }
+
+  #usedMatch(scan: ScanRecord, stored: StoredMatch): UsedMatch {
+    return usedMatch(stored, concernsFromScores(scan.scores ?? {}), this.#deps.catalog);
   }
 
   #authorize(req: ScanIdentity): Promise<ScanRecord> {

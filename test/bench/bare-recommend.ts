@@ -36,9 +36,14 @@ const handler = connectNodeAdapter({
         const { best } = index.recommend(concerns, null, req.filter, 5);
         const consumed = await pool.query({
           name: 'bare_consume',
-          text: `insert into scan_matches (run_id, consumed_at, product_ids, engine_version)
-            values ($1, now(), $2, $3) on conflict (run_id) do nothing returning run_id`,
-          values: [req.runId, JSON.stringify(best.map((b) => b.entry.product.product_id)), ENGINE_VERSION],
+          text: `insert into scan_matches (run_id, consumed_at, product_ids, engine_version, skin_type)
+            values ($1, now(), $2, $3, $4) on conflict (run_id) do nothing returning run_id`,
+          values: [
+            req.runId,
+            JSON.stringify(best.map((b) => b.entry.product.product_id)),
+            ENGINE_VERSION,
+            null,
+          ],
         });
         return create(RecommendProductsResponseSchema, {
           products:

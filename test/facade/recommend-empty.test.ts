@@ -173,6 +173,11 @@ describe('recommend_products explains its filters', () => {
     const after = await recommend(scan, { brand: 'Verdant & Valley' });
     assert.deepEqual(after.products, []);
     assert.equal(after.entitlement.upgrade_required, true);
-    assert.match(after.match_basis, /Filters applied: brand "Verdant & Valley"\.$/);
+    // It points to the products the match gave (get_skin_scan's used_match), not to another call.
+    assert.match(
+      after.match_basis,
+      /Filters applied: brand "Verdant & Valley"\. This scan's one match is already used, .* in used_match, .*; do not start another scan to get more\.$/,
+    );
+    assert.doesNotMatch(after.match_basis, /call recommend_products again/);
   });
 });

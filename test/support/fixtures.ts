@@ -56,7 +56,7 @@ export const RED_ACNE_SCORES: Partial<Record<Measure, number>> = {
   dullness: 75,
 };
 
-const product = (id: string, fields: Partial<RawProduct>): RawProduct => ({
+export const product = (id: string, fields: Partial<RawProduct>): RawProduct => ({
   product_id: id,
   name: `Test product ${id}`,
   brand: 'Testbrand',

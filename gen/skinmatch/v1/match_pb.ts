@@ -4,6 +4,8 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Product, ProductFilter } from "./catalog_types_pb.ts";
 import { file_skinmatch_v1_catalog_types } from "./catalog_types_pb.ts";
 import type { Message } from "@bufbuild/protobuf";
@@ -12,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file skinmatch/v1/match.proto.
  */
 export const file_skinmatch_v1_match: GenFile = /*@__PURE__*/
-  fileDesc("Chhza2lubWF0Y2gvdjEvbWF0Y2gucHJvdG8SDHNraW5tYXRjaC52MSJtChhSZWNvbW1lbmRQcm9kdWN0c1JlcXVlc3QSDgoGcnVuX2lkGAEgASgJEhQKDGFjY2Vzc190b2tlbhgCIAEoCRIrCgZmaWx0ZXIYAyABKAsyGy5za2lubWF0Y2gudjEuUHJvZHVjdEZpbHRlciJ6CgxQcm9kdWN0TWF0Y2gSJgoHcHJvZHVjdBgBIAEoCzIVLnNraW5tYXRjaC52MS5Qcm9kdWN0EhgKC21hdGNoX3Njb3JlGAIgASgFSACIAQESGAoQbWF0Y2hlc19jb25jZXJucxgDIAMoCUIOCgxfbWF0Y2hfc2NvcmUifQoLRW50aXRsZW1lbnQSDAoEdGllchgBIAEoCRIMCgR1c2VkGAIgASgDEhAKCGluY2x1ZGVkGAMgASgDEhEKCXJlbWFpbmluZxgEIAEoAxIYChB1cGdyYWRlX3JlcXVpcmVkGAUgASgIEhMKC21vcmVfaW5fYXBwGAYgASgJIroBChlSZWNvbW1lbmRQcm9kdWN0c1Jlc3BvbnNlEiwKCHByb2R1Y3RzGAEgAygLMhouc2tpbm1hdGNoLnYxLlByb2R1Y3RNYXRjaBIVCg1zY2FuX2NvbmNlcm5zGAIgAygJEhMKC21hdGNoX2Jhc2lzGAMgASgJEi4KC2VudGl0bGVtZW50GAQgASgLMhkuc2tpbm1hdGNoLnYxLkVudGl0bGVtZW50EhMKC2xpbWl0YXRpb25zGAUgASgJMnQKDE1hdGNoU2VydmljZRJkChFSZWNvbW1lbmRQcm9kdWN0cxImLnNraW5tYXRjaC52MS5SZWNvbW1lbmRQcm9kdWN0c1JlcXVlc3QaJy5za2lubWF0Y2gudjEuUmVjb21tZW5kUHJvZHVjdHNSZXNwb25zZWIGcHJvdG8z", [file_skinmatch_v1_catalog_types]);
+  fileDesc("Chhza2lubWF0Y2gvdjEvbWF0Y2gucHJvdG8SDHNraW5tYXRjaC52MSJtChhSZWNvbW1lbmRQcm9kdWN0c1JlcXVlc3QSDgoGcnVuX2lkGAEgASgJEhQKDGFjY2Vzc190b2tlbhgCIAEoCRIrCgZmaWx0ZXIYAyABKAsyGy5za2lubWF0Y2gudjEuUHJvZHVjdEZpbHRlciJ6CgxQcm9kdWN0TWF0Y2gSJgoHcHJvZHVjdBgBIAEoCzIVLnNraW5tYXRjaC52MS5Qcm9kdWN0EhgKC21hdGNoX3Njb3JlGAIgASgFSACIAQESGAoQbWF0Y2hlc19jb25jZXJucxgDIAMoCUIOCgxfbWF0Y2hfc2NvcmUifQoLRW50aXRsZW1lbnQSDAoEdGllchgBIAEoCRIMCgR1c2VkGAIgASgDEhAKCGluY2x1ZGVkGAMgASgDEhEKCXJlbWFpbmluZxgEIAEoAxIYChB1cGdyYWRlX3JlcXVpcmVkGAUgASgIEhMKC21vcmVfaW5fYXBwGAYgASgJIroBChlSZWNvbW1lbmRQcm9kdWN0c1Jlc3BvbnNlEiwKCHByb2R1Y3RzGAEgAygLMhouc2tpbm1hdGNoLnYxLlByb2R1Y3RNYXRjaBIVCg1zY2FuX2NvbmNlcm5zGAIgAygJEhMKC21hdGNoX2Jhc2lzGAMgASgJEi4KC2VudGl0bGVtZW50GAQgASgLMhkuc2tpbm1hdGNoLnYxLkVudGl0bGVtZW50EhMKC2xpbWl0YXRpb25zGAUgASgJIo0BCglVc2VkTWF0Y2gSKwoHdXNlZF9hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIcHJvZHVjdHMYAiADKAsyGi5za2lubWF0Y2gudjEuUHJvZHVjdE1hdGNoEhAKCGxlZnRfb3V0GAMgASgFEhMKC21hdGNoX2Jhc2lzGAQgASgJMnQKDE1hdGNoU2VydmljZRJkChFSZWNvbW1lbmRQcm9kdWN0cxImLnNraW5tYXRjaC52MS5SZWNvbW1lbmRQcm9kdWN0c1JlcXVlc3QaJy5za2lubWF0Y2gudjEuUmVjb21tZW5kUHJvZHVjdHNSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_skinmatch_v1_catalog_types]);
 
 /**
  * RecommendProductsRequest names the scan and narrows the candidates.
@@ -188,6 +190,52 @@ export type RecommendProductsResponse = Message<"skinmatch.v1.RecommendProductsR
  */
 export const RecommendProductsResponseSchema: GenMessage<RecommendProductsResponse> = /*@__PURE__*/
   messageDesc(file_skinmatch_v1_match, 3);
+
+/**
+ * UsedMatch is a scan's one match once it is used: the products RecommendProducts returned then, in its
+ * order, scored again by the matching engine from the product ids stored with the allowance, the scan's
+ * concerns and the skin type stated then. A caller that lost that answer (cancelled, disconnected, a new
+ * conversation) reads them here: later RecommendProducts calls return no products.
+ *
+ * @generated from message skinmatch.v1.UsedMatch
+ */
+export type UsedMatch = Message<"skinmatch.v1.UsedMatch"> & {
+  /**
+   * used_at is when the match was used.
+   *
+   * @generated from field: google.protobuf.Timestamp used_at = 1;
+   */
+  usedAt?: Timestamp | undefined;
+
+  /**
+   * products are the products that match returned that the catalog still holds, at most 5.
+   *
+   * @generated from field: repeated skinmatch.v1.ProductMatch products = 2;
+   */
+  products: ProductMatch[];
+
+  /**
+   * left_out counts the products that match returned that are not in products: withdrawn from the catalog
+   * since, or all of them while the catalog cannot be read (match_basis says which).
+   *
+   * @generated from field: int32 left_out = 3;
+   */
+  leftOut: number;
+
+  /**
+   * match_basis explains what the scores were computed against, and why any product is left out.
+   *
+   * @generated from field: string match_basis = 4;
+   */
+  matchBasis: string;
+};
+
+/**
+ * Describes the message skinmatch.v1.UsedMatch.
+ * Use `create(UsedMatchSchema)` to create a new message.
+ */
+export const UsedMatchSchema: GenMessage<UsedMatch> = /*@__PURE__*/
+  messageDesc(file_skinmatch_v1_match, 4);
 
 /**
  * MatchService matches catalog products to a completed scan.

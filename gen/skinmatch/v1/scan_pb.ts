@@ -4,6 +4,8 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { UsedMatch } from "./match_pb.ts";
+import { file_skinmatch_v1_match } from "./match_pb.ts";
 import type { Scan } from "./scan_types_pb.ts";
 import { file_skinmatch_v1_scan_types } from "./scan_types_pb.ts";
 import type { Message } from "@bufbuild/protobuf";
@@ -12,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file skinmatch/v1/scan.proto.
  */
 export const file_skinmatch_v1_scan: GenFile = /*@__PURE__*/
-  fileDesc("Chdza2lubWF0Y2gvdjEvc2Nhbi5wcm90bxIMc2tpbm1hdGNoLnYxIiIKEFN0YXJ0U2NhblJlcXVlc3QSDgoGc291cmNlGAEgASgJIm8KEVN0YXJ0U2NhblJlc3BvbnNlEg4KBnJ1bl9pZBgBIAEoCRIUCgxhY2Nlc3NfdG9rZW4YAiABKAkSEgoKdXBsb2FkX3VybBgDIAEoCRIgCgRzY2FuGAQgASgLMhIuc2tpbm1hdGNoLnYxLlNjYW4iNgoOR2V0U2NhblJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEhQKDGFjY2Vzc190b2tlbhgCIAEoCSIzCg9HZXRTY2FuUmVzcG9uc2USIAoEc2NhbhgBIAEoCzISLnNraW5tYXRjaC52MS5TY2FuIjkKEURlbGV0ZVNjYW5SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRIUCgxhY2Nlc3NfdG9rZW4YAiABKAkiNQoSRGVsZXRlU2NhblJlc3BvbnNlEg4KBnJ1bl9pZBgBIAEoCRIPCgdkZWxldGVkGAIgASgIIjgKEFdhdGNoU2NhblJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEhQKDGFjY2Vzc190b2tlbhgCIAEoCSI1ChFXYXRjaFNjYW5SZXNwb25zZRIgCgRzY2FuGAEgASgLMhIuc2tpbm1hdGNoLnYxLlNjYW4yxAIKC1NjYW5TZXJ2aWNlEkwKCVN0YXJ0U2NhbhIeLnNraW5tYXRjaC52MS5TdGFydFNjYW5SZXF1ZXN0Gh8uc2tpbm1hdGNoLnYxLlN0YXJ0U2NhblJlc3BvbnNlEkYKB0dldFNjYW4SHC5za2lubWF0Y2gudjEuR2V0U2NhblJlcXVlc3QaHS5za2lubWF0Y2gudjEuR2V0U2NhblJlc3BvbnNlEk8KCkRlbGV0ZVNjYW4SHy5za2lubWF0Y2gudjEuRGVsZXRlU2NhblJlcXVlc3QaIC5za2lubWF0Y2gudjEuRGVsZXRlU2NhblJlc3BvbnNlEk4KCVdhdGNoU2NhbhIeLnNraW5tYXRjaC52MS5XYXRjaFNjYW5SZXF1ZXN0Gh8uc2tpbm1hdGNoLnYxLldhdGNoU2NhblJlc3BvbnNlMAFiBnByb3RvMw", [file_skinmatch_v1_scan_types]);
+  fileDesc("Chdza2lubWF0Y2gvdjEvc2Nhbi5wcm90bxIMc2tpbm1hdGNoLnYxIiIKEFN0YXJ0U2NhblJlcXVlc3QSDgoGc291cmNlGAEgASgJIm8KEVN0YXJ0U2NhblJlc3BvbnNlEg4KBnJ1bl9pZBgBIAEoCRIUCgxhY2Nlc3NfdG9rZW4YAiABKAkSEgoKdXBsb2FkX3VybBgDIAEoCRIgCgRzY2FuGAQgASgLMhIuc2tpbm1hdGNoLnYxLlNjYW4iNgoOR2V0U2NhblJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEhQKDGFjY2Vzc190b2tlbhgCIAEoCSJgCg9HZXRTY2FuUmVzcG9uc2USIAoEc2NhbhgBIAEoCzISLnNraW5tYXRjaC52MS5TY2FuEisKCnVzZWRfbWF0Y2gYAiABKAsyFy5za2lubWF0Y2gudjEuVXNlZE1hdGNoIjkKEURlbGV0ZVNjYW5SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRIUCgxhY2Nlc3NfdG9rZW4YAiABKAkiNQoSRGVsZXRlU2NhblJlc3BvbnNlEg4KBnJ1bl9pZBgBIAEoCRIPCgdkZWxldGVkGAIgASgIIjgKEFdhdGNoU2NhblJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEhQKDGFjY2Vzc190b2tlbhgCIAEoCSI1ChFXYXRjaFNjYW5SZXNwb25zZRIgCgRzY2FuGAEgASgLMhIuc2tpbm1hdGNoLnYxLlNjYW4yxAIKC1NjYW5TZXJ2aWNlEkwKCVN0YXJ0U2NhbhIeLnNraW5tYXRjaC52MS5TdGFydFNjYW5SZXF1ZXN0Gh8uc2tpbm1hdGNoLnYxLlN0YXJ0U2NhblJlc3BvbnNlEkYKB0dldFNjYW4SHC5za2lubWF0Y2gudjEuR2V0U2NhblJlcXVlc3QaHS5za2lubWF0Y2gudjEuR2V0U2NhblJlc3BvbnNlEk8KCkRlbGV0ZVNjYW4SHy5za2lubWF0Y2gudjEuRGVsZXRlU2NhblJlcXVlc3QaIC5za2lubWF0Y2gudjEuRGVsZXRlU2NhblJlc3BvbnNlEk4KCVdhdGNoU2NhbhIeLnNraW5tYXRjaC52MS5XYXRjaFNjYW5SZXF1ZXN0Gh8uc2tpbm1hdGNoLnYxLldhdGNoU2NhblJlc3BvbnNlMAFiBnByb3RvMw", [file_skinmatch_v1_match, file_skinmatch_v1_scan_types]);
 
 /**
  * StartScanRequest asks for a new scan.
@@ -117,6 +119,14 @@ export type GetScanResponse = Message<"skinmatch.v1.GetScanResponse"> & {
    * @generated from field: skinmatch.v1.Scan scan = 1;
    */
   scan?: Scan | undefined;
+
+  /**
+   * used_match is the scan's one match once used (a complete scan whose RecommendProducts answered with
+   * products); unset otherwise.
+   *
+   * @generated from field: skinmatch.v1.UsedMatch used_match = 2;
+   */
+  usedMatch?: UsedMatch | undefined;
 };
 
 /**

@@ -20,6 +20,7 @@ import { ProductsDerivedJsonMigration } from './migrations/0013-products-derived
 import { ScanListIndexMigration } from './migrations/0014-scan-list-index.ts';
 import { PhotoCrashesMigration } from './migrations/0015-photo-crashes.ts';
 import { OAuthStateAtRestMigration } from './migrations/0016-oauth-state-at-rest.ts';
+import { MatchSkinTypeMigration } from './migrations/0017-match-skin-type.ts';
 import { ScanSchema } from './scan-entity.ts';
 import { SettingSchema } from './setting-entity.ts';
 
@@ -40,6 +41,7 @@ const MIGRATIONS = [
   { name: '0014-scan-list-index', class: ScanListIndexMigration },
   { name: '0015-photo-crashes', class: PhotoCrashesMigration },
   { name: '0016-oauth-state-at-rest', class: OAuthStateAtRestMigration },
+  { name: '0017-match-skin-type', class: MatchSkinTypeMigration },
 ];
 
 /**
