@@ -7,6 +7,7 @@ import { createConnectTransport } from '@connectrpc/connect-node';
 import { loadDemoCatalog } from '../catalog/demo-catalog.ts';
 import { AltchaChallenge } from '../intake/altcha-challenge.ts';
 import { InferenceAnalyzer } from '../scan/inference-analyzer.ts';
+import { watchInference } from '../scan/inference-watch.ts';
 import { loadCoreConfig } from '../shared/config.ts';
 import { loadOrExit } from '../shared/env-reader.ts';
 import { createLogger } from '../shared/logger.ts';
@@ -43,6 +44,12 @@ try {
   await setup.close();
 }
 const orm = await openDatabase(config.databaseUrl, { serving: true });
+const inference = createConnectTransport({
+  baseUrl: config.inferenceUrl,
+  httpVersion: '2',
+  useBinaryFormat: true,
+  interceptors: [clientTelemetry()],
+});
 const core = await startCore({
   orm,
   databaseUrl: config.databaseUrl,
@@ -64,16 +71,9 @@ const core = await startCore({
   readiness,
   shutdownGraceMs: shutdownGraceMs(config),
   limits: config.serverLimits,
-  analyzer: new InferenceAnalyzer(
-    createConnectTransport({
-      baseUrl: config.inferenceUrl,
-      httpVersion: '2',
-      useBinaryFormat: true,
-      interceptors: [clientTelemetry()],
-    }),
-    config.inferenceTimeoutMs,
-  ),
+  analyzer: new InferenceAnalyzer(inference, config.inferenceTimeoutMs),
 });
+const stopInferenceWatch = watchInference({ transport: inference, logger, readiness });
 logger.info(
   { host: config.coreHost, port: core.port },
   'core listening (Connect, gRPC, gRPC-Web on h2c and HTTP/1.1)',
@@ -93,6 +93,7 @@ shutDownGracefully({
   drainDelayMs: config.shutdownDrainDelayMs,
   timeoutMs: config.shutdownTimeoutMs,
   drain: async () => {
+    stopInferenceWatch();
     await core.close();
     await metrics?.close();
     await traces?.shutdown();

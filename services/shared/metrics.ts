@@ -73,6 +73,11 @@ export const inferenceDuration = new Histogram({
   buckets: LATENCY_BUCKETS,
   registers: [],
 });
+export const inferenceServing = new Gauge({
+  name: 'skinmatch_inference_serving',
+  help: '1 while inference answers core’s health check SERVING (every 5 s), 0 while it does not: analyses fail until it does.',
+  registers: [],
+});
 export const analysisQueueDepth = new Gauge({
   name: 'skinmatch_analysis_queue_depth',
   help: 'Analysis jobs queued or running, at core’s last look at the queue (ADMISSIONS_CHECK_INTERVAL_MS).',
@@ -120,6 +125,7 @@ export const EXPORTED: Readonly<Record<MetricsProcess, readonly Metric[]>> = {
     ...RPC,
     scanStageDuration,
     inferenceDuration,
+    inferenceServing,
     analysisQueueDepth,
     analysisOldestJobAge,
     admissionsOpen,

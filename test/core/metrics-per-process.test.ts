@@ -28,6 +28,7 @@ const FAMILIES: Record<Process, string[]> = {
     'skinmatch_analysis_oldest_job_age_seconds',
     'skinmatch_analysis_queue_depth',
     'skinmatch_inference_duration_seconds',
+    'skinmatch_inference_serving',
     'skinmatch_rpc_server_calls_total',
     'skinmatch_rpc_server_duration_seconds',
     'skinmatch_scan_stage_duration_seconds',
