@@ -88,7 +88,7 @@ export async function createAccountSurface(options: AccountSurfaceOptions) {
     cookieKeys: options.oauth.cookieKeys,
     logger,
   });
-  const interactions = interactionRoutes({ provider, signIn });
+  const interactions = interactionRoutes({ provider, signIn, accounts, logger });
   const saves = savePages({ accounts, signIn, publicBaseUrl: issuer, logger });
   const server = authorizationServer(provider, issuer, options.limits);
   // Every request here spends a point of the network's request budget, as MCP requests do: each

@@ -4,7 +4,8 @@
  * sign-in form that takes any name — no password, no external account. The name becomes the subject.
  * Two names play the anonymous identities real platforms issue, so that their refusal can be seen:
  * `anonymous` signs in with `amr: ["anonymous"]`, `firebase-anonymous` with Firebase's
- * `firebase.sign_in_provider: "anonymous"`.
+ * `firebase.sign_in_provider: "anonymous"`. Cancel answers `error=access_denied`, as a real provider does
+ * when the person presses cancel.
  *
  *   DEV_IDP_PORT, DEV_IDP_CLIENT_ID, DEV_IDP_CLIENT_SECRET, DEV_IDP_REDIRECT_URI, DEV_IDP_NAME
  */
@@ -77,13 +78,19 @@ provider.use(async (ctx, next) => {
         `<p>Development sign-in: any name works. <code>anonymous</code> and <code>firebase-anonymous</code> ` +
           `sign in anonymously.</p><form method="post" action="/interaction/${escapeHtml(m[1]!)}">` +
           '<label>Name <input name="login" required maxlength="100" autofocus></label>' +
-          '<button type="submit">Sign in</button></form>',
+          '<button type="submit">Sign in</button>' +
+          '<button type="submit" name="decision" value="cancel" formnovalidate>Cancel</button></form>',
       ),
     );
   }
   const chunks: Buffer[] = [];
   for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
-  const login = new URLSearchParams(Buffer.concat(chunks).toString('utf8')).get('login')?.trim() || 'someone';
+  const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+  if (form.get('decision') === 'cancel') {
+    const result = { error: 'access_denied', error_description: 'The person cancelled signing in.' };
+    return ctx.redirect(await provider.interactionResult(ctx.req, ctx.res, result));
+  }
+  const login = form.get('login')?.trim() || 'someone';
   const amr = login === 'anonymous' ? ['anonymous'] : ['pwd'];
   const to = await provider.interactionResult(ctx.req, ctx.res, { login: { accountId: login, amr } });
   ctx.redirect(to);

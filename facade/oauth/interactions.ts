@@ -2,13 +2,23 @@
  * The person's side of /authorize: choose an upstream provider, sign in there, come back, approve or
  * decline the requested scopes. oidc-provider hands over at `/interaction/:uid`; its interaction cookie
  * is scoped to that path, so the upstream callback (a fixed, registered address) hands back to
- * `/interaction/:uid/signed-in` through a short-lived sealed cookie.
+ * `/interaction/:uid/signed-in` through a short-lived sealed cookie, with the account or with the error
+ * the client is to get: `access_denied` when the person cancelled at the provider (or, after being told
+ * why, chose not to sign in again when the provider's identity was anonymous), `server_error` or
+ * `temporarily_unavailable` when the provider failed. The client is always sent back (RFC 6749 §4.1.2.1).
+ *
+ * A person who declines at the consent page leaves nothing behind: once the client has been sent back
+ * with access_denied, the account signed in for it is deleted if it holds nothing (account-purge.ts).
  */
+import type { Client } from '@connectrpc/connect';
 import type { Context } from 'koa';
-import type { Provider } from 'oidc-provider';
-import { consentPage, errorPage, providerChoicePage, sendPage } from './pages.ts';
+import type { KoaContextWithOIDC, Provider } from 'oidc-provider';
+import type { AccountService } from '../../gen/skinmatch/v1/account_pb.ts';
+import type { Logger } from '../../services/shared/logger.ts';
+import { consentPage, errorPage, noticePage, providerChoicePage, sendPage } from './pages.ts';
 import { isScope, SCOPES } from './scopes.ts';
-import { expiredSignIn, type SignIn } from './sign-in.ts';
+import { expiredSignIn, type SignIn, type SignInOutcome } from './sign-in.ts';
+import type { Upstream } from './upstream.ts';
 
 const SIGNED_IN_COOKIE = 'skinmatch_signed_in';
 const OIDC_SCOPE_WORDS: Record<string, string> = {
@@ -16,13 +26,18 @@ const OIDC_SCOPE_WORDS: Record<string, string> = {
   offline_access: 'Stay connected when you are not using it',
 };
 
+/** What the upstream callback hands to `/interaction/:uid/signed-in`: the account, or the client's error. */
+type SignedIn = { uid: string } & ({ accountId: string } | { error: string; description: string });
+
 export interface InteractionOptions {
   readonly provider: Provider;
   readonly signIn: SignIn;
+  readonly accounts: Client<typeof AccountService>;
+  readonly logger: Logger;
 }
 
 export function interactionRoutes(options: InteractionOptions) {
-  const { provider, signIn } = options;
+  const { provider, signIn, accounts, logger } = options;
   const routes: [string, RegExp, (ctx: Context, m: RegExpExecArray) => Promise<void>][] = [
     ['GET', /^\/interaction\/([\w-]+)$/, (ctx, m) => show(ctx, m[1]!)],
     ['GET', /^\/interaction\/([\w-]+)\/upstream\/(\w+)$/, (ctx, m) => goUpstream(ctx, m[1]!, m[2]!)],
@@ -30,9 +45,23 @@ export function interactionRoutes(options: InteractionOptions) {
     ['POST', /^\/interaction\/([\w-]+)\/consent$/, (ctx) => consent(ctx)],
   ];
   // After the upstream callback: a signed cookie bound to this interaction, read on its own path.
-  signIn.on('interaction', (ctx, uid, accountId) => {
-    signIn.cookies.set(ctx, SIGNED_IN_COOKIE, { uid, accountId });
-    ctx.redirect(`/interaction/${uid}/signed-in`);
+  signIn.on('interaction', (ctx, uid, outcome, upstream) => {
+    const signed: SignedIn = { uid, ...handedBack(outcome, upstream) };
+    signIn.cookies.set(ctx, SIGNED_IN_COOKIE, signed);
+    if (outcome.kind !== 'anonymous') return ctx.redirect(`/interaction/${uid}/signed-in`);
+    // The person may not know the identity was anonymous: say so, and let them choose.
+    const name = upstream.provider.name;
+    const text =
+      `${name} signed you in anonymously, and skinmatch needs a named account. ` +
+      `Sign in with a named ${name} account or another provider, or go back to the app without signing in.`;
+    sendPage(
+      ctx,
+      403,
+      noticePage('You are not signed in', text, [
+        { href: `/interaction/${uid}`, name: 'Sign in another way' },
+        { href: `/interaction/${uid}/signed-in`, name: 'Go back to the app' },
+      ]),
+    );
   });
   async function details(ctx: Context, uid: string) {
     const found = await provider.interactionDetails(ctx.req, ctx.res).catch(() => undefined);
@@ -67,10 +96,28 @@ export function interactionRoutes(options: InteractionOptions) {
   }
 
   async function signedIn(ctx: Context, uid: string) {
-    const signed = signIn.cookies.read<{ uid: string; accountId: string }>(ctx, SIGNED_IN_COOKIE);
+    const signed = signIn.cookies.read<SignedIn>(ctx, SIGNED_IN_COOKIE);
     signIn.cookies.clear(ctx, SIGNED_IN_COOKIE);
     if (signed?.uid !== uid || !(await details(ctx, uid))) return expiredSignIn(ctx);
-    await finish(ctx, { login: { accountId: signed.accountId } });
+    if ('accountId' in signed) return finish(ctx, { login: { accountId: signed.accountId } });
+    await finish(ctx, { error: signed.error, error_description: signed.description });
+  }
+
+  /**
+   * After oidc-provider has sent the client back from a declined consent page: the account signed in for
+   * it goes if it holds nothing (no scan, grant or token; its sign-in session goes with it).
+   */
+  async function forgetDeclined(ctx: Context) {
+    const { oidc } = ctx as unknown as Partial<KoaContextWithOIDC>;
+    if (oidc?.route !== 'resume') return;
+    const interaction = oidc.entities.Interaction;
+    const accountId = interaction?.session?.accountId;
+    if (interaction?.prompt.name !== 'consent' || interaction.result?.error !== 'access_denied' || !accountId)
+      return;
+    await accounts.forgetUnusedAccount({ accountId }).catch((err: Error) => {
+      // Not lost: the account purge deletes it once its sign-in session has ended.
+      logger.warn({ err: err.message }, 'forgetting a declined sign-in failed');
+    });
   }
 
   async function consent(ctx: Context) {
@@ -102,8 +149,33 @@ export function interactionRoutes(options: InteractionOptions) {
       const m = pattern.exec(ctx.path);
       if (m && ctx.method === method) return handle(ctx, m);
     }
-    return next();
+    await next();
+    await forgetDeclined(ctx);
   };
+}
+
+/** The account for a login, or the error the client is to get and its description. */
+function handedBack(outcome: SignInOutcome, upstream: Upstream) {
+  const name = upstream.provider.name;
+  switch (outcome.kind) {
+    case 'signed_in':
+      return { accountId: outcome.accountId };
+    case 'refused':
+      return { error: 'access_denied', description: `The person cancelled signing in with ${name}.` };
+    case 'anonymous':
+      return {
+        error: 'access_denied',
+        description: `The person signed in anonymously with ${name}; a named account is needed.`,
+      };
+    case 'failed':
+      return {
+        error: outcome.error,
+        description:
+          outcome.error === 'temporarily_unavailable'
+            ? `${name} is unavailable; try again later.`
+            : `Signing in with ${name} did not work.`,
+      };
+  }
 }
 
 interface PromptDetails {

@@ -51,6 +51,18 @@ export function errorPage(status: number, error: string, description: string): s
   );
 }
 
+/** A page that tells the person what happened in words (no error code) and where they can go from here. */
+export function noticePage(
+  title: string,
+  text: string,
+  links: readonly { href: string; name: string }[],
+): string {
+  const buttons = links
+    .map((l) => `<a class="button" href="${escapeHtml(l.href)}">${escapeHtml(l.name)}</a>`)
+    .join('');
+  return page(title, `<p id="description">${escapeHtml(text)}</p>${buttons}`);
+}
+
 export function providerChoicePage(
   clientName: string,
   providers: readonly { href: string; name: string }[],

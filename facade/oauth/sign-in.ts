@@ -3,7 +3,10 @@
  * interaction (`/interaction/:uid`) or the save page (`/save/:id`). Each upstream provider is registered
  * with one fixed callback, `/oauth/callback/{id}`; what to do after it is carried in a short-lived sealed
  * cookie with the sign-in attempt. The callback redeems the code, refuses anonymous identities, signs the
- * account in through AccountService and hands the account to the page that asked.
+ * account in through AccountService and hands the outcome to the page that asked: the account, or why
+ * there is none — the person cancelled at the provider (its `error=access_denied` answer, RFC 6749
+ * §4.1.2.1), the identity is anonymous, or the provider failed. Each page then leads the person on (and
+ * the OAuth client back); no outcome ends on a page with nowhere to go.
  */
 import type { Client } from '@connectrpc/connect';
 import type { Context } from 'koa';
@@ -15,8 +18,17 @@ import type { SignInPurpose, Upstream, UpstreamAttempt } from './upstream.ts';
 
 const ATTEMPT_COOKIE = 'skinmatch_signin';
 
-/** What a page does once the person is signed in: `id` is its own (interaction uid, scan id). */
-export type SignedInHandler = (ctx: Context, id: string, accountId: string, upstream: Upstream) => void;
+/** How a sign-in at an upstream provider ended. */
+export type SignInOutcome =
+  | { readonly kind: 'signed_in'; readonly accountId: string }
+  /** The person cancelled at the provider (it answered `access_denied`). */
+  | { readonly kind: 'refused' }
+  | { readonly kind: 'anonymous' }
+  /** The provider answered an error, or its answer did not check out: as RFC 6749 names it to a client. */
+  | { readonly kind: 'failed'; readonly error: 'server_error' | 'temporarily_unavailable' };
+
+/** What a page does once the sign-in has ended: `id` is its own (interaction uid, scan id). */
+export type SignedInHandler = (ctx: Context, id: string, outcome: SignInOutcome, upstream: Upstream) => void;
 
 export interface SignInOptions {
   readonly upstreams: readonly Upstream[];
@@ -63,28 +75,41 @@ export class SignIn {
     const upstream = this.find(m[1]!);
     const handler = attempt && this.#handlers.get(attempt.purpose?.kind);
     if (!attempt || !upstream || attempt.provider !== m[1] || !handler) return expiredSignIn(ctx);
+    const outcome = await this.#outcome(ctx, upstream, attempt);
+    this.cookies.clear(ctx, ATTEMPT_COOKIE);
+    handler(ctx, attempt.purpose.id, outcome, upstream);
+  };
+
+  async #outcome(ctx: Context, upstream: Upstream, attempt: UpstreamAttempt): Promise<SignInOutcome> {
+    const { logger } = this.#options;
+    const answered = ctx.query.error;
+    // The provider's error answer to this attempt (its state): the person cancelled, or it could not sign
+    // them in. An answer without this attempt's state is left to `finish`, which refuses it.
+    if (typeof answered === 'string' && ctx.query.state === attempt.state) {
+      logger.info(
+        { provider: upstream.provider.issuer, error: answered.slice(0, 64) },
+        'upstream sign-in not done',
+      );
+      if (answered === 'access_denied') return { kind: 'refused' };
+      return { kind: 'failed', error: answered === 'temporarily_unavailable' ? answered : 'server_error' };
+    }
     let identity: Awaited<ReturnType<Upstream['finish']>>;
     try {
       identity = await upstream.finish(new URL(ctx.originalUrl, this.#options.publicBaseUrl), attempt);
     } catch (err) {
-      this.#options.logger.warn(
+      logger.warn(
         { provider: upstream.provider.issuer, err: (err as Error).message },
         'upstream sign-in failed',
       );
-      const text = `Signing in with ${upstream.provider.name} did not work; try again.`;
-      return sendPage(ctx, 400, errorPage(400, 'sign_in_failed', text));
+      return { kind: 'failed', error: 'server_error' };
     }
-    this.cookies.clear(ctx, ATTEMPT_COOKIE);
-    if (identity.anonymous) {
-      const text = `An anonymous ${upstream.provider.name} sign-in cannot be used; sign in with a named account.`;
-      return sendPage(ctx, 403, errorPage(403, 'anonymous_identity', text));
-    }
+    if (identity.anonymous) return { kind: 'anonymous' };
     const { account } = await this.#options.accounts.signIn({
       provider: upstream.provider.issuer,
       subject: identity.subject,
     });
-    handler(ctx, attempt.purpose.id, account!.accountId, upstream);
-  };
+    return { kind: 'signed_in', accountId: account!.accountId };
+  }
 }
 
 export function expiredSignIn(ctx: Context): void {

@@ -4,7 +4,8 @@
  */
 import type { Scan } from '../../gen/skinmatch/v1/scan_types_pb.ts';
 import type { ErrorReason } from '../../services/shared/errors.ts';
-import { escapeHtml, page } from '../oauth/pages.ts';
+import { escapeHtml, noticePage, page } from '../oauth/pages.ts';
+import type { SignInOutcome } from '../oauth/sign-in.ts';
 
 /** What each measure is called on the page; a score runs 0–100, higher meaning healthier skin. */
 const MEASURE_WORDS: Readonly<Record<string, string>> = {
@@ -32,6 +33,30 @@ export const SAVE_NOT_FOUND_PAGE = page(
 
 function messagePage(title: string, message: string, id = 'message'): string {
   return page(title, `<p id="${id}">${escapeHtml(message)}</p>`);
+}
+
+/**
+ * The page for a sign-in on the save page that did not sign the person in: what happened, in words, that
+ * nothing was saved, and the way back to the scan (`back`) to try again or with another provider.
+ */
+export function signInEndedPage(
+  outcome: Exclude<SignInOutcome, { kind: 'signed_in' }>,
+  provider: string,
+  back: string,
+): { status: number; html: string } {
+  const [status, text] = {
+    refused: [200, `You cancelled signing in with ${provider}. Nothing was saved.`],
+    anonymous: [
+      403,
+      `${provider} signed you in anonymously, and an anonymous sign-in cannot keep a scan. ` +
+        'Nothing was saved. To save it, sign in with a named account.',
+    ],
+    failed: [502, `Signing in with ${provider} did not work. Nothing was saved; you can try again.`],
+  }[outcome.kind] as [number, string];
+  return {
+    status,
+    html: noticePage('You are not signed in', text, [{ href: back, name: 'Back to your scan' }]),
+  };
 }
 
 /** The page for each refusal core can give, with its status. */

@@ -25,6 +25,7 @@ import {
   SAVE_REFUSALS,
   type SaveStep,
   savePage,
+  signInEndedPage,
 } from './save-html.ts';
 
 const SAVE_COOKIE = 'skinmatch_save';
@@ -53,8 +54,12 @@ export function savePages(options: SavePageOptions) {
     ['POST', /^\/save\/([^/]+)$/, (ctx, id) => save(ctx, id)],
   ];
 
-  signIn.on('save', (ctx, runId, accountId, upstream) => {
-    const session: SaveSession = { runId, accountId, provider: upstream.provider.name };
+  signIn.on('save', (ctx, runId, outcome, upstream) => {
+    if (outcome.kind !== 'signed_in') {
+      const { status, html } = signInEndedPage(outcome, upstream.provider.name, savePath(runId));
+      return sendPage(ctx, status, html);
+    }
+    const session: SaveSession = { runId, accountId: outcome.accountId, provider: upstream.provider.name };
     signIn.cookies.set(ctx, SAVE_COOKIE, session, savePath(runId));
     // Back from another site: a page of our own moves on, so that the next request is same-site and the
     // browser sends its SameSite=Strict consent cookie with it.

@@ -7,10 +7,12 @@ import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ServiceImpl } from '@connectrpc/connect';
 import { type EntityManager, raw } from '@mikro-orm/core';
+import type { SqlEntityManager } from '@mikro-orm/postgresql';
 import {
   type AccountService,
   DeleteAccountDataResponseSchema,
   DeleteAccountScanResponseSchema,
+  ForgetUnusedAccountResponseSchema,
   GetAccountResponseSchema,
   GetAccountScanResponseSchema,
   ListAccountScansResponseSchema,
@@ -25,6 +27,7 @@ import { deleteOneScan } from '../scan/scan-deletion.ts';
 import type { ScanServiceImpl } from '../scan/scan-service.ts';
 import { toScanMessage } from '../scan/scan-view.ts';
 import { serviceError } from '../shared/errors.ts';
+import { forgetUnusedAccount } from './account-purge.ts';
 import {
   ACCOUNT_NOT_FOUND,
   type AccountRow,
@@ -67,7 +70,7 @@ export class AccountServiceImpl implements ServiceImpl<typeof AccountService> {
       }
     }
     const em = this.#em();
-    const { accountId, created } = await signIn(em, req.provider, req.subject);
+    const { accountId, created } = await signIn(em, req.provider, req.subject, this.#now());
     return create(SignInResponseSchema, {
       account: accountMessage((await findAccount(em, accountId))!),
       created,
@@ -133,6 +136,16 @@ export class AccountServiceImpl implements ServiceImpl<typeof AccountService> {
   async deleteAccountData(req: { accountId: string }) {
     checkAccountId(req.accountId);
     return create(DeleteAccountDataResponseSchema, await deleteAccount(this.#em(), req.accountId));
+  }
+
+  async forgetUnusedAccount(req: { accountId: string }) {
+    checkAccountId(req.accountId);
+    const deleted = await forgetUnusedAccount(
+      this.#em() as SqlEntityManager,
+      req.accountId.toLowerCase(),
+      this.#now(),
+    );
+    return create(ForgetUnusedAccountResponseSchema, { deleted });
   }
 
   async openSave(req: SaveRequest) {

@@ -1,8 +1,9 @@
 /**
- * Accounts in PostgreSQL: find-or-create by upstream identity, read, and delete with everything that
- * refers to the account. Deletion relies on the schema: every table that refers to an account does so
- * with `on delete cascade` (migration 0009), and the counts are taken in the same transaction. The
- * scans are deleted first, explicitly, so that their queued analysis jobs go with them (scan-deletion.ts).
+ * Accounts in PostgreSQL: find-or-create by upstream identity (marking when it last signed in), read, and
+ * delete with everything that refers to the account. Deletion relies on the schema: every table that refers
+ * to an account does so with `on delete cascade` (migration 0009), and the counts are taken in the same
+ * transaction. The scans are deleted first, explicitly, so that their queued analysis jobs go with them
+ * (scan-deletion.ts). Accounts that hold nothing are deleted by account-purge.ts.
  */
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
@@ -44,15 +45,22 @@ export async function signIn(
   em: EntityManager,
   provider: string,
   subject: string,
+  now: Date,
 ): Promise<{ accountId: string; created: boolean }> {
   return em.transactional(async (tx) => {
-    const found = await sql(tx).execute<{ account_id: string }[]>(
-      'select account_id from account_identities where provider = ? and subject = ?',
-      [provider, subject],
+    // Marks the sign-in: the account purge (account-purge.ts) leaves an account alone for a while after
+    // it. The row lock waits for a purge deleting the account; then nothing is found, and a new one is made.
+    const found = await sql(tx).execute<{ id: string }[]>(
+      `update accounts set signed_in_at = ? where id = (
+         select account_id from account_identities where provider = ? and subject = ?) returning id`,
+      [now, provider, subject],
     );
-    if (found[0]) return { accountId: found[0].account_id, created: false };
+    if (found[0]) return { accountId: found[0].id, created: false };
     const accountId = randomUUID();
-    await sql(tx).execute('insert into accounts (id, created_at) values (?, now())', [accountId]);
+    await sql(tx).execute('insert into accounts (id, created_at, signed_in_at) values (?, now(), ?)', [
+      accountId,
+      now,
+    ]);
     const inserted = await sql(tx).execute<{ account_id: string }[]>(
       `insert into account_identities (provider, subject, account_id, created_at) values (?, ?, ?, now())
        on conflict (provider, subject) do nothing returning account_id`,

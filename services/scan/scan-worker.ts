@@ -11,12 +11,14 @@ import type { SqlEntityManager } from '@mikro-orm/postgresql';
 import { context, SpanKind, trace } from '@opentelemetry/api';
 import {
   type JobHelpers,
+  parseCronItems,
   Logger as QueueLogger,
   run,
   runMigrations,
   type TaskList,
   type WorkerEvents,
 } from 'graphile-worker';
+import { ACCOUNT_PURGE_TASK, accountPurgeCron, purgeUnusedAccounts } from '../account/account-purge.ts';
 import type { Orm } from '../core/db/orm.ts';
 import { ANALYSIS_UNAVAILABLE } from '../shared/failure-messages.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -49,7 +51,7 @@ export interface ScanWorkerOptions {
   readonly notifications?: Notifications;
   readonly logger: Logger;
   readonly concurrency?: number;
-  /** The scheduled purge of expired and abandoned scans. */
+  /** The scheduled purges: expired and abandoned scans, and accounts that hold nothing (its clock). */
   readonly purge: PurgeSettings;
   /**
    * On stop, how long running jobs may go on before they are aborted and handed back to the queue, for
@@ -79,6 +81,10 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
     [PURGE_TASK]: async () => {
       const counts = await purgeScans(orm.em.fork() as SqlEntityManager, options.purge);
       if (counts.expired + counts.abandoned > 0) logger.info(counts, 'purged expired and abandoned scans');
+    },
+    [ACCOUNT_PURGE_TASK]: async () => {
+      const accounts = await purgeUnusedAccounts(orm.em.fork() as SqlEntityManager, options.purge.now());
+      if (accounts > 0) logger.info({ accounts }, 'purged accounts that hold nothing');
     },
   };
   if (analyzer) {
@@ -134,7 +140,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
     concurrency: options.concurrency ?? 2,
     noHandleSignals: true,
     logger: queueLogger(logger),
-    parsedCronItems: purgeCron(),
+    parsedCronItems: [...purgeCron(), ...parseCronItems([accountPurgeCron()])],
     preset: {
       worker: {
         pollInterval: 500,

@@ -99,4 +99,31 @@ describe('AccountService over gRPC (@grpc/grpc-js client)', () => {
     const read = await unary<any>(accounts, 'GetAccountScan', { accountId: a, runId: started.runId });
     assert.equal(read.scan.runId, started.runId);
   });
+
+  it('ForgetUnusedAccount deletes an account that holds nothing, keeps one with a scan; a malformed id is invalid_input', async () => {
+    const signIn = async (subject: string) =>
+      (await unary<any>(accounts, 'SignIn', { provider: 'https://idp.one', subject })).account.accountId;
+    const empty = await signIn('declined');
+    const holder = await signIn('holder');
+    await unary<any>(accounts, 'StartAccountScan', { accountId: holder, source: 'grpc' });
+    assert.deepEqual(await unary<any>(accounts, 'ForgetUnusedAccount', { accountId: empty }), {
+      deleted: true,
+    });
+    assert.deepEqual(await unary<any>(accounts, 'ForgetUnusedAccount', { accountId: empty }), {
+      deleted: false,
+    });
+    assert.deepEqual(await unary<any>(accounts, 'ForgetUnusedAccount', { accountId: holder }), {
+      deleted: false,
+    });
+    await assert.rejects(
+      unary(accounts, 'GetAccount', { accountId: empty }),
+      (err: any) => err.code === grpc.status.NOT_FOUND,
+    );
+    assert.equal((await unary<any>(accounts, 'GetAccount', { accountId: holder })).account.accountId, holder);
+    await assert.rejects(unary(accounts, 'ForgetUnusedAccount', { accountId: 'x' }), (err: any) => {
+      assert.equal(err.code, grpc.status.INVALID_ARGUMENT);
+      assert.ok(carries(err, 'invalid_input'));
+      return true;
+    });
+  });
 });

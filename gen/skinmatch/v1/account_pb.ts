@@ -16,7 +16,7 @@ import type { Message, UnknownEnum } from "@bufbuild/protobuf";
  * Describes the file skinmatch/v1/account.proto.
  */
 export const file_skinmatch_v1_account: GenFile = /*@__PURE__*/
-  fileDesc("Chpza2lubWF0Y2gvdjEvYWNjb3VudC5wcm90bxIMc2tpbm1hdGNoLnYxIjIKDVNpZ25JblJlcXVlc3QSEAoIcHJvdmlkZXIYASABKAkSDwoHc3ViamVjdBgCIAEoCSJJCg5TaWduSW5SZXNwb25zZRImCgdhY2NvdW50GAEgASgLMhUuc2tpbm1hdGNoLnYxLkFjY291bnQSDwoHY3JlYXRlZBgCIAEoCCJ5CgdBY2NvdW50EhIKCmFjY291bnRfaWQYASABKAkSKgoKaWRlbnRpdGllcxgCIAMoCzIWLnNraW5tYXRjaC52MS5JZGVudGl0eRIuCgpjcmVhdGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCItCghJZGVudGl0eRIQCghwcm92aWRlchgBIAEoCRIPCgdzdWJqZWN0GAIgASgJIicKEUdldEFjY291bnRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiPAoSR2V0QWNjb3VudFJlc3BvbnNlEiYKB2FjY291bnQYASABKAsyFS5za2lubWF0Y2gudjEuQWNjb3VudCI9ChdTdGFydEFjY291bnRTY2FuUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEg4KBnNvdXJjZRgCIAEoCSJ2ChhTdGFydEFjY291bnRTY2FuUmVzcG9uc2USDgoGcnVuX2lkGAEgASgJEhQKDGFjY2Vzc190b2tlbhgCIAEoCRISCgp1cGxvYWRfdXJsGAMgASgJEiAKBHNjYW4YBCABKAsyEi5za2lubWF0Y2gudjEuU2NhbiI7ChVHZXRBY2NvdW50U2NhblJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIOCgZydW5faWQYAiABKAkiZwoWR2V0QWNjb3VudFNjYW5SZXNwb25zZRIgCgRzY2FuGAEgASgLMhIuc2tpbm1hdGNoLnYxLlNjYW4SKwoKdXNlZF9tYXRjaBgCIAEoCzIXLnNraW5tYXRjaC52MS5Vc2VkTWF0Y2giPgoYRGVsZXRlQWNjb3VudFNjYW5SZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDgoGcnVuX2lkGAIgASgJIjwKGURlbGV0ZUFjY291bnRTY2FuUmVzcG9uc2USDgoGcnVuX2lkGAEgASgJEg8KB2RlbGV0ZWQYAiABKAgiVAoXTGlzdEFjY291bnRTY2Fuc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSJWChhMaXN0QWNjb3VudFNjYW5zUmVzcG9uc2USIQoFc2NhbnMYASADKAsyEi5za2lubWF0Y2gudjEuU2NhbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiLgoYRGVsZXRlQWNjb3VudERhdGFSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkigAEKGURlbGV0ZUFjY291bnREYXRhUmVzcG9uc2USEAoIYWNjb3VudHMYASABKAUSEgoKaWRlbnRpdGllcxgCIAEoBRINCgVzY2FucxgDIAEoBRIOCgZwaG90b3MYBCABKAUSDgoGZ3JhbnRzGAUgASgFEg4KBnRva2VucxgGIAEoBSJNCg9PcGVuU2F2ZVJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEhYKDmJyb3dzZXJfc2VjcmV0GAIgASgJEhIKCmFjY291bnRfaWQYAyABKAkiYQoQT3BlblNhdmVSZXNwb25zZRIgCgRzY2FuGAEgASgLMhIuc2tpbm1hdGNoLnYxLlNjYW4SKwoKc2F2ZV9zdGF0ZRgCIAEoDjIXLnNraW5tYXRjaC52MS5TYXZlU3RhdGUiTQoPU2F2ZVNjYW5SZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDgoGcnVuX2lkGAIgASgJEhYKDmJyb3dzZXJfc2VjcmV0GAMgASgJIkkKEFNhdmVTY2FuUmVzcG9uc2USIAoEc2NhbhgBIAEoCzISLnNraW5tYXRjaC52MS5TY2FuEhMKC25ld2x5X3NhdmVkGAIgASgIKo4BCglTYXZlU3RhdGUSGgoWU0FWRV9TVEFURV9VTlNQRUNJRklFRBAAEhYKElNBVkVfU1RBVEVfVU5TQVZFRBABEiQKIFNBVkVfU1RBVEVfU0FWRURfVE9fVEhJU19BQ0NPVU5UEAISJwojU0FWRV9TVEFURV9TQVZFRF9UT19BTk9USEVSX0FDQ09VTlQQAzKrBgoOQWNjb3VudFNlcnZpY2USQwoGU2lnbkluEhsuc2tpbm1hdGNoLnYxLlNpZ25JblJlcXVlc3QaHC5za2lubWF0Y2gudjEuU2lnbkluUmVzcG9uc2USTwoKR2V0QWNjb3VudBIfLnNraW5tYXRjaC52MS5HZXRBY2NvdW50UmVxdWVzdBogLnNraW5tYXRjaC52MS5HZXRBY2NvdW50UmVzcG9uc2USYQoQU3RhcnRBY2NvdW50U2NhbhIlLnNraW5tYXRjaC52MS5TdGFydEFjY291bnRTY2FuUmVxdWVzdBomLnNraW5tYXRjaC52MS5TdGFydEFjY291bnRTY2FuUmVzcG9uc2USWwoOR2V0QWNjb3VudFNjYW4SIy5za2lubWF0Y2gudjEuR2V0QWNjb3VudFNjYW5SZXF1ZXN0GiQuc2tpbm1hdGNoLnYxLkdldEFjY291bnRTY2FuUmVzcG9uc2USZAoRRGVsZXRlQWNjb3VudFNjYW4SJi5za2lubWF0Y2gudjEuRGVsZXRlQWNjb3VudFNjYW5SZXF1ZXN0Gicuc2tpbm1hdGNoLnYxLkRlbGV0ZUFjY291bnRTY2FuUmVzcG9uc2USYQoQTGlzdEFjY291bnRTY2FucxIlLnNraW5tYXRjaC52MS5MaXN0QWNjb3VudFNjYW5zUmVxdWVzdBomLnNraW5tYXRjaC52MS5MaXN0QWNjb3VudFNjYW5zUmVzcG9uc2USZAoRRGVsZXRlQWNjb3VudERhdGESJi5za2lubWF0Y2gudjEuRGVsZXRlQWNjb3VudERhdGFSZXF1ZXN0Gicuc2tpbm1hdGNoLnYxLkRlbGV0ZUFjY291bnREYXRhUmVzcG9uc2USSQoIT3BlblNhdmUSHS5za2lubWF0Y2gudjEuT3BlblNhdmVSZXF1ZXN0Gh4uc2tpbm1hdGNoLnYxLk9wZW5TYXZlUmVzcG9uc2USSQoIU2F2ZVNjYW4SHS5za2lubWF0Y2gudjEuU2F2ZVNjYW5SZXF1ZXN0Gh4uc2tpbm1hdGNoLnYxLlNhdmVTY2FuUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_skinmatch_v1_match, file_skinmatch_v1_scan_types]);
+  fileDesc("Chpza2lubWF0Y2gvdjEvYWNjb3VudC5wcm90bxIMc2tpbm1hdGNoLnYxIjIKDVNpZ25JblJlcXVlc3QSEAoIcHJvdmlkZXIYASABKAkSDwoHc3ViamVjdBgCIAEoCSJJCg5TaWduSW5SZXNwb25zZRImCgdhY2NvdW50GAEgASgLMhUuc2tpbm1hdGNoLnYxLkFjY291bnQSDwoHY3JlYXRlZBgCIAEoCCJ5CgdBY2NvdW50EhIKCmFjY291bnRfaWQYASABKAkSKgoKaWRlbnRpdGllcxgCIAMoCzIWLnNraW5tYXRjaC52MS5JZGVudGl0eRIuCgpjcmVhdGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCItCghJZGVudGl0eRIQCghwcm92aWRlchgBIAEoCRIPCgdzdWJqZWN0GAIgASgJIicKEUdldEFjY291bnRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiPAoSR2V0QWNjb3VudFJlc3BvbnNlEiYKB2FjY291bnQYASABKAsyFS5za2lubWF0Y2gudjEuQWNjb3VudCI9ChdTdGFydEFjY291bnRTY2FuUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEg4KBnNvdXJjZRgCIAEoCSJ2ChhTdGFydEFjY291bnRTY2FuUmVzcG9uc2USDgoGcnVuX2lkGAEgASgJEhQKDGFjY2Vzc190b2tlbhgCIAEoCRISCgp1cGxvYWRfdXJsGAMgASgJEiAKBHNjYW4YBCABKAsyEi5za2lubWF0Y2gudjEuU2NhbiI7ChVHZXRBY2NvdW50U2NhblJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIOCgZydW5faWQYAiABKAkiZwoWR2V0QWNjb3VudFNjYW5SZXNwb25zZRIgCgRzY2FuGAEgASgLMhIuc2tpbm1hdGNoLnYxLlNjYW4SKwoKdXNlZF9tYXRjaBgCIAEoCzIXLnNraW5tYXRjaC52MS5Vc2VkTWF0Y2giPgoYRGVsZXRlQWNjb3VudFNjYW5SZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDgoGcnVuX2lkGAIgASgJIjwKGURlbGV0ZUFjY291bnRTY2FuUmVzcG9uc2USDgoGcnVuX2lkGAEgASgJEg8KB2RlbGV0ZWQYAiABKAgiVAoXTGlzdEFjY291bnRTY2Fuc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSJWChhMaXN0QWNjb3VudFNjYW5zUmVzcG9uc2USIQoFc2NhbnMYASADKAsyEi5za2lubWF0Y2gudjEuU2NhbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiLgoYRGVsZXRlQWNjb3VudERhdGFSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkigAEKGURlbGV0ZUFjY291bnREYXRhUmVzcG9uc2USEAoIYWNjb3VudHMYASABKAUSEgoKaWRlbnRpdGllcxgCIAEoBRINCgVzY2FucxgDIAEoBRIOCgZwaG90b3MYBCABKAUSDgoGZ3JhbnRzGAUgASgFEg4KBnRva2VucxgGIAEoBSIwChpGb3JnZXRVbnVzZWRBY2NvdW50UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIi4KG0ZvcmdldFVudXNlZEFjY291bnRSZXNwb25zZRIPCgdkZWxldGVkGAEgASgIIk0KD09wZW5TYXZlUmVxdWVzdBIOCgZydW5faWQYASABKAkSFgoOYnJvd3Nlcl9zZWNyZXQYAiABKAkSEgoKYWNjb3VudF9pZBgDIAEoCSJhChBPcGVuU2F2ZVJlc3BvbnNlEiAKBHNjYW4YASABKAsyEi5za2lubWF0Y2gudjEuU2NhbhIrCgpzYXZlX3N0YXRlGAIgASgOMhcuc2tpbm1hdGNoLnYxLlNhdmVTdGF0ZSJNCg9TYXZlU2NhblJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIOCgZydW5faWQYAiABKAkSFgoOYnJvd3Nlcl9zZWNyZXQYAyABKAkiSQoQU2F2ZVNjYW5SZXNwb25zZRIgCgRzY2FuGAEgASgLMhIuc2tpbm1hdGNoLnYxLlNjYW4SEwoLbmV3bHlfc2F2ZWQYAiABKAgqjgEKCVNhdmVTdGF0ZRIaChZTQVZFX1NUQVRFX1VOU1BFQ0lGSUVEEAASFgoSU0FWRV9TVEFURV9VTlNBVkVEEAESJAogU0FWRV9TVEFURV9TQVZFRF9UT19USElTX0FDQ09VTlQQAhInCiNTQVZFX1NUQVRFX1NBVkVEX1RPX0FOT1RIRVJfQUNDT1VOVBADMpcHCg5BY2NvdW50U2VydmljZRJDCgZTaWduSW4SGy5za2lubWF0Y2gudjEuU2lnbkluUmVxdWVzdBocLnNraW5tYXRjaC52MS5TaWduSW5SZXNwb25zZRJPCgpHZXRBY2NvdW50Eh8uc2tpbm1hdGNoLnYxLkdldEFjY291bnRSZXF1ZXN0GiAuc2tpbm1hdGNoLnYxLkdldEFjY291bnRSZXNwb25zZRJhChBTdGFydEFjY291bnRTY2FuEiUuc2tpbm1hdGNoLnYxLlN0YXJ0QWNjb3VudFNjYW5SZXF1ZXN0GiYuc2tpbm1hdGNoLnYxLlN0YXJ0QWNjb3VudFNjYW5SZXNwb25zZRJbCg5HZXRBY2NvdW50U2NhbhIjLnNraW5tYXRjaC52MS5HZXRBY2NvdW50U2NhblJlcXVlc3QaJC5za2lubWF0Y2gudjEuR2V0QWNjb3VudFNjYW5SZXNwb25zZRJkChFEZWxldGVBY2NvdW50U2NhbhImLnNraW5tYXRjaC52MS5EZWxldGVBY2NvdW50U2NhblJlcXVlc3QaJy5za2lubWF0Y2gudjEuRGVsZXRlQWNjb3VudFNjYW5SZXNwb25zZRJhChBMaXN0QWNjb3VudFNjYW5zEiUuc2tpbm1hdGNoLnYxLkxpc3RBY2NvdW50U2NhbnNSZXF1ZXN0GiYuc2tpbm1hdGNoLnYxLkxpc3RBY2NvdW50U2NhbnNSZXNwb25zZRJkChFEZWxldGVBY2NvdW50RGF0YRImLnNraW5tYXRjaC52MS5EZWxldGVBY2NvdW50RGF0YVJlcXVlc3QaJy5za2lubWF0Y2gudjEuRGVsZXRlQWNjb3VudERhdGFSZXNwb25zZRJqChNGb3JnZXRVbnVzZWRBY2NvdW50Eiguc2tpbm1hdGNoLnYxLkZvcmdldFVudXNlZEFjY291bnRSZXF1ZXN0Gikuc2tpbm1hdGNoLnYxLkZvcmdldFVudXNlZEFjY291bnRSZXNwb25zZRJJCghPcGVuU2F2ZRIdLnNraW5tYXRjaC52MS5PcGVuU2F2ZVJlcXVlc3QaHi5za2lubWF0Y2gudjEuT3BlblNhdmVSZXNwb25zZRJJCghTYXZlU2NhbhIdLnNraW5tYXRjaC52MS5TYXZlU2NhblJlcXVlc3QaHi5za2lubWF0Y2gudjEuU2F2ZVNjYW5SZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_skinmatch_v1_match, file_skinmatch_v1_scan_types]);
 
 /**
  * SignInRequest names an identity an upstream provider vouched for.
@@ -502,6 +502,48 @@ export const DeleteAccountDataResponseSchema: GenMessage<DeleteAccountDataRespon
   messageDesc(file_skinmatch_v1_account, 15);
 
 /**
+ * ForgetUnusedAccountRequest names the account a declined sign-in was for.
+ *
+ * @generated from message skinmatch.v1.ForgetUnusedAccountRequest
+ */
+export type ForgetUnusedAccountRequest = Message<"skinmatch.v1.ForgetUnusedAccountRequest"> & {
+  /**
+   * account_id identifies the account.
+   *
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+};
+
+/**
+ * Describes the message skinmatch.v1.ForgetUnusedAccountRequest.
+ * Use `create(ForgetUnusedAccountRequestSchema)` to create a new message.
+ */
+export const ForgetUnusedAccountRequestSchema: GenMessage<ForgetUnusedAccountRequest> = /*@__PURE__*/
+  messageDesc(file_skinmatch_v1_account, 16);
+
+/**
+ * ForgetUnusedAccountResponse says whether the account was deleted.
+ *
+ * @generated from message skinmatch.v1.ForgetUnusedAccountResponse
+ */
+export type ForgetUnusedAccountResponse = Message<"skinmatch.v1.ForgetUnusedAccountResponse"> & {
+  /**
+   * deleted is true when the account held nothing and is gone.
+   *
+   * @generated from field: bool deleted = 1;
+   */
+  deleted: boolean;
+};
+
+/**
+ * Describes the message skinmatch.v1.ForgetUnusedAccountResponse.
+ * Use `create(ForgetUnusedAccountResponseSchema)` to create a new message.
+ */
+export const ForgetUnusedAccountResponseSchema: GenMessage<ForgetUnusedAccountResponse> = /*@__PURE__*/
+  messageDesc(file_skinmatch_v1_account, 17);
+
+/**
  * OpenSaveRequest names a scan and the browser asking.
  *
  * @generated from message skinmatch.v1.OpenSaveRequest
@@ -534,7 +576,7 @@ export type OpenSaveRequest = Message<"skinmatch.v1.OpenSaveRequest"> & {
  * Use `create(OpenSaveRequestSchema)` to create a new message.
  */
 export const OpenSaveRequestSchema: GenMessage<OpenSaveRequest> = /*@__PURE__*/
-  messageDesc(file_skinmatch_v1_account, 16);
+  messageDesc(file_skinmatch_v1_account, 18);
 
 /**
  * OpenSaveResponse is what saving would keep, and whether it is already kept.
@@ -562,7 +604,7 @@ export type OpenSaveResponse = Message<"skinmatch.v1.OpenSaveResponse"> & {
  * Use `create(OpenSaveResponseSchema)` to create a new message.
  */
 export const OpenSaveResponseSchema: GenMessage<OpenSaveResponse> = /*@__PURE__*/
-  messageDesc(file_skinmatch_v1_account, 17);
+  messageDesc(file_skinmatch_v1_account, 19);
 
 /**
  * SaveScanRequest asks to attach a scan to an account.
@@ -597,7 +639,7 @@ export type SaveScanRequest = Message<"skinmatch.v1.SaveScanRequest"> & {
  * Use `create(SaveScanRequestSchema)` to create a new message.
  */
 export const SaveScanRequestSchema: GenMessage<SaveScanRequest> = /*@__PURE__*/
-  messageDesc(file_skinmatch_v1_account, 18);
+  messageDesc(file_skinmatch_v1_account, 20);
 
 /**
  * SaveScanResponse confirms the scan belongs to the account.
@@ -625,7 +667,7 @@ export type SaveScanResponse = Message<"skinmatch.v1.SaveScanResponse"> & {
  * Use `create(SaveScanResponseSchema)` to create a new message.
  */
 export const SaveScanResponseSchema: GenMessage<SaveScanResponse> = /*@__PURE__*/
-  messageDesc(file_skinmatch_v1_account, 19);
+  messageDesc(file_skinmatch_v1_account, 21);
 
 /**
  * SaveState says whether a scan already belongs to an account.
@@ -684,7 +726,8 @@ export const SaveStateSchema: GenEnum<SaveState> = /*@__PURE__*/
  */
 export const AccountService: GenService<{
   /**
-   * SignIn finds the account of an upstream identity, creating the account on its first sign-in.
+   * SignIn finds the account of an upstream identity, creating the account on its first sign-in, and
+   * marks when it last signed in: an account that holds nothing is purged an hour after that.
    *
    * @generated from rpc skinmatch.v1.AccountService.SignIn
    */
@@ -753,6 +796,18 @@ export const AccountService: GenService<{
     methodKind: "unary";
     input: typeof DeleteAccountDataRequestSchema;
     output: typeof DeleteAccountDataResponseSchema;
+  },
+  /**
+   * ForgetUnusedAccount deletes the account, with its identities and sign-in sessions, only when it holds
+   * nothing the person chose to keep: no scan, no grant, no token. Called when the person declines at the
+   * consent page; an account that holds something, or no longer exists, is left as it is.
+   *
+   * @generated from rpc skinmatch.v1.AccountService.ForgetUnusedAccount
+   */
+  forgetUnusedAccount: {
+    methodKind: "unary";
+    input: typeof ForgetUnusedAccountRequestSchema;
+    output: typeof ForgetUnusedAccountResponseSchema;
   },
   /**
    * OpenSave reads a completed scan for its save page (`save_url`), as seen from the calling browser: only

@@ -21,6 +21,7 @@ import { ScanListIndexMigration } from './migrations/0014-scan-list-index.ts';
 import { PhotoCrashesMigration } from './migrations/0015-photo-crashes.ts';
 import { OAuthStateAtRestMigration } from './migrations/0016-oauth-state-at-rest.ts';
 import { MatchSkinTypeMigration } from './migrations/0017-match-skin-type.ts';
+import { AccountSignedInMigration } from './migrations/0018-account-signed-in.ts';
 import { ScanSchema } from './scan-entity.ts';
 import { SettingSchema } from './setting-entity.ts';
 
@@ -42,6 +43,7 @@ const MIGRATIONS = [
   { name: '0015-photo-crashes', class: PhotoCrashesMigration },
   { name: '0016-oauth-state-at-rest', class: OAuthStateAtRestMigration },
   { name: '0017-match-skin-type', class: MatchSkinTypeMigration },
+  { name: '0018-account-signed-in', class: AccountSignedInMigration },
 ];
 
 /**
