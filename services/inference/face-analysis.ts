@@ -3,6 +3,7 @@
  * measure the regions, score. Progress is reported as each stage starts; the stream ends with exactly one
  * result or one failure the person can act on.
  */
+import { setTimeout } from 'node:timers/promises';
 import type { FailureReason } from '../shared/failure-messages.ts';
 import type { Measure } from '../shared/measures.ts';
 import { BufferPool } from './buffer-pool.ts';
@@ -40,6 +41,11 @@ export type FaceAnalysisEvent =
 export interface AnalyzeOptions {
   /** Measure even a photo that fails a quality gate (calibration work only). */
   readonly skipQualityGates?: boolean;
+  /**
+   * The caller went away (its client cancelled, its stream was reset): the analysis stops at the next
+   * stage, or at once during a stage's delay, and throws the signal's reason.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** Slows every stage by this much (INFERENCE_STAGE_DELAY_MS): for demos and fault-injection tests. */
@@ -110,8 +116,10 @@ export class FaceAnalysis {
 
   async *analyze(photo: Uint8Array, options: AnalyzeOptions = {}): AsyncGenerator<FaceAnalysisEvent> {
     const delay = this.#stageDelayMs;
+    const { signal } = options;
     const progress = async (stage: StageName) => {
-      if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+      signal?.throwIfAborted();
+      if (delay > 0) await setTimeout(delay, undefined, { signal }).catch(() => signal?.throwIfAborted());
       return { kind: 'progress', stage, percent: PERCENT[stage] } as const;
     };
     yield await progress('decoding');

@@ -1,6 +1,6 @@
 /** InferenceService: FaceAnalysis's stream as protobuf messages. */
 import { create } from '@bufbuild/protobuf';
-import type { ServiceImpl } from '@connectrpc/connect';
+import { Code, ConnectError, type HandlerContext, type ServiceImpl } from '@connectrpc/connect';
 import {
   type AnalyzeFaceRequest,
   type AnalyzeFaceResponse,
@@ -12,7 +12,7 @@ import {
 } from '../../gen/skinmatch/inference/v1/inference_pb.ts';
 import { FAILURE_MESSAGES } from '../shared/failure-messages.ts';
 import { analysisDuration, analysisStageDuration, secondsSince } from '../shared/metrics.ts';
-import type { FaceAnalysis, FaceAnalysisEvent, StageName } from './face-analysis.ts';
+import type { AnalyzeOptions, FaceAnalysis, FaceAnalysisEvent, StageName } from './face-analysis.ts';
 import type { Quality } from './quality.ts';
 
 const STAGE: Record<StageName, Stage> = {
@@ -30,8 +30,9 @@ export class InferenceServiceImpl implements ServiceImpl<typeof InferenceService
     this.#analysis = analysis;
   }
 
-  async *analyzeFace(req: AnalyzeFaceRequest): AsyncGenerator<AnalyzeFaceResponse> {
-    const options = { skipQualityGates: req.options?.skipQualityGates ?? false };
+  /** Ends when its client cancels (context.signal): nobody reads the rest of the analysis. */
+  async *analyzeFace(req: AnalyzeFaceRequest, context: HandlerContext): AsyncGenerator<AnalyzeFaceResponse> {
+    const options = { skipQualityGates: req.options?.skipQualityGates ?? false, signal: context.signal };
     const started = performance.now();
     let stage: { name: StageName; started: number } | undefined;
     const stageEnds = () => {
@@ -50,6 +51,10 @@ export class InferenceServiceImpl implements ServiceImpl<typeof InferenceService
           outcome = event.kind === 'result' ? 'complete' : 'failed';
         }
       });
+    } catch (err) {
+      // Its client went away (a reset, a closed connection): the call ends as Canceled, not as a failure.
+      if (context.signal.aborted) throw ConnectError.from(context.signal.reason, Code.Canceled);
+      throw err;
     } finally {
       analysisDuration.observe({ outcome }, secondsSince(started));
     }
@@ -57,7 +62,7 @@ export class InferenceServiceImpl implements ServiceImpl<typeof InferenceService
 
   async *#stream(
     req: AnalyzeFaceRequest,
-    options: { skipQualityGates: boolean },
+    options: AnalyzeOptions,
     seen: (event: FaceAnalysisEvent) => void,
   ): AsyncGenerator<AnalyzeFaceResponse> {
     for await (const event of this.#analysis.analyze(req.image, options)) {

@@ -3,7 +3,7 @@ import { loadConfig } from '../shared/config.ts';
 import { loadOrExit } from '../shared/env-reader.ts';
 import { createLogger } from '../shared/logger.ts';
 import { startMetricsServer } from '../shared/metrics.ts';
-import { Readiness, shutDownGracefully } from '../shared/shutdown.ts';
+import { Readiness, shutDownGracefully, shutdownGraceMs } from '../shared/shutdown.ts';
 import { startTraceExport, traceExportSettings } from '../shared/trace-export.ts';
 import { startInference } from './inference-server.ts';
 
@@ -34,14 +34,16 @@ const metrics = await startMetricsServer({
 });
 
 // On SIGTERM: NOT_SERVING at once; after the drain delay GOAWAY to every core, whose analysis streams in
-// flight are answered to the end (each core opens its next stream to another replica).
+// flight are answered to the end (each core opens its next stream to another replica). A connection still
+// open at the end of the grace (a client that stopped reading its answer without cancelling it, which
+// would hold the close forever) is cut, so the process still exits 0 within its bound.
 shutDownGracefully({
   logger,
   readiness,
   drainDelayMs: config.shutdownDrainDelayMs,
   timeoutMs: config.shutdownTimeoutMs,
   drain: async () => {
-    await server.close();
+    await server.close(shutdownGraceMs(config));
     await metrics?.close();
     await traces?.shutdown();
   },

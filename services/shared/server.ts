@@ -10,7 +10,7 @@
  * bounded (server-limits.ts).
  */
 import http2 from 'node:http2';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { Code, ConnectError, type ConnectRouter, type Interceptor } from '@connectrpc/connect';
 import { parseTimeout as parseConnectTimeout } from '@connectrpc/connect/protocol-connect';
 import { parseTimeout as parseGrpcTimeout } from '@connectrpc/connect/protocol-grpc';
@@ -110,6 +110,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     watchSession(session, limits);
     session.once('close', () => sessions.delete(session));
   });
+  // Every connection, to cut at the close's bound: a destroyed HTTP/2 session whose client stopped reading
+  // still waits for its socket's writes to drain, which never happens, and the close with it.
+  const sockets = new Set<Socket>();
+  server.tcp.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   await new Promise<void>((resolve, reject) => {
     server.tcp.once('error', reject);
     server.tcp.listen(options.port, options.host ?? '127.0.0.1', resolve);
@@ -124,6 +131,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
             : setTimeout(() => {
                 for (const session of sessions) session.destroy();
                 server.destroyHttp1();
+                for (const socket of sockets) socket.destroy();
               }, forceAfterMs);
         server.tcp.close(() => {
           clearTimeout(force);

@@ -2,7 +2,8 @@
  * PostgreSQL restarted (a failover, an upgrade, a crash) while core analyses a scan, through real processes
  * on a PostgreSQL server of this test's own: core outlives the outage, the scan caught in it completes after
  * a retry (and one caught on its last attempt fails as such, never stuck), reads and /health come back by
- * themselves, and WatchScan follows a new scan to its end.
+ * themselves, and WatchScan follows a new scan to its end. The analyses the outage broke were cancelled in
+ * inference, which then stops at once.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -69,7 +70,7 @@ describe('a PostgreSQL restart while core analyses a scan, through real processe
     };
     await start('migrate', env);
     // Stages of 600 ms: the analysis is still under way when PostgreSQL stops.
-    await start('inference', { ...env, INFERENCE_STAGE_DELAY_MS: '600' });
+    await start('inference', { ...env, INFERENCE_STAGE_DELAY_MS: '600', SHUTDOWN_DRAIN_DELAY_MS: '0' });
     await start('core', { ...env, INFERENCE_URL: procs.inference!.url });
     await start('facade', { ...env, CORE_URL: procs.core!.url });
   });
@@ -96,6 +97,14 @@ describe('a PostgreSQL restart while core analyses a scan, through real processe
       return result.isError ? result.structuredContent.error : undefined;
     });
     assert.equal(down.code, 'unavailable');
+    // Each job failed on a write mid-stream and cancelled its call: inference stopped analysing for nobody.
+    const analyses = () =>
+      procs.inference!.logged(/^rpc$/).filter((line) => String(line.procedure).endsWith('/AnalyzeFace'));
+    await until('both analyses cancelled', () => analyses().length === 2, 15_000);
+    assert.deepEqual(
+      analyses().map((line) => line.code),
+      ['Canceled', 'Canceled'],
+    );
     await new Promise((resolve) => setTimeout(resolve, 3000));
     server = await startEmbeddedPostgres(pgDir, pgPort);
 
@@ -129,5 +138,14 @@ describe('a PostgreSQL restart while core analyses a scan, through real processe
     }
     assert.equal(seen.at(-1), ScanStatus.COMPLETE);
     assert.equal(core.child.exitCode, null);
+
+    // No stream of the outage is left open: inference stops at once on SIGTERM, exit 0.
+    const stopping = performance.now();
+    procs.inference!.signal('SIGTERM');
+    assert.equal(await procs.inference!.exited, 0, procs.inference!.output().slice(-600));
+    assert.ok(
+      performance.now() - stopping < 5000,
+      `stopped in ${Math.round(performance.now() - stopping)} ms`,
+    );
   });
 });
