@@ -21,10 +21,9 @@ const databaseUrl = loadOrExit('migrate', () => {
 const logger = createLogger('migrate');
 const orm = await openDatabase(databaseUrl);
 try {
-  const pending = (await orm.migrator.getPending()).map((m) => m.name);
-  await migrate(orm);
+  const applied = await migrate(orm);
   await prepareQueue(databaseUrl, logger);
-  logger.info({ applied: pending }, pending.length ? 'migrations applied' : 'schema already up to date');
+  logger.info({ applied }, applied.length ? 'migrations applied' : 'schema already up to date');
 } finally {
   await orm.close();
 }

@@ -5,6 +5,7 @@
 import { MikroORM } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import pg from 'pg';
 import { ProductSchema } from '../../catalog/product-entity.ts';
 import { ScansMigration } from './migrations/0001-scans.ts';
 import { CatalogMigration } from './migrations/0002-catalog.ts';
@@ -87,8 +88,30 @@ export async function openDatabase(databaseUrl: string, options: DatabaseOptions
   }) as Promise<Orm>;
 }
 
-/** Applies pending migrations, each in its own transaction. Run by core at start (one replica per deploy:
- * the Helm migration Job, or the local supervisor), never `schema.update()`. */
-export async function migrate(orm: Orm): Promise<void> {
-  await orm.migrator.up();
+/**
+ * The advisory lock (two int4 keys, beside worker-liveness.ts's 0x5c1a and dead-pool-jobs.ts's 0x5c1b) held
+ * while migrations run: replicas started together on an empty database (`npm start`, compose-like deploys)
+ * would otherwise all create the same tables, and all but one fail (`UniqueConstraintViolationException ...
+ * (typname, typnamespace)=(scans, 2200)`).
+ */
+const MIGRATION_LOCK = [0x5c1c, 0] as const;
+
+/**
+ * Applies pending migrations, each in its own transaction, and answers their names; never
+ * `schema.update()`. Run by the migrate role (the Helm migration Job) and by core at start. One process at
+ * a time: the others wait for the lock, then find nothing left to apply.
+ */
+export async function migrate(orm: Orm): Promise<string[]> {
+  // Its own connection, not one of the pool's: the lock must outlive every migration's transaction.
+  const lock = new pg.Client({ connectionString: orm.config.get('clientUrl'), ...CONNECTION });
+  lock.on('error', () => {}); // a lost connection fails the query under way, which is thrown
+  await lock.connect();
+  try {
+    await lock.query('select pg_advisory_lock($1, $2)', [...MIGRATION_LOCK]);
+    const applied = await orm.migrator.up();
+    await lock.query('select pg_advisory_unlock($1, $2)', [...MIGRATION_LOCK]);
+    return applied.map((migration) => migration.name);
+  } finally {
+    await lock.end(); // also releases the lock if a migration failed
+  }
 }
