@@ -8,12 +8,15 @@ import { createInternalTransport } from '../services/shared/internal-transport.t
 import { createLogger } from '../services/shared/logger.ts';
 import { startMetricsServer } from '../services/shared/metrics.ts';
 import { Readiness, shutDownGracefully } from '../services/shared/shutdown.ts';
+import { guardStartup } from '../services/shared/startup.ts';
 import { clientTelemetry } from '../services/shared/telemetry.ts';
 import { startTraceExport, traceExportSettings } from '../services/shared/trace-export.ts';
 import { createFacade } from './app.ts';
 
 const config = loadOrExit('facade', () => loadFacadeConfig());
 const logger = createLogger('facade', config.logLevel);
+// The port taken: one fatal line, exit 1 (startup.ts); the server's 'error' is uncaught until it listens.
+const startup = guardStartup(logger);
 const traces = await startTraceExport(
   loadOrExit('facade', () => traceExportSettings('facade', process.env)),
   logger,
@@ -70,6 +73,7 @@ const metrics = await startMetricsServer({
 });
 const server = app.listen(config.facadePort, () => {
   logger.info({ port: config.facadePort, base_url: config.publicBaseUrl }, 'facade listening');
+  startup.done();
 });
 
 // On SIGTERM: /health 503 at once; after the drain delay the port is closed (idle connections with it),

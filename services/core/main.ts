@@ -13,6 +13,7 @@ import { loadOrExit } from '../shared/env-reader.ts';
 import { createLogger } from '../shared/logger.ts';
 import { startMetricsServer } from '../shared/metrics.ts';
 import { Readiness, shutDownGracefully, shutdownGraceMs } from '../shared/shutdown.ts';
+import { guardStartup } from '../shared/startup.ts';
 import { clientTelemetry } from '../shared/telemetry.ts';
 import { startTraceExport, traceExportSettings } from '../shared/trace-export.ts';
 import { startCore } from './core.ts';
@@ -20,6 +21,8 @@ import { migrate, openDatabase } from './db/orm.ts';
 
 const config = loadOrExit('core', () => loadCoreConfig());
 const logger = createLogger('core', config.logLevel);
+// The database unreachable or refusing us, the port taken: one fatal line, exit 1 (startup.ts).
+const startup = guardStartup(logger, config.databaseUrl);
 for (const warning of config.warnings) logger.warn(warning);
 const traces = await startTraceExport(
   loadOrExit('core', () => traceExportSettings('core', process.env)),
@@ -84,6 +87,7 @@ const metrics = await startMetricsServer({
   host: config.metricsHost ?? config.coreHost,
   logger,
 });
+startup.done();
 
 // On SIGTERM: NOT_SERVING at once; after the drain delay no new job nor call is taken, the calls in flight
 // are answered and the analyses running finish, or are handed back to the queue for another core.

@@ -5,8 +5,10 @@
  * other secret.
  */
 import { prepareQueue } from '../scan/scan-worker.ts';
+import { redactConfiguredSecrets } from '../shared/configured-secrets.ts';
 import { EnvReader, loadOrExit } from '../shared/env-reader.ts';
 import { createLogger } from '../shared/logger.ts';
+import { guardStartup } from '../shared/startup.ts';
 import { migrate, openDatabase } from './db/orm.ts';
 
 const databaseUrl = loadOrExit('migrate', () => {
@@ -18,7 +20,10 @@ const databaseUrl = loadOrExit('migrate', () => {
   env.done();
   return url;
 });
+redactConfiguredSecrets(process.env, [], []); // the database password, should an error quote it
 const logger = createLogger('migrate');
+// The database unreachable or refusing us: one fatal line, exit 1 (startup.ts).
+guardStartup(logger, databaseUrl);
 const orm = await openDatabase(databaseUrl);
 try {
   const applied = await migrate(orm);

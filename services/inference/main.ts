@@ -4,11 +4,14 @@ import { loadOrExit } from '../shared/env-reader.ts';
 import { createLogger } from '../shared/logger.ts';
 import { startMetricsServer } from '../shared/metrics.ts';
 import { Readiness, shutDownGracefully, shutdownGraceMs } from '../shared/shutdown.ts';
+import { guardStartup } from '../shared/startup.ts';
 import { startTraceExport, traceExportSettings } from '../shared/trace-export.ts';
 import { startInference } from './inference-server.ts';
 
 const config = loadOrExit('inference', () => loadConfig());
 const logger = createLogger('inference', config.logLevel);
+// The port taken, the models not loaded: one fatal line, exit 1 (startup.ts).
+const startup = guardStartup(logger);
 const traces = await startTraceExport(
   loadOrExit('inference', () => traceExportSettings('inference', process.env)),
   logger,
@@ -32,6 +35,7 @@ const metrics = await startMetricsServer({
   host: config.metricsHost ?? config.inferenceHost,
   logger,
 });
+startup.done();
 
 // On SIGTERM: NOT_SERVING at once; after the drain delay GOAWAY to every core, whose analysis streams in
 // flight are answered to the end (each core opens its next stream to another replica). A connection still
