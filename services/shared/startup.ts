@@ -41,29 +41,17 @@ function chain(err: unknown): ErrorFields[] {
   return errors;
 }
 
-/** `host:port` of a postgres:// URL, without its user or password. */
-function databaseAddress(databaseUrl: string): string {
+/** What a sentence may name of a postgres:// URL: `host:port`, the user and the database, never the password. */
+function databaseParts(databaseUrl: string): { at: string; user: string; name: string } {
   try {
     const url = new URL(databaseUrl);
-    return `${url.hostname}:${url.port || '5432'}`;
+    return {
+      at: `${url.hostname}:${url.port || '5432'}`,
+      user: decodeURIComponent(url.username),
+      name: decodeURIComponent(url.pathname.slice(1)),
+    };
   } catch {
-    return 'the configured address';
-  }
-}
-
-function databaseName(databaseUrl: string): string {
-  try {
-    return decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
-  } catch {
-    return '';
-  }
-}
-
-function databaseUser(databaseUrl: string): string {
-  try {
-    return decodeURIComponent(new URL(databaseUrl).username);
-  } catch {
-    return '';
+    return { at: 'the configured address', user: '', name: '' };
   }
 }
 
@@ -73,13 +61,13 @@ export function startupFailure(err: unknown, databaseUrl?: string): string | und
     const code = typeof e.code === 'string' ? e.code : '';
     if (code === 'EADDRINUSE' && e.syscall === 'listen') return `port ${String(e.port)} is in use`;
     if (!databaseUrl) continue;
-    const at = databaseAddress(databaseUrl);
+    const { at, user, name } = databaseParts(databaseUrl);
     if (UNREACHABLE.has(code)) return `cannot reach the database at ${at} (${code})`;
     if (!code && CONNECT_TIMEOUT.test(String(e.message)))
       return `cannot reach the database at ${at} (no answer within the connection timeout)`;
     if (code.startsWith('28'))
-      return `the database at ${at} refused the login of user "${databaseUser(databaseUrl)}" (${code}: wrong password or user not allowed)`;
-    if (code === '3D000') return `the database "${databaseName(databaseUrl)}" does not exist at ${at}`;
+      return `the database at ${at} refused the login of user "${user}" (${code}: wrong password or user not allowed)`;
+    if (code === '3D000') return `the database "${name}" does not exist at ${at}`;
   }
   return undefined;
 }
