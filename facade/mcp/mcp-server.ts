@@ -89,17 +89,21 @@ export function buildServer(
 /**
  * A call naming no tool of this endpoint: -32602 with the name quoted clipped (a megabyte of name is not
  * echoed back), where it is served if only on /mcp/account (delete_my_service_data on /mcp), and the
- * tools there are, so that an agent can correct the call. Thrown as a plain error with a code: the SDK
- * would prefix an McpError's message with "MCP error -32602: ".
+ * tools there are, so that an agent can correct the call.
  */
 function unknownTool(name: string, tools: Iterable<string>, accountOnly: readonly string[]): Error {
   const where = accountOnly.includes(name) ? ` ${ACCOUNT_ONLY}` : '';
-  const message = `Unknown tool: ${quote(name)}.${where} The tools of this endpoint: ${[...tools].join(', ')}.`;
-  return Object.assign(new Error(message), { code: ErrorCode.InvalidParams });
+  return invalidParams(
+    `Unknown tool: ${quote(name)}.${where} The tools of this endpoint: ${[...tools].join(', ')}.`,
+  );
 }
 
 function invalidCursor(): Error {
-  const message = 'Invalid cursor: tools/list answers in one page; call it without a cursor.';
+  return invalidParams('Invalid cursor: tools/list answers in one page; call it without a cursor.');
+}
+
+/** -32602 as a plain error with a code: the SDK would prefix an McpError's message with "MCP error -32602: ". */
+function invalidParams(message: string): Error {
   return Object.assign(new Error(message), { code: ErrorCode.InvalidParams });
 }
 

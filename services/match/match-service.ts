@@ -11,7 +11,6 @@ import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from '@connectrpc/connect';
 import {
   type MatchService,
-  ProductMatchSchema,
   type RecommendProductsRequest,
   type RecommendProductsResponse,
   RecommendProductsResponseSchema,
@@ -22,10 +21,10 @@ import { authorizeScan } from '../scan/scan-access.ts';
 import { serviceError } from '../shared/errors.ts';
 import { concernsFromScores } from '../shared/measures.ts';
 import { consumeAllowance, INCLUDED_MATCHES, matchesUsed } from './allowance.ts';
-import { ENGINE_VERSION, matchesConcerns } from './engine/index.ts';
+import { ENGINE_VERSION } from './engine/index.ts';
 import { MATCH_USED, matchBasis, noCandidate, noMatch } from './match-basis.ts';
 import { checkFilter } from './match-input.ts';
-import { toProductMessage } from './product-message.ts';
+import { toProductMatch } from './product-message.ts';
 
 export const MAX_PRODUCTS = 5;
 export const LIMITATIONS =
@@ -140,13 +139,7 @@ export class MatchServiceImpl implements ServiceImpl<typeof MatchService> {
       this.#deps.afterConsume,
     );
     if (!consumed) return answer([], INCLUDED_MATCHES, true, MATCH_USED);
-    const products = best.map(({ entry, score }) =>
-      create(ProductMatchSchema, {
-        product: toProductMessage(entry.product),
-        matchScore: score ?? undefined,
-        matchesConcerns: matchesConcerns(concerns, entry.engine),
-      }),
-    );
+    const products = best.map(({ entry, score }) => toProductMatch(entry, score, concerns));
     return answer(products, INCLUDED_MATCHES, false);
   }
 }

@@ -1,7 +1,27 @@
 /** A derived catalog product as the Product message that CatalogService and MatchService return. */
 import { create } from '@bufbuild/protobuf';
 import { type Product, ProductSchema } from '../../gen/skinmatch/v1/catalog_types_pb.ts';
+import { type ProductMatch, ProductMatchSchema } from '../../gen/skinmatch/v1/match_pb.ts';
+import type { CatalogEntry } from '../catalog/catalog-index.ts';
 import type { DerivedProduct } from '../catalog/derive.ts';
+import type { Concern } from '../shared/measures.ts';
+import { matchesConcerns } from './engine/index.ts';
+
+/**
+ * One product match item, as recommend_products answers it and get_skin_scan's used_match shows it again
+ * (used-match.ts): the same builder, so the two are the same items.
+ */
+export function toProductMatch(
+  entry: CatalogEntry,
+  score: number | null,
+  concerns: readonly Concern[],
+): ProductMatch {
+  return create(ProductMatchSchema, {
+    product: toProductMessage(entry.product),
+    matchScore: score ?? undefined,
+    matchesConcerns: matchesConcerns(concerns, entry.engine),
+  });
+}
 
 export function toProductMessage(product: DerivedProduct): Product {
   const optional = (value: string | null) => value ?? undefined;

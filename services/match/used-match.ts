@@ -9,14 +9,14 @@
  */
 import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { ProductMatchSchema, type UsedMatch, UsedMatchSchema } from '../../gen/skinmatch/v1/match_pb.ts';
+import { type UsedMatch, UsedMatchSchema } from '../../gen/skinmatch/v1/match_pb.ts';
 import type { LiveCatalog } from '../catalog/catalog-store.ts';
 import type { SkinType } from '../catalog/derive.ts';
 import type { Concern } from '../shared/measures.ts';
 import type { StoredMatch } from './allowance.ts';
-import { ENGINE_VERSION, matchesConcerns, prepareScan, scorePrepared } from './engine/index.ts';
+import { ENGINE_VERSION, prepareScan, scorePrepared } from './engine/index.ts';
 import { scoredAgainst } from './match-basis.ts';
-import { toProductMessage } from './product-message.ts';
+import { toProductMatch } from './product-message.ts';
 
 export function usedMatch(
   stored: StoredMatch,
@@ -40,14 +40,7 @@ export function usedMatch(
   for (const id of ids) {
     const entry = catalog.index.get(id);
     if (!entry) continue;
-    const score = scorePrepared(scan, entry.engine);
-    products.push(
-      create(ProductMatchSchema, {
-        product: toProductMessage(entry.product),
-        matchScore: score ?? undefined,
-        matchesConcerns: matchesConcerns(concerns, entry.engine),
-      }),
-    );
+    products.push(toProductMatch(entry, scorePrepared(scan, entry.engine), concerns));
   }
   const leftOut = ids.length - products.length;
   if (leftOut > 0) basis.push(withdrawn(leftOut, ids.length));

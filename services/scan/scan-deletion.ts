@@ -24,31 +24,37 @@ export async function removeAnalysisJobs(sql: SqlEntityManager, runIds: readonly
   ]);
 }
 
-/** Deletes one scan (of `accountId` when given) and its job; whether there was such a scan. */
-export async function deleteOneScan(em: EntityManager, runId: string, accountId?: string): Promise<boolean> {
-  return em.transactional(async (tx) => {
-    const sql = tx as SqlEntityManager;
-    const rows = await sql.execute<{ id: string }[]>(
-      `delete from scans where id = ? ${accountId === undefined ? '' : 'and account_id = ?'} returning id`,
-      accountId === undefined ? [runId] : [runId, accountId],
-    );
-    await removeAnalysisJobs(
-      sql,
-      rows.map((row) => row.id),
-    );
-    return rows.length > 0;
-  });
-}
-
-/** Deletes every scan of the account and their jobs, before the account itself goes (account-store.ts). */
-export async function deleteAccountScans(sql: SqlEntityManager, accountId: string): Promise<void> {
-  const rows = await sql.execute<{ id: string }[]>('delete from scans where account_id = ? returning id', [
-    accountId,
+/** Deletes the scans `where` names, and their jobs, in the caller's transaction; how many there were. */
+async function deleteScansWhere(
+  sql: SqlEntityManager,
+  where: string,
+  params: readonly unknown[],
+): Promise<number> {
+  const rows = await sql.execute<{ id: string }[]>(`delete from scans where ${where} returning id`, [
+    ...params,
   ]);
   await removeAnalysisJobs(
     sql,
     rows.map((row) => row.id),
   );
+  return rows.length;
+}
+
+/** Deletes one scan (of `accountId` when given) and its job; whether there was such a scan. */
+export async function deleteOneScan(em: EntityManager, runId: string, accountId?: string): Promise<boolean> {
+  return em.transactional(async (tx) => {
+    const sql = tx as SqlEntityManager;
+    const deleted =
+      accountId === undefined
+        ? await deleteScansWhere(sql, 'id = ?', [runId])
+        : await deleteScansWhere(sql, 'id = ? and account_id = ?', [runId, accountId]);
+    return deleted > 0;
+  });
+}
+
+/** Deletes every scan of the account and their jobs, before the account itself goes (account-store.ts). */
+export async function deleteAccountScans(sql: SqlEntityManager, accountId: string): Promise<void> {
+  await deleteScansWhere(sql, 'account_id = ?', [accountId]);
 }
 
 /**

@@ -188,13 +188,7 @@ describe('the scan worker', () => {
       await new Promise((r) => setTimeout(r, 50));
     assert.deepEqual(await queuedJobs(scan.run_id), []);
     assert.equal(analyzer.calls, calls);
-    const rows = await stack.orm.em
-      .getConnection()
-      .execute(
-        'select id from scans where id = ? union all select run_id from scan_photos where run_id = ?',
-        [scan.run_id, scan.run_id],
-      );
-    assert.deepEqual(rows, []);
+    assert.deepEqual(await scanRows(scan.run_id), []);
   });
 
   it('a scan deleted while it is analysed: the inference call is aborted, nothing is written, the job is gone', async () => {
@@ -210,14 +204,17 @@ describe('the scan worker', () => {
     for (let waited = 0; (await queuedJobs(scan.run_id)).length > 0 && waited < 10_000; waited += 50)
       await new Promise((r) => setTimeout(r, 50));
     assert.deepEqual(await queuedJobs(scan.run_id), []);
-    const rows = await stack.orm.em
+    assert.deepEqual(await scanRows(scan.run_id), []);
+  });
+
+  /** The scan's row and its photo's, if any is left. */
+  const scanRows = (runId: string) =>
+    stack.orm.em
       .getConnection()
       .execute(
         'select id from scans where id = ? union all select run_id from scan_photos where run_id = ?',
-        [scan.run_id, scan.run_id],
+        [runId, runId],
       );
-    assert.deepEqual(rows, []);
-  });
 
   const queuedJobs = (runId: string) =>
     stack.orm.em
