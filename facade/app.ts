@@ -27,6 +27,7 @@ import { matchTools } from './mcp/match-tools.ts';
 import { buildServer, INSTRUCTIONS } from './mcp/mcp-server.ts';
 import { RequestMultiplexer } from './mcp/multiplexer.ts';
 import { scanTools } from './mcp/scan-tools.ts';
+import { clientAddress } from './net.ts';
 import { scanPages } from './pages/scan-page.ts';
 import { GuestLimits, type GuestLimitsConfig, type LimitListeners } from './rate-limits.ts';
 import { routeTemplate } from './route-template.ts';
@@ -113,6 +114,8 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
   app.proxy = options.trustProxy === true;
   app.keys = [...options.oauth.cookieKeys];
   app.maxIpsCount = options.trustedProxyHops ?? 1;
+  // The client address, port and brackets off, before anything reads it (facade/net.ts).
+  app.use(clientAddress(logger));
   // While shutting down, every answer closes its connection, so no client keeps one to a façade that is
   // about to stop listening: its next request opens a connection to another replica.
   app.use(async (ctx, next) => {

@@ -22,6 +22,7 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { ToolBudget } from '../services/shared/config.ts';
 import { LeasedBudget, type Queryable } from './leased-budget.ts';
 import { ToolError } from './mcp/tool-errors.ts';
+import { parseAddress } from './net.ts';
 
 export interface GuestLimitsConfig {
   /** Requests of any kind on the MCP endpoints per network (per account) per minute (default 600). */
@@ -263,7 +264,10 @@ function sweepExpiredRows(store: Queryable): void {
 const networks = new Map<string, string>();
 const MAX_REMEMBERED = 10_000;
 
-/** The rate-limit key of a client address: the IPv4 address, or the IPv6 /64 prefix. */
+/**
+ * The rate-limit key of a client address (as facade/net.ts parses it: a port or brackets around it do not
+ * matter): the IPv4 address, or the IPv6 /64 prefix. Text that is no address is its own key.
+ */
 export function networkOf(address: string): string {
   let network = networks.get(address);
   if (network === undefined) {
@@ -275,9 +279,10 @@ export function networkOf(address: string): string {
 }
 
 function parseNetwork(address: string): string {
-  if (!ipaddr.isValid(address)) return address;
-  const parsed = ipaddr.process(address); // IPv4-mapped IPv6 becomes plain IPv4
-  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const ip = parseAddress(address);
+  if (ip === undefined) return address;
+  const parsed = ipaddr.parse(ip);
+  if (parsed.kind() === 'ipv4') return ip;
   const parts = (parsed as ipaddr.IPv6).parts.slice(0, 4);
   return `${parts.map((part) => part.toString(16)).join(':')}::/64`;
 }

@@ -54,6 +54,8 @@ describe('rate limits', () => {
   it('networks are IPv4 addresses and IPv6 /64 prefixes', () => {
     assert.equal(networkOf('203.0.113.7'), '203.0.113.7');
     assert.equal(networkOf('::ffff:203.0.113.7'), '203.0.113.7');
+    assert.equal(networkOf('203.0.113.7:51234'), '203.0.113.7');
+    assert.equal(networkOf('[2001:db8:1:2::1]:443'), networkOf('2001:db8:1:2::7'));
     assert.equal(networkOf('2001:db8:1:2:aaaa::1'), networkOf('2001:db8:1:2:bbbb:cccc:dddd:eeee'));
     assert.notEqual(networkOf('2001:db8:1:2::1'), networkOf('2001:db8:1:3::1'));
   });

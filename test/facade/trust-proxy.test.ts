@@ -3,6 +3,7 @@
  * proxies from the right, so a client cannot escape its rate limit by writing the header itself.
  */
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { loadConfig } from '../../services/shared/config.ts';
 import { errorCode, JSON_RPC_HEADERS } from '../support/mcp.ts';
 import { type Stack, startStack } from '../support/stack.ts';
@@ -50,6 +51,38 @@ for (const hops of [1, 2]) {
         assert.equal(await listScansAs(stack, chain(client).join(', ')), undefined);
         assert.equal(await listScansAs(stack, chain(client).join(', ')), 'rate_limited');
       }
+    });
+
+    it('an entry with a port (as Azure Application Gateway writes it) counts for its address', async () => {
+      const spell = [
+        ['203.0.113.30:40001', '203.0.113.30:40002', '203.0.113.30'],
+        ['[2001:db8:0:7::1]:443', '[2001:db8:0:7::2]', '2001:db8:0:7::3'],
+        ['::ffff:203.0.113.31', '[::ffff:203.0.113.31]:51234', '203.0.113.31:1'],
+      ];
+      for (const entries of spell) {
+        const outcomes = [];
+        for (const entry of entries) outcomes.push(await listScansAs(stack, chain(entry).join(', ')));
+        assert.deepEqual(outcomes, [undefined, undefined, 'rate_limited'], entries.join(' '));
+      }
+    });
+
+    it("an entry that is no address counts for the socket's address, with one warning", async () => {
+      const outcomes = [];
+      for (const entry of ['unknown', 'garbage-1', 'garbage-2']) {
+        outcomes.push(await listScansAs(stack, chain(entry).join(', ')));
+      }
+      assert.deepEqual(outcomes, [undefined, undefined, 'rate_limited']);
+      let warnings: any[] = [];
+      for (let i = 0; warnings.length === 0 && i < 100; i++) {
+        await new Promise((r) => setTimeout(r, 20)); // the logger's stream is asynchronous
+        warnings = (await readFile(stack.logFile, 'utf8'))
+          .split('\n')
+          .filter((line) => line.includes('is not an IP address'))
+          .map((line) => JSON.parse(line));
+      }
+      assert.equal(warnings.length, 1);
+      assert.equal(warnings[0].forwarded, 'unknown');
+      assert.equal(warnings[0].socket, '127.0.0.1');
     });
   });
 }
