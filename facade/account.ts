@@ -92,7 +92,8 @@ export async function createAccountSurface(options: AccountSurfaceOptions) {
   const saves = savePages({ accounts, signIn, publicBaseUrl: issuer, logger });
   const server = authorizationServer(provider, issuer, options.limits);
   // Every request here spends a point of the network's request budget, as MCP requests do: each
-  // /authorize stores an interaction, so without a bound one network could fill the database with them.
+  // /authorize stores an interaction, so without a bound one network could fill the database with them
+  // (the size of each is bounded in oauth/endpoints.ts, its lifetime in oauth/provider.ts).
   const pages: Middleware = async (ctx, next) => {
     const refusal = await options.limits.checkRequest(ctx.ip);
     if (refusal) return tooManyRequests(ctx, refusal.retryAfterSeconds ?? 1, refusal.message);

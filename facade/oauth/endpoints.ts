@@ -15,7 +15,8 @@ import compose from 'koa-compose';
 import type { Provider } from 'oidc-provider';
 import getRawBody from 'raw-body';
 import type { GuestLimits } from '../rate-limits.ts';
-import { checkRegistration, MAX_REGISTRATION_BYTES } from './registration.ts';
+import { errorPage, sendPage } from './pages.ts';
+import { checkRegistration, MAX_REGISTRATION_BYTES, MAX_URI_CHARS } from './registration.ts';
 import { ACCOUNT_RESOURCE_PATH, isScope, SCOPE_NAMES } from './scopes.ts';
 
 const MAX_BODY_BYTES = 56 * 1024;
@@ -55,6 +56,10 @@ export function authorizationServer(
       await served(ctx, next);
       if (ctx.status === 200) ctx.body = asMetadata(ctx.body as Record<string, unknown>, issuer);
       return;
+    }
+    if (ctx.path === '/authorize') {
+      const problem = oversizedAuthorization(ctx.querystring);
+      if (problem) return sendPage(ctx, 400, errorPage(400, 'invalid_request', problem));
     }
     if (ctx.method === 'GET' && ctx.path === '/authorize') await defaultScope(ctx, provider);
     if (ctx.method === 'POST' && ctx.path === '/token' && ctx.is('application/x-www-form-urlencoded')) {
@@ -107,6 +112,29 @@ async function defaultScope(ctx: Context, provider: Provider): Promise<void> {
     .filter(isScope);
   query.set('scope', [...words, ...(registered.length > 0 ? registered : SCOPE_NAMES)].join(' '));
   ctx.querystring = query.toString();
+}
+
+/**
+ * An authorization request is stored as an interaction before anyone signs in (INTERACTION_TTL_S), so its
+ * size is bounded, not only the number of requests a network may send (the request budget): a 15 KB
+ * `state` was kept, about 530 MB a network an hour. Real requests are far smaller: a random `state` and
+ * `nonce` (tens of characters), a 43-character PKCE challenge (oidc-provider allows 43 to 128), a
+ * registered redirect URI (at most MAX_URI_CHARS, registration.ts). Over a bound, a 400 page, as for an
+ * unknown client or redirect URI: nobody is redirected to a URI not yet checked against the client.
+ */
+const MAX_AUTHORIZE_QUERY_BYTES = 4096;
+const MAX_AUTHORIZE_PARAMETER_CHARS = 1024;
+
+/** Why an authorization request's query is too large, or undefined. */
+function oversizedAuthorization(querystring: string): string | undefined {
+  if (Buffer.byteLength(querystring) > MAX_AUTHORIZE_QUERY_BYTES) {
+    return `the authorization request must be at most ${MAX_AUTHORIZE_QUERY_BYTES} bytes`;
+  }
+  for (const [name, value] of new URLSearchParams(querystring)) {
+    const max = name === 'redirect_uri' ? MAX_URI_CHARS : MAX_AUTHORIZE_PARAMETER_CHARS;
+    if (value.length > max) return `${name.slice(0, 40)} must be at most ${max} characters`;
+  }
+  return undefined;
 }
 
 /** A CORS preflight for an open route: any origin, the headers it asks for, no credentials. */

@@ -17,6 +17,12 @@ import { stateAdapterClass } from './state-adapter.ts';
 
 export const ACCESS_TOKEN_TTL_S = 10 * 60;
 const REFRESH_TOKEN_TTL_S = 30 * 24 * 3600;
+/**
+ * How long an authorization request waits for the person: the upstream sign-in (its cookies last 10
+ * minutes, sealed-cookies.ts) and the consent page. oidc-provider's default, an hour, kept every request's
+ * interaction, stored before anyone signs in, four times longer than a sign-in can use it.
+ */
+export const INTERACTION_TTL_S = 15 * 60;
 
 export interface ProviderOptions {
   readonly issuer: string;
@@ -100,7 +106,7 @@ export function createProvider(options: ProviderOptions): Provider {
       RefreshToken: REFRESH_TOKEN_TTL_S,
       Grant: REFRESH_TOKEN_TTL_S,
       Session: 24 * 3600,
-      Interaction: 3600,
+      Interaction: INTERACTION_TTL_S,
     },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     findAccount: async (_ctx, sub) => {

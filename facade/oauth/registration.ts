@@ -19,7 +19,7 @@ import { SCOPE_NAMES } from './scopes.ts';
 
 export const MAX_REGISTRATION_BYTES = 16 * 1024;
 const MAX_REDIRECT_URIS = 10;
-const MAX_URI_CHARS = 2000;
+export const MAX_URI_CHARS = 2000;
 const MAX_NAME_CHARS = 100;
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 const KNOWN_SCOPES = new Set<string>([...SCOPE_NAMES, 'openid', 'offline_access']);
