@@ -28,6 +28,7 @@ import { buildServer, INSTRUCTIONS } from './mcp/mcp-server.ts';
 import { RequestMultiplexer } from './mcp/multiplexer.ts';
 import { scanTools } from './mcp/scan-tools.ts';
 import { clientAddress } from './net.ts';
+import type { StreamBounds } from './pages/page-streams.ts';
 import { scanPages } from './pages/scan-page.ts';
 import { GuestLimits, type GuestLimitsConfig, type LimitListeners } from './rate-limits.ts';
 import { routeTemplate } from './route-template.ts';
@@ -66,6 +67,8 @@ export interface FacadeOptions {
   readonly photoMaxBytes?: number;
   /** How often the upload page's quiet progress stream gets a keep-alive comment (default 15 s). */
   readonly pageKeepAliveMs?: number;
+  /** Bounds on the upload page's open progress streams (facade/pages/page-streams.ts; tests lower them). */
+  readonly pageStreamBounds?: StreamBounds;
 }
 
 export async function createFacade(options: FacadeOptions): Promise<Koa> {
@@ -196,6 +199,7 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
       logger,
       maxBytes: options.photoMaxBytes,
       keepAliveMs: options.pageKeepAliveMs,
+      streamBounds: options.pageStreamBounds,
       readiness: options.readiness,
     }),
   );

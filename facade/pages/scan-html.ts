@@ -81,7 +81,6 @@ export const PAGE_WORDS = {
   network: 'The connection failed. Check that you are online, then try again.',
   uploadCancelled: 'Sending stopped. Choose a photo when you are ready.',
   reconnecting: 'Reconnecting… The page lost touch with the analysis and is trying again.',
-  streamLost: 'The page lost touch with the analysis. Check that you are online, then reload the page.',
   sent: 'Photo sent.',
   awaitingPhoto: 'You agreed. Now take or choose a photo of your face.',
 };

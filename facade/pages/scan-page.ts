@@ -7,7 +7,8 @@
  * GET  /scan/:id/challenge  a bot challenge for the consent form (the ALTCHA widget's challengeurl)
  * POST /scan/:id/consent    consent with the solved challenge: sets the `__Host-` consent cookie
  * POST /scan/:id/photo      the photo as the raw body, its size bound enforced while it streams in
- * GET  /scan/:id/events     progress as server-sent events, relayed from core's WatchIntake
+ * GET  /scan/:id/events     progress as server-sent events, relayed from core's WatchIntake (a few per
+ *                           scan and per network: page-streams.ts)
  * POST /scan/:id/delete     deletes the scan (its agent's token too) and the cookie
  * GET  /scan/assets/:file   the page's script, style and the widget's files
  *
@@ -15,7 +16,7 @@
  * Every POST must come from a page of our own origin; refusals are JSON `{error, message}` with a status.
  */
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import { type Client, ConnectError } from '@connectrpc/connect';
+import { type Client, Code, ConnectError } from '@connectrpc/connect';
 import type { Context } from 'koa';
 import { ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.ts';
 import type { IntakeService, IntakeState } from '../../gen/skinmatch/v1/intake_pb.ts';
@@ -23,6 +24,7 @@ import { ScanStatus } from '../../gen/skinmatch/v1/scan_types_pb.ts';
 import { CONSENT_TEXT, CONSENT_VERSION } from '../../services/intake/consent.ts';
 import { errorReason } from '../../services/shared/errors.ts';
 import type { Logger } from '../../services/shared/logger.ts';
+import { pageStreamsRefused } from '../../services/shared/metrics.ts';
 import type { Readiness } from '../../services/shared/shutdown.ts';
 import { readBody } from '../body.ts';
 import { page } from '../oauth/pages.ts';
@@ -43,6 +45,7 @@ import {
   setPageHeaders,
 } from './page-security.ts';
 import { toPageState } from './page-state.ts';
+import { type StreamBounds, type StreamRefusal, StreamSlots } from './page-streams.ts';
 import { leaveUnread, readPhoto } from './photo-body.ts';
 import { renderScanPage, SCAN_NOT_FOUND_HTML } from './scan-html.ts';
 import {
@@ -51,6 +54,7 @@ import {
   REFUSALS,
   type RefusalReason,
   refusalWords,
+  streamBoundWords,
 } from './scan-words.ts';
 
 export const DEFAULT_PHOTO_MAX_BYTES = 10 * 1024 * 1024;
@@ -59,6 +63,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const CONSENT_BODY_LIMIT = 64 * 1024;
 /** Retry-After of a refusal for the service's own fault. */
 const UNAVAILABLE_RETRY_SECONDS = 5;
+/** Retry-After of a progress stream past a bound: until another of its streams has closed, likely. */
+const STREAM_RETRY_SECONDS = 30;
 
 export interface ScanPageOptions {
   readonly intake: Client<typeof IntakeService>;
@@ -71,6 +77,8 @@ export interface ScanPageOptions {
   readonly keepAliveMs?: number;
   /** The process's readiness: progress streams end when it stops taking work. */
   readonly readiness?: Readiness;
+  /** Bounds on open progress streams (DEFAULT_STREAM_BOUNDS by default; tests lower them). */
+  readonly streamBounds?: StreamBounds;
 }
 
 interface Route {
@@ -85,11 +93,15 @@ export function scanPages(options: ScanPageOptions) {
   const { intake, limits, logger } = options;
   const publicOrigin = new URL(options.publicBaseUrl).origin;
   const maxBytes = options.maxBytes ?? DEFAULT_PHOTO_MAX_BYTES;
+  const slots = new StreamSlots(options.streamBounds);
   const relay = {
     intake,
     logger,
     keepAliveMs: options.keepAliveMs ?? KEEP_ALIVE_MS,
     refuse: refuseFor,
+    slots,
+    refuseSlot: (ctx: Context, refusal: StreamRefusal) =>
+      refuse(ctx, 'rate_limited', STREAM_RETRY_SECONDS, streamBoundWords(refusal, slots.bounds)),
     readiness: options.readiness,
   };
 
@@ -246,6 +258,11 @@ export function scanPages(options: ScanPageOptions) {
     if (reason === 'invalid_input') return refuse(ctx, 'invalid_request', undefined, CONSENT_OUTDATED_WORDS);
     if (reason === 'rate_limited') return refuse(ctx, 'rate_limited', retryAfter(err));
     if (reason && reason !== 'unavailable' && isRefusalReason(reason)) return refuse(ctx, reason);
+    // Core holding as many watches as it may (GRPC_MAX_WATCHES): counted, not an error line per refusal.
+    if (!reason && ConnectError.from(err).code === Code.ResourceExhausted) {
+      pageStreamsRefused.inc({ bound: 'core' });
+      return refuse(ctx, 'unavailable', UNAVAILABLE_RETRY_SECONDS);
+    }
     logger.error(
       { err: (err as Error).message, path: routeTemplate(ctx.path) },
       'scan page: core call failed',

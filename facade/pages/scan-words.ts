@@ -82,6 +82,13 @@ export const REFUSALS = {
 export const CONSENT_OUTDATED_WORDS =
   'The consent text has changed since this page was opened. Reload the page and read it again.';
 
+/** `rate_limited` on a progress stream past a bound of facade/pages/page-streams.ts. */
+export function streamBoundWords(bound: 'scan' | 'network', max: { perScan: number; perNetwork: number }) {
+  return bound === 'scan'
+    ? `This scan’s progress is already followed in ${max.perScan} tabs or windows, as many as it may be. Close one of them, then reload this page.`
+    : `Pages on this network already follow ${max.perNetwork} progress streams, as many as they may. Close some of them, then reload this page.`;
+}
+
 export type RefusalReason = keyof typeof REFUSALS;
 
 export function isRefusalReason(value: string): value is RefusalReason {

@@ -42,6 +42,17 @@ export const rateLimitsShared = new Gauge({
   help: '1 while the façade counts rate limits in the shared database, 0 while it counts them in its own memory (no DATABASE_URL, or its lookups fail or time out).',
   registers: [],
 });
+export const pageStreamsOpen = new Gauge({
+  name: 'skinmatch_page_streams_open',
+  help: 'Progress streams of the upload page (GET /scan/:id/events) this façade holds open.',
+  registers: [],
+});
+export const pageStreamsRefused = new Counter({
+  name: 'skinmatch_page_streams_refused_total',
+  help: 'Progress streams of the upload page refused, by bound: scan or network (the façade’s, 429), core (its GRPC_MAX_WATCHES, 503).',
+  labelNames: ['bound'] as const,
+  registers: [],
+});
 
 // Core and inference: every RPC they serve.
 export const rpcCalls = new Counter({
@@ -120,7 +131,14 @@ export const analysisDuration = new Histogram({
 export type MetricsProcess = 'facade' | 'core' | 'inference';
 const RPC: readonly Metric[] = [rpcCalls, rpcDuration];
 export const EXPORTED: Readonly<Record<MetricsProcess, readonly Metric[]>> = {
-  facade: [toolCalls, toolCallDuration, rateLimitRefusals, rateLimitsShared],
+  facade: [
+    toolCalls,
+    toolCallDuration,
+    rateLimitRefusals,
+    rateLimitsShared,
+    pageStreamsOpen,
+    pageStreamsRefused,
+  ],
   core: [
     ...RPC,
     scanStageDuration,

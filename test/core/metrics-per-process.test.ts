@@ -17,6 +17,8 @@ type Process = 'facade' | 'core' | 'inference';
 
 const FAMILIES: Record<Process, string[]> = {
   facade: [
+    'skinmatch_page_streams_open',
+    'skinmatch_page_streams_refused_total',
     'skinmatch_rate_limit_refusals_total',
     'skinmatch_rate_limits_shared',
     'skinmatch_tool_call_duration_seconds',

@@ -8,7 +8,15 @@ import { PAGE_WORDS } from '../../facade/pages/scan-html.ts';
 import { REFUSALS } from '../../facade/pages/scan-words.ts';
 import { completeScan, RED_ACNE_SCORES } from '../support/fixtures.ts';
 import { IN_ANOTHER_BROWSER } from '../support/page-states.ts';
-import { assertAccessible, consentOnPage, phoneSuite, shown } from './scan-page-browser-support.ts';
+import {
+  assertAccessible,
+  consentOnPage,
+  phoneSuite,
+  recordStatuses,
+  shown,
+  sleep,
+  statuses,
+} from './scan-page-browser-support.ts';
 import { type AgentScan, startScan } from './scan-page-support.ts';
 
 describe('the upload page after the scan changed elsewhere', function () {
@@ -132,6 +140,67 @@ describe('the upload page after the scan changed elsewhere', function () {
     await statusIs(page, PAGE_WORDS.queued, 20_000);
     assert.equal(await stepOf(page), 'progress');
     assert.equal(await page.textContent('#alert'), '');
+  });
+
+  for (const [status, reason] of [
+    [429, 'rate_limited'],
+    [503, 'unavailable'],
+  ] as const) {
+    it(`the progress stream refused (${status}): the page asks for the scan every few seconds and shows the result`, async () => {
+      const scan = await startScan(phone.stack.baseUrl);
+      const page = await open(await newContext(), scan);
+      await consentOnPage(page);
+      // Too many tabs of this scan open, too many streams from this network, or core holding all it may.
+      await page.route('**/events', (route) =>
+        route.fulfill({
+          status,
+          contentType: 'application/json',
+          body: JSON.stringify({ error: reason, message: REFUSALS.unavailable.message }),
+        }),
+      );
+      const asked = () => page.waitForResponse((r) => r.url().endsWith('/state'), { timeout: 10_000 });
+      await page.setInputFiles('#file', phone.face);
+      await shown(page, 'progress', 30_000);
+      await asked();
+      assert.equal(await page.textContent('#status'), PAGE_WORDS.queued);
+      assert.equal(await page.textContent('#alert'), '', 'no dead end while the analysis runs');
+      await completeScan(phone.stack.orm, scan.run_id, RED_ACNE_SCORES);
+      await shown(page, 'done', 10_000);
+      assert.equal(await page.textContent('#status'), PAGE_WORDS.complete);
+      // Done: the page stops asking.
+      await assert.rejects(
+        page.waitForResponse((r) => r.url().endsWith('/state'), { timeout: 4000 }),
+        /Timeout/,
+      );
+    });
+  }
+
+  it('a stream at the end of its lifetime (`renew`): the page opens the next one at once, not "Reconnecting…"', async () => {
+    const scan = await startScan(phone.stack.baseUrl);
+    const page = await (await newContext()).newPage();
+    await recordStatuses(page);
+    await page.goto(`${phone.stack.baseUrl}/scan/${scan.run_id}`);
+    await consentOnPage(page);
+    let streams = 0;
+    let reopen = () => {};
+    const reopened = new Promise<void>((done) => (reopen = done));
+    page.on('request', (r) => {
+      if (r.url().endsWith('/events') && ++streams === 2) reopen();
+    });
+    // The façade's first stream ends at once with `renew`; the next one is the façade's own.
+    const renew = 'event: renew\ndata: {}\n\n';
+    await page.route(
+      '**/events',
+      (route) => route.fulfill({ status: 200, contentType: 'text/event-stream', body: renew }),
+      { times: 1 },
+    );
+    await page.setInputFiles('#file', phone.face);
+    await reopened;
+    await sleep(1000);
+    assert.equal(streams, 2);
+    assert.equal(await stepOf(page), 'progress');
+    assert.equal(await page.textContent('#status'), PAGE_WORDS.queued);
+    assert.ok(!(await statuses(page)).includes(PAGE_WORDS.reconnecting));
   });
 
   it('cookies cleared while the stream was down: refused on reconnecting, the page shows "elsewhere"', async () => {

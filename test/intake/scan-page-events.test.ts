@@ -13,6 +13,7 @@ import { createConnectTransport } from '@connectrpc/connect-node';
 import Koa from 'koa';
 import pino from 'pino';
 import { relayEvents } from '../../facade/pages/page-events.ts';
+import { StreamSlots } from '../../facade/pages/page-streams.ts';
 import { IntakeService } from '../../gen/skinmatch/v1/intake_pb.ts';
 import { freePort, waitForPort } from '../../scripts/port.ts';
 import { InferenceAnalyzer } from '../../services/scan/inference-analyzer.ts';
@@ -199,6 +200,8 @@ describe('the progress relay ends with the browser', () => {
       logger: pino({ level: 'silent' }),
       keepAliveMs: 60_000,
       refuse: () => assert.fail('not refused'),
+      slots: new StreamSlots(),
+      refuseSlot: () => assert.fail('not refused'),
     };
     app.use((ctx) => relayEvents(relay, ctx, 'run', 'secret'));
     const server = createServer(app.callback());
@@ -251,6 +254,8 @@ describe('the progress relay ends with the browser', () => {
       logger: pino({ level: 'silent' }),
       keepAliveMs: 60_000,
       refuse: () => assert.fail('nobody to answer'),
+      slots: new StreamSlots(),
+      refuseSlot: () => assert.fail('nobody to answer'),
     };
     app.use((ctx) => relayEvents(relay, ctx, 'run', 'secret'));
     const server = createServer(app.callback());

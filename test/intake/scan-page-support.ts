@@ -33,6 +33,7 @@ export interface PageRequest {
   readonly origin?: string | null;
   readonly headers?: Record<string, string>;
   readonly body?: RequestInit['body'];
+  readonly signal?: AbortSignal;
 }
 
 /** One request to `path` of the page, as the page's script would send it. */
@@ -43,7 +44,8 @@ export function pageFetch(base: string, path: string, request: PageRequest = {})
   // The cookie the page sets for a browser that has not consented, sent back as a browser keeping cookies does.
   headers.cookie = `${COOKIE_CHECK}=1`;
   if (request.secret) headers.cookie += `; ${BROWSER_COOKIE}=${request.secret}`;
-  return fetch(`${base}${path}`, { method: request.method ?? 'GET', headers, body: request.body });
+  const { method = 'GET', body, signal } = request;
+  return fetch(`${base}${path}`, { method, headers, body, signal });
 }
 
 /** A challenge from the page, solved as the widget does. */

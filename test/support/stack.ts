@@ -70,7 +70,10 @@ export interface StackOptions {
   readonly serverLimits?: CoreOptions['limits'];
   /** Other façade options (e.g. trustProxy, the upload page's photo bound). */
   readonly facade?: Partial<
-    Pick<FacadeOptions, 'trustProxy' | 'trustedProxyHops' | 'photoMaxBytes' | 'pageKeepAliveMs'>
+    Pick<
+      FacadeOptions,
+      'trustProxy' | 'trustedProxyHops' | 'photoMaxBytes' | 'pageKeepAliveMs' | 'pageStreamBounds'
+    >
   >;
 }
 

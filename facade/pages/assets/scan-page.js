@@ -12,6 +12,9 @@ const maxBytes = Number(main.dataset.maxBytes);
 const consentVersion = main.dataset.consentVersion;
 let state = JSON.parse(main.dataset.state);
 let events = null;
+/** While the progress stream is refused: the timer of the next look at the scan (every POLL_MS). */
+let polling = null;
+const POLL_MS = 3000;
 let busy = false;
 /** The photo being sent: its `done` and `cancel()` (scan-upload.js). */
 let sending = null;
@@ -273,9 +276,10 @@ async function choosePhoto(input) {
 for (const id of ['selfie', 'file']) $(id).addEventListener('change', (e) => choosePhoto(e.target));
 $('upload-cancel').addEventListener('click', () => sending?.cancel());
 
-// Live progress: core's WatchIntake stream as server-sent events; it ends after complete or failed.
+// Live progress: core's WatchIntake stream as server-sent events; it ends after complete or failed, and
+// after a while with `renew` (the page opens a new one). Refused, the page asks for the scan every few seconds.
 function watch() {
-  if (events) return;
+  if (events || polling) return;
   events = new EventSource(`${base}/events`);
   events.addEventListener('state', (e) => {
     const next = JSON.parse(e.data);
@@ -283,6 +287,10 @@ function watch() {
     render(next);
   });
   events.addEventListener('gone', () => showGone(words.gone));
+  events.addEventListener('renew', () => {
+    stopWatching();
+    watch();
+  });
   const source = events;
   events.addEventListener('error', () => {
     if (source !== events) return; // closed by the page
@@ -299,30 +307,42 @@ function watch() {
 
 /**
  * Why the server refused the progress stream (EventSource does not tell): asked again, the answer's status
- * read and the stream itself dropped. A scan deleted or expired while the phone slept is gone, not offline.
+ * read and the stream itself dropped. A scan deleted or expired while the phone slept is gone, not offline;
+ * one that moved on (cookies cleared meanwhile) shows the step that is true now. Otherwise (too many
+ * streams open, the service busy, offline) the page follows the scan by asking for it every few seconds.
  */
 async function explainRefusedStream() {
   const ask = new AbortController();
+  let body = null;
   try {
     const response = await fetch(`${base}/events`, { credentials: 'same-origin', signal: ask.signal });
     if (response.status === 404) return showGone(words.gone);
-    const body = response.ok ? null : await response.json().catch(() => null);
-    setStatus(statusWords(state)); // no longer "Reconnecting…"
-    alertWith(body?.message ?? words.streamLost);
-    ask.abort();
-    // Refused because the scan moved on (cookies cleared meanwhile): the step that is true now.
-    if (body) await refreshIfChanged({ body });
+    body = response.ok ? null : await response.json().catch(() => null);
   } catch {
-    setStatus(statusWords(state));
-    alertWith(words.streamLost);
+    // Offline, or the answer cut short: asking for the scan tells more.
   } finally {
     ask.abort();
   }
+  setStatus(statusWords(state)); // no longer "Reconnecting…"
+  if (STATE_CHANGED.has(body?.error)) {
+    alertWith(body.message);
+    return refresh();
+  }
+  if (stepOf(state) === 'progress' && !events) poll();
+}
+
+function poll() {
+  polling = setTimeout(async () => {
+    await refresh();
+    if (polling) poll();
+  }, POLL_MS);
 }
 
 function stopWatching() {
   events?.close();
   events = null;
+  clearTimeout(polling);
+  polling = null;
 }
 
 // Deleting takes precedence over a photo being sent: once confirmed, the send is stopped first.
