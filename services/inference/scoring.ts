@@ -35,10 +35,11 @@ export const RAW_MEASURES: Readonly<Record<Measure, (read: Read) => number>> = {
   uneven_tone: (read) => read(CHEEKS, 'l_std'),
   /** Thin dark creases running across the forehead and the crow's-feet (curvature of L*, pixel by pixel). */
   wrinkles: (read) => read(['forehead', ...CROWS_FEET], 'line_energy'),
-  /** Mean depth of the cheeks' small dark pits (3×3 black top-hat of L* less its surround, capped) beyond the photo's grain, spots left out. */
+  /** Mean depth of the cheeks' small dark pits (3×3 black top-hat of L* less its surround, capped) beyond the photo's grain, on level skin, spots left out. */
   pores: (read) => read(CHEEKS, 'pit_depth'),
   /**
-   * Mean range (7×7 closing − opening) of the cheeks' smoothed L*, pores filled in first: bumps and hollows;
+   * Mean range (9×9 closing − opening) of the cheeks' smoothed L* less its wider mean, pores filled in first:
+   * bumps and hollows of a few millimetres;
    * relative to the photo's contrast as the eyes show it (EYE_CONTRAST).
    */
   texture: (read) =>

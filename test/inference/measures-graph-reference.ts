@@ -4,31 +4,27 @@
  * Constants are spelled out here on purpose, so a wrong constant in the builder shows up as a mismatch.
  */
 
-const SIZE = 64;
+import {
+  closing,
+  extreme,
+  gaussianMean,
+  gaussianZeroPadded,
+  keepAwayFrom,
+  mean,
+  negated,
+  opening,
+  openingByReconstruction,
+  type Plane,
+  pixel,
+  plane,
+  SIZE,
+  share,
+  weightedMean,
+  weightedStd,
+} from './reference-planes.ts';
 
 /** One patch as the model takes it: planes R, G, B of SIZE×SIZE values in 0..1, row-major. */
 export type Patch = Float32Array;
-
-/** A single-channel image. */
-type Plane = { width: number; height: number; data: Float64Array };
-
-function plane(width: number, height: number, at: (x: number, y: number) => number): Plane {
-  const data = new Float64Array(width * height);
-  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) data[y * width + x] = at(x, y);
-  return { width, height, data };
-}
-
-function pixel(p: Plane, x: number, y: number): number {
-  return p.data[y * p.width + x]!;
-}
-
-function mean(p: Plane): number {
-  return p.data.reduce((sum, v) => sum + v, 0) / p.data.length;
-}
-
-function share(p: Plane, test: (v: number, i: number) => boolean): number {
-  return p.data.filter(test).length / p.data.length;
-}
 
 function toLinear(c: number): number {
   return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
@@ -125,98 +121,6 @@ function lessQuadratic(p: Plane): Plane {
   );
 }
 
-/** Gaussian blur of σ pixels, radius ⌈3σ⌉, taps summing to 1, pixels outside the image taken as 0. */
-function gaussianZeroPadded(p: Plane, sigma: number): Plane {
-  const radius = Math.ceil(3 * sigma);
-  const taps = Array.from({ length: 2 * radius + 1 }, (_, i) =>
-    Math.exp(-((i - radius) ** 2) / (2 * sigma ** 2)),
-  );
-  const total = taps.reduce((sum, t) => sum + t, 0);
-  const at = (q: Plane, x: number, y: number) =>
-    x >= 0 && y >= 0 && x < q.width && y < q.height ? pixel(q, x, y) : 0;
-  const across = plane(p.width, p.height, (x, y) =>
-    taps.reduce((sum, t, i) => sum + (t / total) * at(p, x + i - radius, y), 0),
-  );
-  return plane(p.width, p.height, (x, y) =>
-    taps.reduce((sum, t, i) => sum + (t / total) * at(across, x, y + i - radius), 0),
-  );
-}
-
-/** Σ over the Gaussian of (value × weight) / Σ of weight: the weighted Gaussian mean around each pixel. */
-function gaussianMean(p: Plane, weights: Plane, sigma: number, least: number): Plane {
-  const sum = gaussianZeroPadded(
-    plane(p.width, p.height, (x, y) => pixel(p, x, y) * pixel(weights, x, y)),
-    sigma,
-  );
-  const share = gaussianZeroPadded(weights, sigma);
-  return plane(p.width, p.height, (x, y) => pixel(sum, x, y) / Math.max(pixel(share, x, y), least));
-}
-
-/**
- * 1 where no spot lies within the window (window×window, the image padded by `pad` on every side), else
- * 0: the output is as large as a valid filter's, window − 1 − 2·pad pixels smaller each way.
- */
-function keepAwayFrom(mask: Plane, window: number, pad: number): Plane {
-  const size = mask.width + 2 * pad - window + 1;
-  return plane(size, size, (x, y) => {
-    for (let v = y - pad; v < y - pad + window; v++) {
-      for (let u = x - pad; u < x - pad + window; u++) {
-        if (u >= 0 && v >= 0 && u < mask.width && v < mask.height && pixel(mask, u, v) > 0) return 0;
-      }
-    }
-    return 1;
-  });
-}
-
-function weightedMean(p: Plane, w: Plane): number {
-  let sum = 0;
-  let total = 0;
-  for (let i = 0; i < p.data.length; i++) {
-    sum += p.data[i]! * w.data[i]!;
-    total += w.data[i]!;
-  }
-  return sum / p.data.length / (total / p.data.length + 1e-6);
-}
-
-function weightedStd(p: Plane, w: Plane): number {
-  const m = weightedMean(p, w);
-  return Math.sqrt(
-    weightedMean(
-      plane(p.width, p.height, (x, y) => (pixel(p, x, y) - m) ** 2),
-      w,
-    ),
-  );
-}
-
-/**
- * The largest (or smallest) value of each pixel's window×window neighbourhood inside the image: flat
- * dilation (erosion).
- */
-function extreme(p: Plane, window: number, pick: (a: number, b: number) => number): Plane {
-  const half = (window - 1) / 2;
-  return plane(p.width, p.height, (x, y) => {
-    let best = pixel(p, x, y);
-    for (let v = Math.max(0, y - half); v <= Math.min(p.height - 1, y + half); v++)
-      for (let u = Math.max(0, x - half); u <= Math.min(p.width - 1, x + half); u++)
-        best = pick(best, pixel(p, u, v));
-    return best;
-  });
-}
-
-const closing = (p: Plane, window: number) => extreme(extreme(p, window, Math.max), window, Math.min);
-const opening = (p: Plane, window: number) => extreme(extreme(p, window, Math.min), window, Math.max);
-const negated = (p: Plane) => plane(p.width, p.height, (x, y) => -pixel(p, x, y));
-
-/** Eroded by a square, then grown back by dilations by the same square, each no higher than `p`. */
-function openingByReconstruction(p: Plane, square = 5, steps = 3): Plane {
-  let marker = extreme(p, square, Math.min);
-  for (let step = 0; step < steps; step++) {
-    const grown = extreme(marker, square, Math.max);
-    marker = plane(p.width, p.height, (x, y) => Math.min(pixel(grown, x, y), pixel(p, x, y)));
-  }
-  return marker;
-}
-
 const BOX_3 = Array<number>(9).fill(1 / 9);
 const SECOND_DY = [0, 1, 0, 0, -2, 0, 0, 1, 0];
 const SECOND_DX = [0, 0, 0, 1, -2, 1, 0, 0, 0];
@@ -269,10 +173,6 @@ export function referenceFeatures(
   });
   const nearSpotDegree = extreme(spotDegree, 9, Math.max);
   const toneClear = plane(SIZE, SIZE, (x, y) => 1 - pixel(nearSpotDegree, x, y));
-  // Spots and their surroundings filled in with the mean of the clear skin within 15×15 (L* where there is none).
-  const clearL = plane(SIZE, SIZE, (x, y) => pixel(L, x, y) * pixel(clear, x, y));
-  const clearSum = localMean(clearL, 15);
-  const clearShare = localMean(clear, 15);
   // Tone, on 4×4 blocks: the clear skin's L* smoothed (Gaussian σ 2 blocks), less its best quadratic surface.
   const toneL = plane(SIZE, SIZE, (x, y) => pixel(L, x, y) * pixel(toneClear, x, y));
   const [blockL, blockShare] = [blocks(toneL, 4), blocks(toneClear, 4)];
@@ -280,24 +180,38 @@ export function referenceFeatures(
   const tone = lessQuadratic(
     plane(16, 16, (x, y) => pixel(toneSum, x, y) / Math.max(pixel(toneShare, x, y), 1e-3)),
   );
-  const filled = plane(SIZE, SIZE, (x, y) =>
-    pixel(clear, x, y) > 0.5 || pixel(clearShare, x, y) <= 1e-3
-      ? pixel(L, x, y)
-      : pixel(clearSum, x, y) / pixel(clearShare, x, y),
-  );
-  // Coarse texture: details a 5×5 square does not fit in levelled (opening, then closing, by
-  // reconstruction: three 5×5 dilations under the original), a Gaussian of σ 1, then the range
-  // (closing − opening, 7×7).
+  // Texture fills spots and the skin within 13×13 of them with the Gaussian (σ 4) mean of the clear skin
+  // (L* where there is none), blended into L* by the Gaussian (σ 3) of the clear share.
   const ones = plane(SIZE, SIZE, () => 1);
+  const textureClear = keepAwayFrom(spots, 13, 6);
+  const fillShare = gaussianZeroPadded(textureClear, 4);
+  const fill = gaussianMean(L, textureClear, 4, 1e-3);
+  const kept = gaussianMean(textureClear, ones, 3, 0);
+  const filled = plane(SIZE, SIZE, (x, y) => {
+    const value = pixel(fillShare, x, y) > 1e-3 ? pixel(fill, x, y) : pixel(L, x, y);
+    return pixel(kept, x, y) * pixel(L, x, y) + (1 - pixel(kept, x, y)) * value;
+  });
+  // Coarse texture: details a 5×5 square does not fit in levelled (opening, then closing, by
+  // reconstruction: three 5×5 dilations under the original), a Gaussian of σ 1.5 less its Gaussian
+  // (σ 7) mean, then the range (closing − opening, 9×9).
   const levelled = negated(openingByReconstruction(negated(openingByReconstruction(filled))));
-  const smooth = gaussianMean(levelled, ones, 1, 0);
-  const [closedCoarse, openedCoarse] = [closing(smooth, 7), opening(smooth, 7)];
+  const smooth = gaussianMean(levelled, ones, 1.5, 0);
+  const wide = gaussianMean(smooth, ones, 7, 0);
+  const relief = plane(SIZE, SIZE, (x, y) => pixel(smooth, x, y) - pixel(wide, x, y));
+  const [closedCoarse, openedCoarse] = [closing(relief, 9), opening(relief, 9)];
   // Pores: the black top-hat by reconstruction (3×3, eight erosions) of L* minus its Gaussian (σ 3) mean
   // over the clear skin.
   const around = gaussianMean(L, clear, 3, 1e-3);
   const detail = plane(SIZE, SIZE, (x, y) => pixel(L, x, y) - pixel(around, x, y));
   const closed = negated(openingByReconstruction(negated(detail), 3, 8));
   const opened = opening(detail, 3);
+  // Pits count on level skin only: fully where the detail's Gaussian (σ 2) mean is within 0.5 of 0, not from 1.
+  const slope = gaussianMean(detail, ones, 2, 0);
+  const levelSkin = plane(
+    SIZE,
+    SIZE,
+    (x, y) => 1 - Math.min(1, Math.max(0, (Math.abs(pixel(slope, x, y)) - 0.5) / 0.5)),
+  );
   // Shine: L* more than 12 above the patch's median (the (area/2)-th largest value), fully from 20.
   const median = [...L.data].sort((a, b) => b - a)[area / 2 - 1]!;
   const shine = plane(SIZE, SIZE, (x, y) => Math.min(1, Math.max(0, (pixel(L, x, y) - median - 12) / 8)));
@@ -356,8 +270,12 @@ export function referenceFeatures(
     ),
     // Pits are read 6 pixels (2σ of the surround) or more inside the patch's edge, beyond the floor.
     pit_depth: weightedMean(
-      plane(SIZE - 12, SIZE - 12, (x, y) =>
-        Math.max(0, Math.min(pixel(closed, x + 6, y + 6) - pixel(detail, x + 6, y + 6), 4) - poreFloor),
+      plane(
+        SIZE - 12,
+        SIZE - 12,
+        (x, y) =>
+          Math.max(0, Math.min(pixel(closed, x + 6, y + 6) - pixel(detail, x + 6, y + 6), 4) - poreFloor) *
+          pixel(levelSkin, x + 6, y + 6),
       ),
       plane(SIZE - 12, SIZE - 12, (x, y) => pixel(clear, x + 6, y + 6)),
     ),

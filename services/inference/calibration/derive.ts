@@ -34,7 +34,7 @@ export const MIN_SPAN: Readonly<Record<Measure, number>> = {
   dark_spots: 0.08,
   uneven_tone: 4,
   wrinkles: 0.065,
-  pores: 0.08,
+  pores: 0.07,
   texture: 0.25,
   dark_circles: 10,
   oiliness: 0.1,

@@ -7,6 +7,7 @@
  * Every feature is [n, 1, 1, 1].
  */
 import { PATCH_SIZE, THRESHOLDS } from './features.ts';
+import { addClosing, addGaussianBlur, addNormalisedBlur, addSquareMax, weightedMean } from './filters.ts';
 import { FLOAT, type GraphBuilder } from './graph-builder.ts';
 
 export type TextureFeatures = {
@@ -20,13 +21,24 @@ export type TextureFeatures = {
 /**
  * Coarse texture: details narrower than PORE_SQUARE (odd, pixels) are levelled by an opening and a
  * closing by reconstruction (RECONSTRUCTION_STEPS geodesic dilations by a GROWTH_SQUARE each), the rest
- * smoothed by a Gaussian of COARSE_SIGMA pixels, then its range over a COARSE_WINDOW square (odd).
+ * smoothed by a Gaussian of COARSE_SIGMA pixels, less its Gaussian mean of RELIEF_SIGMA pixels (what is
+ * wider than relief of a few millimetres: tone patches, light and shade), then its range over a
+ * COARSE_WINDOW square (odd).
  */
 const PORE_SQUARE = 5;
 const RECONSTRUCTION_STEPS = 3;
 const GROWTH_SQUARE = 5;
-const COARSE_SIGMA = 1;
-const COARSE_WINDOW = 7;
+const COARSE_SIGMA = 1.5;
+const RELIEF_SIGMA = 7;
+const COARSE_WINDOW = 9;
+/**
+ * Spots are filled in for texture from the clear skin around them: every pixel within SPOT_FILL_WINDOW
+ * (odd) of a spot is replaced by the Gaussian mean (σ = SPOT_FILL_SIGMA) of the clear skin, blended
+ * back to L* over a Gaussian of SPOT_BLEND_SIGMA, so that the fill has no edge of its own.
+ */
+const SPOT_FILL_WINDOW = 13;
+const SPOT_FILL_SIGMA = 4;
+const SPOT_BLEND_SIGMA = 3;
 
 /** Pores: the Gaussian (pixels) of the clear skin around each pixel that its depth is measured against. */
 const PORE_SURROUND_SIGMA = 3;
@@ -42,8 +54,13 @@ const PIT_RECONSTRUCTION_STEPS = 8;
  * surround is one-sided, and an edge of tone or relief that ends at the region's border reads as pits.
  */
 const PORE_MARGIN = 2 * PORE_SURROUND_SIGMA;
-
-const ONES = Array<number>(PATCH_SIZE * PATCH_SIZE).fill(1);
+/**
+ * Pits count only on level skin: where the detail smoothed by a Gaussian of LEVEL_SIGMA pixels lies within
+ * LEVEL_TOLERANCE (L*) of zero fully, not at all from twice that. On the slopes, hollows and bumps of relief
+ * a few millimetres wide (texture's) the curvature reads as pits; a pore is narrower than the Gaussian.
+ */
+const LEVEL_SIGMA = 2;
+const LEVEL_TOLERANCE = 0.5;
 
 /** Second differences down the patch (d²/dy²) and across it (d²/dx²), as 3×3 kernels. */
 const SECOND_DY = [0, 1, 0, 0, -2, 0, 0, 1, 0];
@@ -91,12 +108,14 @@ export function addTextureFeatures(
       [name],
     );
   const clear = keep(spotMask, 9, 4, 'clear_of_spots');
+  const half = (SPOT_FILL_WINDOW - 1) / 2;
+  const textureClear = keep(spotMask, SPOT_FILL_WINDOW, half, 'texture_clear_of_spots');
 
   const pits = addPitDepth(g, l, cap, clear, poreFloor);
   return {
     pit_depth: pits.depth,
     grain_height: pits.grain,
-    coarse_energy: addCoarseEnergy(g, addSpotsFilledIn(g, l, clear)),
+    coarse_energy: addCoarseEnergy(g, addSpotsFilledIn(g, l, textureClear)),
     line_energy: addLineEnergy(
       g,
       addNormalisedBlur(g, l, LINE_SIGMA, 'line_l'),
@@ -113,17 +132,6 @@ function addContrast(g: GraphBuilder, blurred: string): string {
   return g.node('Sqrt', [g.mean(squared, 'l_blurred_variance')], ['l_contrast']);
 }
 
-/** Σ(x·w) / Σw per image: [n, 1, h, w] → [n, 1, 1, 1]; zero when every weight is zero. */
-export function weightedMean(g: GraphBuilder, input: string, weights: string, output: string): string {
-  const product = g.node('Mul', [input, weights], [`${output}_weighted`]);
-  const total = g.node(
-    'Add',
-    [g.mean(weights, `${output}_weight_mean`), g.scalar(`${output}_epsilon`, 1e-6)],
-    [`${output}_weight_total`],
-  );
-  return g.node('Div', [g.mean(product, `${output}_product_mean`), total], [output]);
-}
-
 /**
  * Pores are small dark pits: the black top-hat by reconstruction with a 3×3 square — the closing by
  * reconstruction of the detail minus the detail — is how far each pixel lies below the rim of the pit it is
@@ -131,7 +139,8 @@ export function weightedMean(g: GraphBuilder, input: string, weights: string, ou
  * is L* minus its Gaussian mean over the clear skin around it (σ = PORE_SURROUND_SIGMA, spots left out),
  * so the curvature of coarser relief and of tone patches, which the closing would otherwise read as
  * shallow pits, is taken away first. Each pixel counts up to THRESHOLDS.textureCap, less `floor` (clipped
- * at 0), spots and their surroundings left out.
+ * at 0), times how level the skin around it is (addLevelSkin: relief of a few millimetres, texture's, curves
+ * at a pit's scale too), spots and their surroundings left out.
  *
  * The photo's grain — sensor noise, compression, resampling — makes pits of this size too, and as many
  * bumps: the white top-hat (the detail minus its 3×3 opening), averaged the same way, is `grain`, how high
@@ -189,21 +198,47 @@ function addPitDepth(
   ];
   const inner = (x: string, out: string) => g.node('Slice', [x, ...bounds], [out]);
   const weights = inner(clear, 'pore_weights_inner');
+  const onLevelSkin = g.node('Mul', [beyond, addLevelSkin(g, detail)], ['pit_depth_on_level_skin']);
   return {
-    depth: weightedMean(g, inner(beyond, 'pit_depth_inner'), weights, 'pit_depth'),
+    depth: weightedMean(g, inner(onLevelSkin, 'pit_depth_inner'), weights, 'pit_depth'),
     grain: weightedMean(g, inner(height, 'grain_height_inner'), weights, 'grain_height'),
   };
 }
 
 /**
- * L* with each spot and its surroundings (`clear` is 0 there) replaced by the mean of the clear skin
- * within 15×15 around it — L* itself where none is that close — so that coarse texture sees the skin
- * rather than the spots and their soft halos, which a mask at quarter resolution only partly covered.
+ * How level the skin around each pixel is, 1 to 0: 1 where the detail smoothed by a Gaussian of
+ * LEVEL_SIGMA lies within LEVEL_TOLERANCE of zero, falling to 0 at twice that.
+ */
+function addLevelSkin(g: GraphBuilder, detail: string): string {
+  const tolerance = g.scalar('level_tolerance', LEVEL_TOLERANCE);
+  const slope = g.node(
+    'Abs',
+    [addNormalisedBlur(g, detail, LEVEL_SIGMA, 'level_detail')],
+    ['level_detail_abs'],
+  );
+  const excess = g.node(
+    'Div',
+    [g.node('Sub', [slope, tolerance], ['level_excess']), tolerance],
+    ['level_excess_share'],
+  );
+  const clipped = g.node(
+    'Clip',
+    [excess, g.scalar('level_zero', 0), g.scalar('level_one', 1)],
+    ['level_excess_clipped'],
+  );
+  return g.node('Sub', [g.scalar('level_full', 1), clipped], ['level_skin']);
+}
+
+/**
+ * L* with each spot and its surroundings (`clear` is 0 there) filled in from the clear skin around them —
+ * the Gaussian mean (σ = SPOT_FILL_SIGMA) of the clear pixels, L* itself where none is that close — and
+ * blended into L* by the Gaussian of `clear` (σ = SPOT_BLEND_SIGMA), so that the fill meets the skin
+ * around it without an edge: spots count as spots, not as rough texture, and neither do their soft halos
+ * or the rim of their fill.
  */
 function addSpotsFilledIn(g: GraphBuilder, l: string, clear: string): string {
-  const window = { kernel_shape: [15, 15], pads: [7, 7, 7, 7], count_include_pad: 0 };
-  const sum = g.node('AveragePool', [g.node('Mul', [l, clear], ['l_clear'])], ['l_clear_around'], window);
-  const share = g.node('AveragePool', [clear], ['clear_share_around'], window);
+  const sum = addGaussianBlur(g, g.node('Mul', [l, clear], ['l_clear']), SPOT_FILL_SIGMA, 'l_clear_around');
+  const share = addGaussianBlur(g, clear, SPOT_FILL_SIGMA, 'clear_share_around');
   const least = g.scalar('fill_least_share', 1e-3);
   const around = g.node(
     'Div',
@@ -212,8 +247,13 @@ function addSpotsFilledIn(g: GraphBuilder, l: string, clear: string): string {
   );
   const fillable = g.node('Greater', [share, least], ['clear_skin_around']);
   const fill = g.node('Where', [fillable, around, l], ['l_fill']);
-  const nearSpot = g.node('Less', [clear, g.scalar('clear_half', 0.5)], ['near_a_spot']);
-  return g.node('Where', [nearSpot, fill, l], ['l_spots_filled']);
+  const kept = addNormalisedBlur(g, clear, SPOT_BLEND_SIGMA, 'clear_blend');
+  const filled = g.node(
+    'Mul',
+    [g.node('Sub', [g.scalar('fill_full', 1), kept], ['fill_share']), fill],
+    ['l_fill_part'],
+  );
+  return g.node('Add', [g.node('Mul', [kept, l], ['l_kept_part']), filled], ['l_spots_filled']);
 }
 
 /**
@@ -221,16 +261,22 @@ function addSpotsFilledIn(g: GraphBuilder, l: string, clear: string): string {
  * pores and pixel noise — details a PORE_SQUARE square does not fit in — are levelled by an opening and a
  * closing by reconstruction, which give every wider structure back with its own shape (a blur strong
  * enough to take pores away would round the relief off until it looked like tone patches); a Gaussian of
- * σ = COARSE_SIGMA smooths what is left, then each pixel reads its morphological range at the coarse scale: the closing minus the opening with a COARSE_WINDOW
- * square — how far it lies inside a hollow or on a bump narrower than the square. Wider tone patches,
- * their soft edges and smooth gradients of light are left as they are by both, and read zero.
+ * σ = COARSE_SIGMA smooths what is left, and its Gaussian mean of σ = RELIEF_SIGMA is taken away: relief of a
+ * few millimetres stays, tone patches (about 10 mm) and light and shade go, which the range alone read by
+ * a blotch's rounded top. Then each pixel reads its morphological range, the closing minus the opening
+ * with a COARSE_WINDOW square — how far it lies inside a hollow or on a bump narrower than the square.
  */
 function addCoarseEnergy(g: GraphBuilder, filled: string): string {
   // Bright details first (an opening), then dark ones (a closing: the opening of the negation).
   const brightLevelled = addOpeningByReconstruction(g, filled, 'pore_bright');
   const negated = g.node('Neg', [brightLevelled], ['pore_bright_levelled_negated']);
   const levelled = g.node('Neg', [addOpeningByReconstruction(g, negated, 'pore_dark')], ['pore_free_l']);
-  const smoothed = addNormalisedBlur(g, levelled, COARSE_SIGMA, 'coarse_l');
+  const fine = addNormalisedBlur(g, levelled, COARSE_SIGMA, 'coarse_l');
+  const smoothed = g.node(
+    'Sub',
+    [fine, addNormalisedBlur(g, fine, RELIEF_SIGMA, 'coarse_wide')],
+    ['coarse_relief'],
+  );
   const closed = addClosing(g, smoothed, COARSE_WINDOW, 'coarse');
   const opened = g.node(
     'Neg',
@@ -274,65 +320,6 @@ function addClosingByReconstruction(g: GraphBuilder, input: string, name: string
     marker = g.node('Min', [grown, negated], [`${name}_rebuilt_${step}`]);
   }
   return g.node('Neg', [marker], [`${name}_closed_by_reconstruction`]);
-}
-
-/**
- * The closing of `input` with a window×window square, same size: the largest value of each neighbourhood,
- * then the smallest of those (a MaxPool of the negation).
- */
-function addClosing(g: GraphBuilder, input: string, window: number, name: string): string {
-  const dilated = addSquareMax(g, input, window, `${name}_dilated`);
-  const negated = g.node('Neg', [dilated], [`${name}_dilated_negated`]);
-  return g.node('Neg', [addSquareMax(g, negated, window, `${name}_closed_negated`)], [`${name}_closed`]);
-}
-
-/**
- * The largest value of each window×window neighbourhood, same size: a row then a column of the same
- * length, which gives the same extreme for fewer comparisons; padding never wins a max.
- */
-function addSquareMax(g: GraphBuilder, input: string, window: number, out: string): string {
-  const half = (window - 1) / 2;
-  return g.node(
-    'MaxPool',
-    [g.node('MaxPool', [input], [`${out}_across`], { kernel_shape: [1, window], pads: [0, half, 0, half] })],
-    [out],
-    { kernel_shape: [window, 1], pads: [half, 0, half, 0] },
-  );
-}
-
-/** A Gaussian blur of σ pixels divided by the same blur of ones: the Gaussian mean of the pixels inside the patch. */
-function addNormalisedBlur(g: GraphBuilder, input: string, sigma: number, name: string): string {
-  const ones = g.constant(`${name}_ones`, [1, 1, PATCH_SIZE, PATCH_SIZE], ONES);
-  return g.node(
-    'Div',
-    [addGaussianBlur(g, input, sigma, name), addGaussianBlur(g, ones, sigma, `${name}_ones`)],
-    [`${name}_smoothed`],
-  );
-}
-
-/**
- * A Gaussian blur of σ pixels, same size: two 1-D convolutions (rows, then columns) of radius ⌈3σ⌉,
- * zero-padded. Dividing by the same blur of the weights (or of ones) undoes the padding's pull towards 0.
- */
-export function addGaussianBlur(g: GraphBuilder, input: string, sigma: number, name: string): string {
-  const radius = Math.ceil(3 * sigma);
-  const taps = Array.from({ length: 2 * radius + 1 }, (_, i) =>
-    Math.exp(-((i - radius) ** 2) / (2 * sigma * sigma)),
-  );
-  const total = taps.reduce((sum, t) => sum + t, 0);
-  const kernel = taps.map((t) => t / total);
-  const across = g.node(
-    'Conv',
-    [input, g.constant(`${name}_gauss_across`, [1, 1, 1, kernel.length], kernel)],
-    [`${name}_blurred_across`],
-    { pads: [0, radius, 0, radius] },
-  );
-  return g.node(
-    'Conv',
-    [across, g.constant(`${name}_gauss_down`, [1, 1, kernel.length, 1], kernel)],
-    [`${name}_blurred`],
-    { pads: [radius, 0, radius, 0] },
-  );
 }
 
 /**

@@ -5,8 +5,8 @@
  * quadratic surface through it — taken away, and what is left is the tone. Every feature is [n, 1, 1, 1].
  */
 import { PATCH_SIZE, TONE_SIGMA } from './features.ts';
+import { addGaussianBlur, weightedMean } from './filters.ts';
 import type { GraphBuilder } from './graph-builder.ts';
-import { addGaussianBlur, weightedMean } from './texture-measures.ts';
 
 export type ToneFeatures = { l_std: string };
 

@@ -108,8 +108,12 @@ function lines(g: FaceGeometry, region: Region, count: number, width: number, op
 
 /**
  * Grey fractal noise of the given period (eye distances) inside the regions, for a multiply blend: each
- * pixel darkened by 0 to 2·depth, depth on average, the colour kept.
+ * pixel darkened by 0 to 2·depth, depth on average, the colour kept. feTurbulence's noise of base frequency
+ * f holds half its energy at periods longer than 1.76/f (and little below 1/f), so f is 1.76/period: drawn
+ * at 1/period, relief "of 0.1 eye distances" lay at 0.13–0.25, as coarse as tone patches (docs/inference.md).
  */
+const TURBULENCE_MEDIAN_PERIOD = 1.76;
+
 function noise(g: FaceGeometry, regions: Region[], period: number, depth: number, seed: number) {
   const { d } = g.frame;
   const k = (5 * depth) / 3;
@@ -123,7 +127,7 @@ function noise(g: FaceGeometry, regions: Region[], period: number, depth: number
       return `<rect x="${x - 0.6 * w * d}" y="${y - 0.5 * h * d}" width="${1.2 * w * d}" height="${h * d}" transform="rotate(${angle(g)} ${x} ${y})"/>`;
     })
     .join('');
-  const defs = `<filter id="n" x="0" y="0" width="100%" height="100%"><feTurbulence type="fractalNoise" baseFrequency="${1 / (period * d)}" numOctaves="1" seed="${seed}"/><feColorMatrix type="matrix" values="${row}  ${row}  ${row}  0 0 0 0 1"/></filter><clipPath id="c">${clip}</clipPath>`;
+  const defs = `<filter id="n" x="0" y="0" width="100%" height="100%"><feTurbulence type="fractalNoise" baseFrequency="${TURBULENCE_MEDIAN_PERIOD / (period * d)}" numOctaves="1" seed="${seed}"/><feColorMatrix type="matrix" values="${row}  ${row}  ${row}  0 0 0 0 1"/></filter><clipPath id="c">${clip}</clipPath>`;
   return svg(g, defs, '<rect width="100%" height="100%" filter="url(#n)" clip-path="url(#c)"/>');
 }
 
