@@ -1,6 +1,6 @@
 /**
  * The upload page's static files, served from our own origin by the façade's `/scan/assets/:file` route:
- * the page's own script and style, and the ALTCHA widget from the `altcha` npm package. The widget is its
+ * the page's own scripts and style, and the ALTCHA widget from the `altcha` npm package. The widget is its
  * "external" build: no inline styles (its CSS is a file of its own) and no workers made from blob: URLs;
  * the page registers the PBKDF2 worker file below (worker-src 'self').
  */
@@ -19,6 +19,7 @@ const CSS = 'text/css; charset=utf-8';
 export const ASSETS: Readonly<Record<string, { readonly path: string; readonly type: string }>> = {
   'scan-page.js': { path: join(here, 'scan-page.js'), type: JS },
   'scan-upload.js': { path: join(here, 'scan-upload.js'), type: JS },
+  'photo-orientation.js': { path: join(here, 'photo-orientation.js'), type: JS },
   'scan-page.css': { path: join(here, 'scan-page.css'), type: CSS },
   'altcha.js': { path: join(altcha, 'external', 'altcha.min.js'), type: JS },
   'altcha.css': { path: join(altcha, 'external', 'altcha.css'), type: CSS },

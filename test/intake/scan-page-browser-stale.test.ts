@@ -58,6 +58,9 @@ describe('the upload page after the scan changed elsewhere', function () {
     await comeBack(second);
     await shown(second, 'photo', 10_000);
     assert.equal(await second.textContent('#status'), PAGE_WORDS.awaitingPhoto);
+    // The second tab's own looks at the scan (every few seconds while it asks for a photo) kept from it.
+    const cutOff = (route: Route) => route.abort('internetdisconnected');
+    await second.route('**/state', cutOff);
 
     await first.setInputFiles('#file', phone.face);
     await shown(first, 'progress', 30_000);
@@ -66,8 +69,9 @@ describe('the upload page after the scan changed elsewhere', function () {
     await comeBack(first);
     await shown(first, 'done', 10_000);
 
-    // The second tab was not looked at: it still asks for a photo, and the person sends one.
+    // The second tab has not caught up: it still asks for a photo, and the person sends one.
     assert.equal(await stepOf(second), 'photo');
+    await second.unroute('**/state', cutOff);
     const [refused] = await Promise.all([
       second.waitForResponse((r) => r.url().endsWith('/photo')),
       second.setInputFiles('#file', phone.face),

@@ -358,6 +358,7 @@ describe('the upload page /scan/:id over HTTP: page, cookie and refusals', funct
       'altcha-pbkdf2-worker.js',
       'altcha.css',
       'altcha.js',
+      'photo-orientation.js',
       'scan-page.css',
       'scan-page.js',
       'scan-upload.js',

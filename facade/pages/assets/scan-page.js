@@ -21,6 +21,15 @@ let sending = null;
 let deleting = false;
 /** How many states the page has shown: a state asked for is not shown over a newer one. */
 let renders = 0;
+/**
+ * Steps at which the scan can move on without this page: its photo sent before a reload (the server may
+ * still be storing it), or by another tab of this browser. The page asks for the scan again while it shows
+ * one: after LOOK_FIRST_MS, then twice as long each time up to LOOK_MAX_MS; not while hidden.
+ */
+const LOOKED_AT = new Set(['photo', 'failed']);
+const LOOK_FIRST_MS = 2000;
+const LOOK_MAX_MS = 30_000;
+let look = { timer: null, step: null, delay: LOOK_FIRST_MS };
 
 const $ = (id) => document.getElementById(id);
 
@@ -93,6 +102,7 @@ function render(next) {
   if (step !== before) $(`${step}-title`)?.focus();
   if (step === 'progress') watch();
   else stopWatching();
+  lookAgainLater();
 }
 
 function alertWith(message) {
@@ -101,6 +111,7 @@ function alertWith(message) {
 
 function showGone(message) {
   stopWatching();
+  clearTimeout(look.timer);
   $('gone-message').textContent = message;
   setStatus('');
   show('gone');
@@ -135,6 +146,7 @@ const STATE_CHANGED = new Set([
  */
 async function refresh() {
   const asked = renders;
+  const wasBusy = busy;
   try {
     const response = await fetch(`${base}/state`, {
       credentials: 'same-origin',
@@ -142,7 +154,8 @@ async function refresh() {
       signal: AbortSignal.timeout(10_000),
     });
     const body = response.ok ? await response.json().catch(() => null) : null;
-    if (asked !== renders || main.dataset.step === 'gone') return;
+    // Overtaken, or a photo or consent began meanwhile (its own answer is newer).
+    if (asked !== renders || (busy && !wasBusy) || main.dataset.step === 'gone') return;
     if (response.status === 404) showGone(words.gone);
     else if (body?.state) render(body.state);
   } catch {
@@ -374,10 +387,29 @@ const recheck = () => {
 };
 document.addEventListener('visibilitychange', () => {
   if (document.visibilityState === 'visible') recheck();
+  lookAgainLater();
 });
 window.addEventListener('pageshow', (event) => event.persisted && recheck());
 window.addEventListener('online', recheck);
 
+/** The next look at a scan that can move on without this page (see LOOKED_AT), or none. */
+function lookAgainLater() {
+  clearTimeout(look.timer);
+  const step = main.dataset.step;
+  if (!LOOKED_AT.has(step) || document.visibilityState === 'hidden') {
+    look = { timer: null, step: null, delay: LOOK_FIRST_MS };
+    return;
+  }
+  if (look.step !== step) look = { timer: null, step, delay: LOOK_FIRST_MS };
+  const { delay } = look;
+  look.timer = setTimeout(async () => {
+    look.delay = Math.min(delay * 2, LOOK_MAX_MS);
+    if (!busy && !deleting) await refresh();
+    if (look.step === main.dataset.step) lookAgainLater();
+  }, delay);
+}
+
 if (stepOf(state) === 'progress') watch();
+lookAgainLater();
 // Listening now: the controls the page was sent disabled can be used (see scan-html.ts).
 for (const id of ['consent-submit', 'selfie', 'file', 'delete-button']) $(id).disabled = false;

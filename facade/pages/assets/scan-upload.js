@@ -3,6 +3,8 @@
 // for ever: a phone whose network froze mid-upload shows no error of its own, the request just waits (until
 // the server's own request timeout, minutes later).
 
+import { orientationToApply, uprightTransform } from './photo-orientation.js';
+
 const MAX_EDGE = 2048;
 const JPEG_QUALITY = 0.9;
 /**
@@ -11,7 +13,10 @@ const JPEG_QUALITY = 0.9;
  */
 export const STALL_MS = 25_000;
 
-/** The photo upright (EXIF orientation applied), at most MAX_EDGE px on its longest edge, as a JPEG with no metadata. */
+/**
+ * The photo upright (its orientation applied, by the browser or by photo-orientation.js where the browser
+ * does not), at most MAX_EDGE px on its longest edge, as a JPEG with no metadata.
+ */
 export async function preparePhoto(file) {
   let bitmap;
   try {
@@ -19,11 +24,17 @@ export async function preparePhoto(file) {
   } catch {
     return null; // not an image this browser can read
   }
+  const orientation = await orientationToApply(file);
   const scale = Math.min(1, MAX_EDGE / Math.max(bitmap.width, bitmap.height));
+  const width = Math.round(bitmap.width * scale);
+  const height = Math.round(bitmap.height * scale);
+  const turned = orientation >= 5;
   const canvas = document.createElement('canvas');
-  canvas.width = Math.round(bitmap.width * scale);
-  canvas.height = Math.round(bitmap.height * scale);
-  canvas.getContext('2d').drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+  canvas.width = turned ? height : width;
+  canvas.height = turned ? width : height;
+  const context = canvas.getContext('2d');
+  context.setTransform(...uprightTransform(orientation, width, height));
+  context.drawImage(bitmap, 0, 0, width, height);
   bitmap.close();
   return new Promise((resolve) => canvas.toBlob(resolve, 'image/jpeg', JPEG_QUALITY));
 }
