@@ -7,6 +7,7 @@
  * records the knowledge-base version it was derived with.
  */
 import { MEASURES, type Measure } from '../shared/measures.ts';
+import { FREE_FROM_FLAGS, type FreeFromFlag, namedTerms, RAISES, runTogether } from './free-from.ts';
 import { type InciReading, type Ingredient, type ListStatus, readInci } from './inci/parse.ts';
 import { ingredientFacts } from './knowledge/facts.ts';
 import { type Active, type CautionList, KB_VERSION, TARGET_EVIDENCE } from './knowledge/knowledge.ts';
@@ -109,6 +110,13 @@ export interface Formula {
   /** A sun-care product whose list has a UV filter. */
   readonly sunProtects: boolean;
   readonly animalDerived: boolean;
+  /**
+   * Free-from flags the list does not raise but cannot be trusted not to (free-from.ts): a piece of the text
+   * raises one where no entry was read as it, or an entry reads as several names run together.
+   */
+  readonly unsure: readonly FreeFromFlag[];
+  /** The reading's note, and why any flag is unsure; null when nothing needs saying. */
+  readonly note: string | null;
 }
 
 export function analyseFormula(ingredients: string | null, sunProtection: boolean): Formula {
@@ -132,13 +140,15 @@ export function analyseFormula(ingredients: string | null, sunProtection: boolea
 
   const listed = (list: CautionList) =>
     parsed.some((ingredient) => ingredientFacts(ingredient.name).cautions[list] !== null);
+  const raised = (flag: FreeFromFlag) => parsed.some((ingredient) => RAISES[flag](ingredient.name));
   const flagged: Record<FormulationFlag, boolean> = {
-    fragrance: isScented(parsed),
-    drying_alcohol: listed('drying-alcohols'),
-    fungal_acne_trigger: listed('fungal-acne'),
+    fragrance: raised('fragrance'),
+    drying_alcohol: raised('drying_alcohol'),
+    fungal_acne_trigger: raised('fungal_acne_trigger'),
     pore_clogging: listed('pore-clogging'),
     rich_texture: isRich(certain),
   };
+  const { unsure, why } = unsureFlags(reading, flagged);
   return {
     reading,
     evidence,
@@ -152,8 +162,40 @@ export function analyseFormula(ingredients: string | null, sunProtection: boolea
       sunProtection &&
       certain.some((ingredient) => ingredientFacts(ingredient.name).active?.context === 'sun_protection'),
     animalDerived: listed('animal-derived'),
+    unsure,
+    note: [reading.note, why].filter((part) => part !== null).join('; ') || null,
   };
 }
+
+/**
+ * The free-from flags a listed formula does not raise, yet whose absence its list cannot vouch for: an
+ * entry reads as several names run together (every such flag), or a piece of the text raises a flag that
+ * no entry was read as. With why, for the import's warning.
+ */
+function unsureFlags(
+  reading: InciReading,
+  flagged: Readonly<Record<FormulationFlag, boolean>>,
+): { unsure: FreeFromFlag[]; why: string | null } {
+  if (reading.ingredients.length === 0) return { unsure: [], why: null };
+  const open = FREE_FROM_FLAGS.filter((flag) => !flagged[flag]);
+  const merged = reading.ingredients.find((ingredient) => runTogether(ingredient.label, ingredient.name));
+  if (merged !== undefined && open.length > 0) {
+    const unknown = open.map((flag) => ATTRIBUTE_OF[flag]).join(', ');
+    return { unsure: open, why: `"${merged.label}" reads as several names run together: ${unknown} unknown` };
+  }
+  const named = namedTerms(reading.text, open);
+  if (named.size === 0) return { unsure: [], why: null };
+  const why = [...named].map(
+    ([flag, term]) => `${ATTRIBUTE_OF[flag]} unknown: the list names "${term}" outside the entries read`,
+  );
+  return { unsure: [...named.keys()], why: why.join('; ') };
+}
+
+const ATTRIBUTE_OF: Readonly<Record<FreeFromFlag, keyof Attributes>> = {
+  fragrance: 'fragrance_free',
+  drying_alcohol: 'alcohol_free',
+  fungal_acne_trigger: 'fungal_acne_safe',
+};
 
 export function deriveProduct(raw: RawProduct): DerivedProduct {
   return productOf(raw, analyseFormula(raw.ingredients, isSunProtection(raw)));
@@ -165,6 +207,9 @@ export function productOf(raw: RawProduct, formula: Formula): DerivedProduct {
     formula;
   const hasList = reading.ingredients.length > 0;
   const has = (flag: FormulationFlag) => flags.includes(flag);
+  /** A free-from attribute: false when the list raises its flag, unknown when it cannot vouch for it. */
+  const free = (flag: FreeFromFlag) =>
+    !hasList || formula.unsure.includes(flag) ? (has(flag) ? false : null) : !has(flag);
   const declared = declaredSkinTypes(raw.skin_types);
 
   return {
@@ -185,7 +230,7 @@ export function productOf(raw: RawProduct, formula: Formula): DerivedProduct {
     skin_types_source: declared.length > 0 ? 'declared' : hasList ? 'derived' : 'unknown',
     parsed_ingredients: reading.ingredients,
     ingredients_status: reading.status,
-    ingredients_note: reading.note,
+    ingredients_note: formula.note,
     evidence,
     targets,
     key_ingredients: keyIngredients,
@@ -195,24 +240,12 @@ export function productOf(raw: RawProduct, formula: Formula): DerivedProduct {
     attributes: {
       vegan: raw.vegan ?? (animalDerived ? false : null),
       cruelty_free: raw.cruelty_free,
-      fragrance_free: hasList ? !has('fragrance') : null,
-      alcohol_free: hasList ? !has('drying_alcohol') : null,
-      fungal_acne_safe: hasList ? !has('fungal_acne_trigger') : null,
+      fragrance_free: free('fragrance'),
+      alcohol_free: free('drying_alcohol'),
+      fungal_acne_safe: free('fungal_acne_trigger'),
     },
     kb_version: KB_VERSION,
   };
-}
-
-/**
- * Fragranced: the list declares fragrance, a fragrant essential oil or extract, or a fragrance allergen —
- * except an allergen that is commonly a preservative or solvent (benzyl alcohol, kind `preservative`),
- * which on its own does not scent a product (knowledge/README.md, "Fragrance-free").
- */
-function isScented(ingredients: readonly Ingredient[]): boolean {
-  return ingredients.some((ingredient) => {
-    const entry = ingredientFacts(ingredient.name).cautions.fragrance;
-    return entry !== null && entry.kind !== 'preservative';
-  });
 }
 
 /**

@@ -23,7 +23,7 @@ import {
   splitRunOn,
 } from './list-shape.ts';
 import { withoutNumbering } from './numbered.ts';
-import { splitEntries } from './split.ts';
+import { hasSeparator, splitEntries, unifySeparators } from './split.ts';
 import { canonicalName } from './synonyms.ts';
 
 export interface Ingredient {
@@ -46,6 +46,8 @@ export interface InciReading {
   readonly ingredients: Ingredient[];
   /** Why the field is not a list, or what was left out of it; null when nothing needs saying. */
   readonly note: string | null;
+  /** The field as read for ingredients: less free-from claims and key-ingredient highlights. */
+  readonly text: string;
 }
 
 /** Values spreadsheets and scrapers put where a list is missing. */
@@ -97,11 +99,11 @@ const MAY_CONTAIN_ALL = new RegExp(MAY_CONTAIN.source, 'gi');
  * Footnote marks: asterisks, daggers, section and degree signs, carets, superscript digits, and a `+` or `#`
  * right after a name (`Fragrance+`, `Linalool#`).
  */
-const FOOTNOTE_MARKS = /[*†‡§¶°^¹²³⁴⁵⁶⁷⁸⁹⁰]+|(?<=[\p{L}\d)\]])[+#]+(?![\p{L}\d])/gu;
+const FOOTNOTE_MARKS = /[*†‡§¶°^※¹²³⁴⁵⁶⁷⁸⁹⁰]+|(?<=[\p{L}\d)\]])[+#]+(?![\p{L}\d])/gu;
 
 /** A footnote legend (`*from organic farming`) starts with a mark followed by words, not an ingredient. */
 const LEGEND =
-  /^\s*[*†‡§¶°^+#¹²³⁴⁵⁶⁷⁸⁹⁰]+\s*(?=\p{L}).*\b(?:organic|natural|certified|derived|from|ingredients?|farming)\b/iu;
+  /^\s*[*†‡§¶°^※+#¹²³⁴⁵⁶⁷⁸⁹⁰]+\s*(?=\p{L}).*\b(?:organic|natural|certified|derived|from|ingredients?|farming)\b/iu;
 
 /**
  * `2%`, `(100%)`, `< 1 %`, `0,5%`, `(ca. 2%)`, `1-2%`; parentheses go only when they hold nothing but the percentage.
@@ -110,11 +112,12 @@ const PERCENT =
   /\(\s*(?:(?:ca|approx)\.?\s*)?[<>≤≥~]?\s*(?:\d+(?:[.,]\d+)?\s*%?\s*[-–]\s*)?\d+(?:[.,]\d+)?\s*%\s*(?:w\/w)?\s*\)|[<>≤≥~]?\s*(?:\d+(?:[.,]\d+)?\s*%?\s*[-–]\s*)?\d+(?:[.,]\d+)?\s*%(?:\s*w\/w)?/gi;
 
 /** The period that ends a list right before its footnote legend (`Coumarin*. *from essential oils`). */
-const LEGEND_START = /\.\s*(?=[*†‡§¶°^+#¹²³⁴⁵⁶⁷⁸⁹⁰]+\s*\p{L})/gu;
+const LEGEND_START = /\.\s*(?=[*†‡§¶°^※+#¹²³⁴⁵⁶⁷⁸⁹⁰]+\s*\p{L})/gu;
 
 /**
  * The punctuation of East Asian and full-width typing as its ASCII separators (`，` `、` `；` `（` `）` `：`
- * `。`, and every full-width letter, digit and sign as its ASCII one: `５％`), Unicode spaces as spaces, and what never belongs to a name dropped: invisible
+ * `。`, and every full-width letter, digit and sign as its ASCII one: `５％`), Unicode spaces as spaces, the
+ * Unicode hyphens as `-`, and what never belongs to a name dropped: invisible
  * characters feeds leave inside words (soft hyphen, zero-width space and joiners, word joiner, BOM) and the
  * trademark signs brands print after trade names and actives (`Niacinamide®`, `Matrixyl™ 3000`).
  */
@@ -124,6 +127,7 @@ function plainPunctuation(text: string): string {
   return text
     .replace(/[\u00a0\u2007\u202f\u2000-\u200a\u3000]/g, ' ')
     .replace(/[\u00ad\u200b-\u200d\u2060\ufeff™®©℠]/g, '')
+    .replace(/[\u2010\u2011]/g, '-')
     .replace(/[，、﹐﹑]/g, ', ')
     .replace(/[；﹔]/g, '; ')
     .replace(/[：﹕]/g, ': ')
@@ -143,8 +147,8 @@ export function parseInci(text: string | null | undefined): Ingredient[] {
 /** Reads an ingredient field: its ingredients, and whether it was an ingredient list at all. */
 export function readInci(text: string | null | undefined): InciReading {
   if (typeof text !== 'string' || text.trim() === '')
-    return { status: 'missing', ingredients: [], note: null };
-  const normalized = plainPunctuation(withoutMarkup(text).normalize('NFC'));
+    return { status: 'missing', ingredients: [], note: null, text: '' };
+  const normalized = unifySeparators(plainPunctuation(withoutMarkup(text).normalize('NFC')));
   if (NO_LIST.has(normalized.trim().toLowerCase())) return notAList(`placeholder "${quote(normalized)}"`);
 
   const unnumbered = withoutNumbering(normalized);
@@ -177,7 +181,7 @@ export function readInci(text: string | null | undefined): InciReading {
   if (ingredients.length === 0) return notAList(`no ingredient names: "${quote(normalized)}"`);
   const note =
     prose.length > 0 ? `left out text that is not an ingredient: "${quote(prose.join(' / '))}"` : null;
-  return { status: 'listed', ingredients, note };
+  return { status: 'listed', ingredients, note, text: listed };
 }
 
 /**
@@ -198,7 +202,8 @@ const PROSE = 'prose';
 const entryMemo = new Map<string, { label: string } | typeof PROSE | null>();
 const labelMemo = new Map<string, { name: string; looks: boolean }>();
 
-function remember<K, V>(memo: Map<K, V>, key: K, value: V): V {
+/** Remembers a value in a memo that starts afresh past MEMO_LIMIT entries. */
+export function remember<K, V>(memo: Map<K, V>, key: K, value: V): V {
   if (memo.size >= MEMO_LIMIT) memo.clear();
   memo.set(key, value);
   return value;
@@ -238,7 +243,7 @@ function labelFacts(label: string): { name: string; looks: boolean } {
 }
 
 function notAList(note: string): InciReading {
-  return { status: 'not_a_list', ingredients: [], note };
+  return { status: 'not_a_list', ingredients: [], note, text: '' };
 }
 
 /** Shortened for a message. */
@@ -278,7 +283,7 @@ const spacedSlashes = (text: string) =>
   / \/ /.test(text) && hasNoSeparator(text) ? text.replace(/\s+\/\s+/g, ', ') : text;
 
 /** A field with no list separator outside brackets and no line break: its separators may have been lost. */
-const hasNoSeparator = (text: string) => !/[,;•·|▪●◦\r\n]|\s[-–—~]\s/.test(text.replace(/\([^)]*\)/g, ''));
+const hasNoSeparator = (text: string) => !hasSeparator(text);
 
 const wordCount = (label: string) =>
   label
@@ -334,7 +339,7 @@ function cleanLabel(entry: string): string | null {
     .replace(PERCENT, ' ')
     .replace(/\(\s*\)|\[\s*\]/g, ' ')
     .replace(/\s+/g, ' ')
-    .replace(/^[\s.:;,\-–—)\]]+|[\s.:;,\-–—([]+$/g, '');
+    .replace(/^[^\p{L}\p{N}([]+|[\s.:;,\-–—([]+$/gu, '');
   if (label === '' || NO_LIST.has(label.toLowerCase()) || !/\p{L}/u.test(label)) return null;
   return balanceParentheses(label);
 }
