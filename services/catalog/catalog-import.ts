@@ -19,7 +19,7 @@ import type { RecordResult } from './catalog-records.ts';
 import type { Field } from './catalog-schema.ts';
 import { countAbsent, holdsRealProducts, withdrawAbsent } from './catalog-scope.ts';
 import { keepStoredFields } from './catalog-stored.ts';
-import type { DerivedProduct, RawProduct } from './derive.ts';
+import { contradictedClaims, type DerivedProduct, type RawProduct } from './derive.ts';
 import { createDeriver } from './formula-memo.ts';
 import { writeProducts } from './product-writer.ts';
 
@@ -139,9 +139,9 @@ export async function importRecords(
       const batch = accepted.slice(start, start + BATCH).map((record) => record.product);
       const derived = batch.map(derive);
       derived.forEach((product, i) => {
-        const message = ingredientWarning(product);
         const line = accepted[start + i]!.line;
-        if (message !== null) warnings.push({ line, product_id: product.product_id, message });
+        for (const message of productWarnings(product))
+          warnings.push({ line, product_id: product.product_id, message });
       });
       const slot = n % WRITERS;
       await writing[slot];
@@ -204,10 +204,14 @@ async function keepDemoApart(
   return accepted.filter((record) => record.product.demo !== true);
 }
 
-function ingredientWarning(product: DerivedProduct): string | null {
+/** What the operator should know of a derived product: its ingredient field, and claims its list contradicts. */
+function productWarnings(product: DerivedProduct): string[] {
+  const claims = contradictedClaims(product);
   if (product.ingredients_status === 'not_a_list') {
-    return `ingredients are not an ingredient list (${product.ingredients_note}): imported with every flag and the score unknown`;
+    return [
+      `ingredients are not an ingredient list (${product.ingredients_note}): imported with every flag and the score unknown`,
+      ...claims,
+    ];
   }
-  if (product.ingredients_note !== null) return `ingredients: ${product.ingredients_note}`;
-  return null;
+  return product.ingredients_note === null ? claims : [`ingredients: ${product.ingredients_note}`, ...claims];
 }

@@ -185,10 +185,11 @@ function unsureFlags(
   }
   const named = namedTerms(reading.text, open);
   if (named.size === 0) return { unsure: [], why: null };
-  const why = [...named].map(
-    ([flag, term]) => `${ATTRIBUTE_OF[flag]} unknown: the list names "${term}" outside the entries read`,
+  const unsure = open.filter((flag) => named.has(flag));
+  const why = unsure.map(
+    (flag) => `${ATTRIBUTE_OF[flag]} unknown: the list names "${named.get(flag)}" outside the entries read`,
   );
-  return { unsure: [...named.keys()], why: why.join('; ') };
+  return { unsure, why: why.join('; ') };
 }
 
 const ATTRIBUTE_OF: Readonly<Record<FreeFromFlag, keyof Attributes>> = {
@@ -238,7 +239,8 @@ export function productOf(raw: RawProduct, formula: Formula): DerivedProduct {
     barrier_support: barrierSupport,
     sun_protection: sunProtects,
     attributes: {
-      vegan: raw.vegan ?? (animalDerived ? false : null),
+      // An animal-derived ingredient contradicts a stated `vegan: true` (contradictedClaims says so).
+      vegan: animalDerived ? false : raw.vegan,
       cruelty_free: raw.cruelty_free,
       fragrance_free: free('fragrance'),
       alcohol_free: free('drying_alcohol'),
@@ -247,6 +249,53 @@ export function productOf(raw: RawProduct, formula: Formula): DerivedProduct {
     kb_version: KB_VERSION,
   };
 }
+
+/**
+ * Claims the product's own ingredient list contradicts, for the import's warnings: a stated `vegan: true`
+ * beside an animal-derived ingredient, and a name that says vegan, fragrance-free or alcohol-free beside
+ * what it excludes. The attributes already follow the list (vegan false, fragrance_free false, …).
+ */
+export function contradictedClaims(product: DerivedProduct): string[] {
+  const holding = (raises: (name: string) => boolean) =>
+    product.parsed_ingredients.filter((ingredient) => raises(ingredient.name)).map((i) => i.label);
+  const animal = holding((name) => ingredientFacts(name).cautions['animal-derived'] !== null);
+  const claims: string[] = [];
+  if (product.vegan === true && animal.length > 0) {
+    claims.push(
+      `vegan: true is contradicted by its ingredients: ${animal.join(', ')} (animal-derived): imported as vegan false`,
+    );
+  }
+  for (const { claim, words, listed, attribute } of [
+    // A stated vegan: true was said above.
+    { claim: 'vegan', words: VEGAN_NAME, listed: product.vegan === true ? [] : animal, attribute: 'vegan' },
+    {
+      claim: 'fragrance-free',
+      words: FRAGRANCE_FREE_NAME,
+      listed: holding(RAISES.fragrance),
+      attribute: 'fragrance_free',
+    },
+    {
+      claim: 'alcohol-free',
+      words: ALCOHOL_FREE_NAME,
+      listed: holding(RAISES.drying_alcohol),
+      attribute: 'alcohol_free',
+    },
+  ]) {
+    const said = words.exec(product.name)?.[0];
+    if (said !== undefined && listed.length > 0) {
+      claims.push(
+        `the name says ${claim} ("${said}"), but its ingredients list ${listed.join(', ')}: ${attribute} false`,
+      );
+    }
+  }
+  return claims;
+}
+
+/** Names that claim what a list can contradict, in English, French and German. */
+const VEGAN_NAME = /\bv[eé]gan[ea]?\b/i;
+const FRAGRANCE_FREE_NAME =
+  /\b(?:fragrance|perfume|parfum|scent)[\s-]*free\b|\bunscented\b|\bsans\s+parfum\b|\bohne\s+(?:parf[uü]m|duftstoffe?)\b/i;
+const ALCOHOL_FREE_NAME = /\balcohol[\s-]*free\b|\bsans\s+alcool\b|\bohne\s+alkohol\b/i;
 
 /**
  * UV filters only count as actives in products meant for sun protection: those the `sunscreen` filter

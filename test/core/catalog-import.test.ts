@@ -65,6 +65,25 @@ describe('catalog import of retailer data', () => {
     assert.equal(disclaimer.attributes.fragrance_free, true);
   });
 
+  it('warns of claims the list contradicts and of lists it cannot vouch for, naming product and ingredient', async () => {
+    const file = jsonl('claims.jsonl', [
+      { ...real('c-vegan', 'Aqua, Carmine (CI 75470), Lanolin, Beeswax, Niacinamide'), vegan: true },
+      { ...real('c-name', 'Aqua, Glycerin, Parfum'), name: 'Fragrance-Free Calming Cream' },
+      real('c-glued', 'Aqua+Glycerin+Alcohol Denat.+Parfum+Niacinamide'),
+    ]);
+    const result = await importFile(file);
+    assert.equal(result.code, 0, result.stderr);
+    const warnings = result.stderr.split('\n').filter((line) => line.startsWith('warning'));
+    assert.deepEqual(warnings, [
+      'warning line 1 (c-vegan): vegan: true is contradicted by its ingredients: Carmine (CI 75470), Lanolin, Beeswax (animal-derived): imported as vegan false',
+      'warning line 2 (c-name): the name says fragrance-free ("Fragrance-Free"), but its ingredients list Parfum: fragrance_free false',
+      'warning line 3 (c-glued): ingredients: fragrance_free unknown: the list names "Parfum" outside the entries read; alcohol_free unknown: the list names "Alcohol Denat" outside the entries read',
+    ]);
+    assert.equal((await derived('c-vegan')).attributes.vegan, false);
+    const glued = (await derived('c-glued')).attributes;
+    assert.deepEqual([glued.fragrance_free, glued.alcohol_free], [null, null]);
+  });
+
   it('--replace withdraws what a full import no longer lists, and the running core stops serving it', async () => {
     assert.equal((await importFile(jsonl('full-1.jsonl', [real('x-1'), real('x-2'), real('x-3')]))).code, 0);
     await untilCore('x-3', true);

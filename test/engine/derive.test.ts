@@ -62,9 +62,17 @@ describe('product derivation', () => {
     assert.deepEqual(dropOfOil.skin_types, ['dry', 'oily', 'combination', 'normal']);
   });
 
-  it('derives vegan=false from animal-derived ingredients only when the source is silent', () => {
+  it('derives vegan=false from animal-derived ingredients, also over a stated vegan: true', () => {
     assert.equal(deriveProduct(raw({ ingredients: 'Water, Cera Alba' })).attributes.vegan, false);
-    assert.equal(deriveProduct(raw({ ingredients: 'Water, Cera Alba', vegan: true })).attributes.vegan, true);
+    assert.equal(
+      deriveProduct(raw({ ingredients: 'Water, Cera Alba', vegan: true })).attributes.vegan,
+      false,
+    );
+    assert.equal(deriveProduct(raw({ ingredients: 'Water, Glycerin', vegan: true })).attributes.vegan, true);
+    assert.equal(
+      deriveProduct(raw({ ingredients: 'Water, Glycerin', vegan: false })).attributes.vegan,
+      false,
+    );
     assert.equal(deriveProduct(raw({ ingredients: 'Water, Glycerin' })).attributes.vegan, null);
     assert.equal(
       deriveProduct(raw({ ingredients: 'Talc, Mica. May contain: Carmine' })).attributes.vegan,
