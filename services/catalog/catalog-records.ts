@@ -14,6 +14,7 @@ import {
   skinTypesValue,
   textValue,
   withoutControls,
+  withoutInvisible,
 } from './catalog-schema.ts';
 import type { RawProduct } from './derive.ts';
 import { readableText } from './markup.ts';
@@ -146,9 +147,12 @@ function ingredientsValue(value: unknown): string | null | undefined {
   return clean.trim() === '' ? null : clean;
 }
 
-/** A free-text field as stored: as a person reads it (markup.ts), no controls, null when nothing is left. */
+/**
+ * A free-text field as stored: as a person reads it (markup.ts), no controls or invisible characters, null
+ * when nothing is left.
+ */
 function displayText(value: string): string | null {
-  return text(readableText(withoutControls(value)));
+  return text(readableText(withoutInvisible(withoutControls(value))));
 }
 
 /**

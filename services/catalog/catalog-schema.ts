@@ -95,8 +95,11 @@ export function columnsOf(names: readonly string[], where: string): Field[] {
   return fields;
 }
 
-/** C0 and C1 controls and bidi embeddings, overrides and isolates: never stored in a one-line field. */
-const CONTROLS = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/gu;
+/**
+ * C0 and C1 controls and bidi embeddings, overrides and isolates: never stored in a one-line field. A CRLF
+ * is one line break.
+ */
+const CONTROLS = /\r\n|[\p{Cc}\u202a-\u202e\u2066-\u2069]/gu;
 /** The same but tab, line feed and carriage return, which an ingredient list may hold. */
 const LIST_CONTROLS = /(?![\t\n\r])[\p{Cc}\u202a-\u202e\u2066-\u2069]/gu;
 
@@ -105,7 +108,20 @@ const HAS_CONTROL = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
 /** A one-line field without controls: tabs and line breaks are spaces, the others dropped. */
 export function withoutControls(value: string): string {
   if (!HAS_CONTROL.test(value)) return value;
-  return value.replace(CONTROLS, (c) => (c === '\t' || c === '\n' || c === '\r' ? ' ' : ''));
+  return value.replace(CONTROLS, (c) => (c === '\t' || c === '\n' || c === '\r' || c === '\r\n' ? ' ' : ''));
+}
+
+/**
+ * Invisible characters feeds leave inside words: soft hyphen, zero-width space, word joiner, BOM, Mongolian
+ * vowel separator, and a zero-width joiner or non-joiner beside ASCII (between two other characters they
+ * join an emoji sequence or shape Indic and Persian script, and stay).
+ */
+const INVISIBLE =
+  /[\u00ad\u180e\u200b\u2060\ufeff]|(?<![^\p{ASCII}])[\u200c\u200d]|[\u200c\u200d](?![^\p{ASCII}])/gu;
+
+/** Text as it is shown: without the invisible characters a feed left in it. */
+export function withoutInvisible(value: string): string {
+  return value.replace(INVISIBLE, '');
 }
 
 /** An ingredient list without controls but tab and line breaks. */

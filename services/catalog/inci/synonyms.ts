@@ -77,6 +77,10 @@ function slashAlternatives(text: string): string | null {
   return parts.every((part) => part === first) ? first : null;
 }
 
+/** A head word that names no ingredient without its plant, with the plant part before it or not. */
+const BARE_HEAD =
+  /^(?:(?:leaf|flower|fruit|seed|root|bark|peel|kernel|stem|herb|callus|bud)\s+)?(?:extract|oil|butter|juice|water|wax|powder)$/;
+
 /** Marketing words that some labels put in front of the INCI name. */
 const QUALIFIER = /^(?:certified |organic |bio |natural )+/;
 
@@ -98,6 +102,13 @@ export function canonicalName(label: string): string {
   if (inner !== null && /^ci \d{5}$/.test(base)) {
     const innerKnown = ALIASES.get(inner);
     if (innerKnown !== undefined) return innerKnown;
+  }
+  // `Extract (Camellia Sinensis, Leaf)`, `Leaf Extract (Camellia Sinensis)`, `Oil (Olea Europaea)`: older
+  // labels and some registries put the plant (and its part) after a bare head word, which alone names
+  // nothing; the name is the plant, its part, then the head word, as INCI writes it.
+  if (inner !== null && BARE_HEAD.test(base) && /^\p{L}[\p{L} ,-]*$/u.test(inner)) {
+    const plant = `${inner.replace(/\s*,\s*/g, ' ')} ${base}`;
+    return ALIASES.get(plant) ?? plant;
   }
   return base;
 }
