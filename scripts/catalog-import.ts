@@ -13,6 +13,9 @@
 import cliProgress from 'cli-progress';
 import { importRecords, readCatalogFile } from '../services/catalog/catalog-import.ts';
 import { printable } from '../services/catalog/catalog-schema.ts';
+import { announceCatalogChange } from '../services/catalog/product-writer.ts';
+import type { Orm } from '../services/core/db/orm.ts';
+import { plainSql } from '../services/core/db/plain-sql.ts';
 import { withDatabase } from './cli-database.ts';
 
 const args = process.argv.slice(2);
@@ -43,6 +46,7 @@ const stopped = {
 };
 // Stopped by Ctrl-C or SIGTERM: the same account as a failed database (an uncommitted batch rolls back).
 let withdrawing = false;
+let database: Orm | undefined;
 for (const [signal, code] of [
   ['SIGINT', 130],
   ['SIGTERM', 143],
@@ -52,11 +56,18 @@ for (const [signal, code] of [
       ? 'Every product in the file was written; the withdrawal may not have finished: run the import again'
       : stopped.failure;
     process.stderr.write(`\n${stopped.name}: stopped by ${signal}. ${left}\n`);
-    process.exit(code);
+    // Cores hear of the import once, as it ends (catalog-import.ts): the products written so far are
+    // announced before exiting, for at most a second.
+    const announced = database ? plainSql(database).then(announceCatalogChange) : Promise.resolve();
+    const bound = new Promise((done) => setTimeout(done, 1000).unref());
+    void Promise.race([announced, bound])
+      .catch(() => {})
+      .finally(() => process.exit(code));
   });
 }
 
 const report = await withDatabase(stopped, async (orm) => {
+  database = orm;
   const bar = new cliProgress.SingleBar(
     { format: 'importing [{bar}] {value}/{total} products', noTTYOutput: true, notTTYSchedule: 1000 },
     cliProgress.Presets.shades_classic,

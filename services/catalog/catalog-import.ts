@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { EntityManager } from '@mikro-orm/core';
-import { plainSql } from '../core/db/plain-sql.ts';
+import { type PlainSql, plainSql } from '../core/db/plain-sql.ts';
 import { readCsv } from './catalog-csv.ts';
 import { catalogText, readJson } from './catalog-json.ts';
 import type { RecordResult } from './catalog-records.ts';
@@ -21,7 +21,7 @@ import { countAbsent, holdsRealProducts, withdrawAbsent } from './catalog-scope.
 import { keepStoredFields } from './catalog-stored.ts';
 import { contradictedClaims, type DerivedProduct, type RawProduct } from './derive.ts';
 import { createDeriver } from './formula-memo.ts';
-import { writeProducts } from './product-writer.ts';
+import { announceCatalogChange, writeProducts } from './product-writer.ts';
 
 /** Products per statement: large enough that a round trip is a small part of it. */
 const BATCH = 1000;
@@ -117,23 +117,49 @@ export async function importRecords(
   rejected.sort((a, b) => a.line - b.line);
 
   const warnings: ImportWarning[] = [];
-  const done = options.onProgress ?? (() => {});
-  const derive = createDeriver();
   const sql = await plainSql(em);
   for (const { line, product, warnings: notes = [] } of accepted) {
     for (const message of notes) warnings.push({ line, product_id: product.product_id, message });
   }
   // A field the file does not carry keeps what a product already stored holds, rather than being emptied.
   await keepStoredFields(sql, accepted);
+  // The batches are quiet (product-writer.ts): cores hear of the import once, when it ends — also when it
+  // fails half way, since what was written stays.
+  const progress = { written: 0, demoRemoved: 0 };
+  try {
+    await writeAll(sql, accepted, warnings, progress, options.onProgress ?? (() => {}));
+    const withdrawal = options.replace
+      ? await withdrawUnlisted(em, listed, accepted.length > 0, unnamed, options)
+      : { withdrawn: [], withdrawSkipped: null };
+    warnings.sort((a, b) => a.line - b.line);
+    return {
+      imported: accepted.length,
+      rejected,
+      warnings,
+      ...withdrawal,
+      demoRemoved: progress.demoRemoved,
+    };
+  } finally {
+    if (progress.written > 0) await announceCatalogChange(sql).catch(() => {});
+  }
+}
+
+/** Upserts the accepted records in batches, collecting their ingredient warnings. */
+async function writeAll(
+  sql: PlainSql,
+  accepted: readonly Accepted[],
+  warnings: ImportWarning[],
+  progress: { written: number; demoRemoved: number },
+  done: (written: number) => void,
+): Promise<void> {
+  const derive = createDeriver();
   const clients = await Promise.all(Array.from({ length: WRITERS }, () => sql.connect()));
   // While PostgreSQL writes earlier batches (on as many connections, so on as many cores), this process
   // derives the next one. Batches hold distinct product_ids, so concurrent writes never wait on each other.
   const writing: Promise<void>[] = [];
-  let written = 0;
   // Real products replace the demo catalog in the first batch's transaction, and that batch commits before
   // any other: no moment, not even after a crash half way, shows demo products beside real ones.
   const real = accepted.some((record) => record.product.demo !== true);
-  let demoRemoved = 0;
   try {
     for (let start = 0, n = 0; start < accepted.length; start += BATCH, n++) {
       const batch = accepted.slice(start, start + BATCH).map((record) => record.product);
@@ -146,9 +172,9 @@ export async function importRecords(
       const slot = n % WRITERS;
       await writing[slot];
       const write = writeProducts(clients[slot]!, batch, derived, real && n === 0).then((removed) => {
-        demoRemoved += removed;
-        written += batch.length;
-        done(written);
+        progress.demoRemoved += removed;
+        progress.written += batch.length;
+        done(progress.written);
       });
       write.catch(() => {}); // awaited later; a failure meanwhile is not an unhandled rejection
       writing[slot] = write;
@@ -162,27 +188,29 @@ export async function importRecords(
     throw err;
   }
   for (const client of clients) client.release();
+}
 
-  let withdrawn: string[] = [];
-  let withdrawSkipped: string | null = null;
-  if (options.replace) {
-    if (accepted.length === 0) {
-      withdrawSkipped = 'the file gave no product to import';
-    } else if (unnamed) {
-      withdrawSkipped =
-        'some rejected lines name no product_id, so the file cannot say which products it holds';
-    } else {
-      const { total, absent } = await countAbsent(em.fork(), [...listed]);
-      if (absent * 2 > total && !options.force) {
-        withdrawSkipped = `it would withdraw ${absent} of the ${total} products in the catalog, more than half: check the file is the whole catalog, and run the import again with --force to withdraw them`;
-      } else {
-        options.onWithdraw?.();
-        withdrawn = await withdrawAbsent(em.fork(), [...listed]);
-      }
-    }
+/** A full import's withdrawal of the products the file does not list, or why there is none. */
+async function withdrawUnlisted(
+  em: EntityManager,
+  listed: ReadonlySet<string>,
+  anyAccepted: boolean,
+  unnamed: boolean,
+  options: ImportOptions,
+): Promise<Pick<ImportReport, 'withdrawn' | 'withdrawSkipped'>> {
+  const skipped = (why: string) => ({ withdrawn: [], withdrawSkipped: why });
+  if (!anyAccepted) return skipped('the file gave no product to import');
+  if (unnamed) {
+    return skipped('some rejected lines name no product_id, so the file cannot say which products it holds');
   }
-  warnings.sort((a, b) => a.line - b.line);
-  return { imported: accepted.length, rejected, warnings, withdrawn, withdrawSkipped, demoRemoved };
+  const { total, absent } = await countAbsent(em.fork(), [...listed]);
+  if (absent * 2 > total && !options.force) {
+    return skipped(
+      `it would withdraw ${absent} of the ${total} products in the catalog, more than half: check the file is the whole catalog, and run the import again with --force to withdraw them`,
+    );
+  }
+  options.onWithdraw?.();
+  return { withdrawn: await withdrawAbsent(em.fork(), [...listed]), withdrawSkipped: null };
 }
 
 /** Rejects the demo records that would mix with real products. */

@@ -1,7 +1,7 @@
 /**
  * The catalog in PostgreSQL and its live in-memory index. Imports upsert by product_id in batches, each
- * product re-derived from its INCI list; every core replica reloads its index when the products table
- * announces a change (`catalog_changed`).
+ * product re-derived from its INCI list; every core replica reloads its index when a change is announced
+ * (`catalog_changed`: by the products table's trigger, or once by an import whose batches are quiet).
  */
 import type { EntityManager } from '@mikro-orm/core';
 import type { Orm } from '../core/db/orm.ts';
@@ -11,7 +11,7 @@ import type { Notifications } from '../shared/notifications.ts';
 import { CatalogIndex } from './catalog-index.ts';
 import { type DerivedProduct, deriveProduct, type RawProduct } from './derive.ts';
 import { Product } from './product-entity.ts';
-import { writeProducts } from './product-writer.ts';
+import { announceCatalogChange, writeProducts } from './product-writer.ts';
 
 const RELOAD_DEBOUNCE_MS = 200;
 
@@ -24,6 +24,7 @@ export async function upsertProducts(
   const client = await (await plainSql(em)).connect();
   try {
     await writeProducts(client, raws, derived);
+    await announceCatalogChange(client);
   } catch (err) {
     client.release(err as Error);
     throw err;
@@ -67,13 +68,27 @@ export type CatalogLoadState = 'loading' | 'loaded' | 'unavailable';
 const RETRY_FIRST_MS = 1000;
 const RETRY_MAX_MS = 60_000;
 
-/** The index every request reads; swapped whole after a reload, so a request never sees half a catalog. */
+/**
+ * The index every request reads; swapped whole after a reload, so a request never sees half a catalog.
+ *
+ * Loads are single-flight: one at a time, on one connection of the pool. A change announced while a load
+ * runs asks for exactly one more after it (any number of changes meanwhile share it), so a load that read
+ * an older catalog never replaces one that read a newer: several loads at once, each started by an
+ * import's batch, once held most of the pool and gigabytes, and the slowest, oldest one finished last. A
+ * failed load keeps the last loaded catalog serving (logged as stale) and is retried with backoff; only a
+ * core that never loaded one has its catalog `unavailable`.
+ */
 export class LiveCatalog {
   #index = new CatalogIndex([]);
   #state: CatalogLoadState = 'loading';
   #timer: NodeJS.Timeout | undefined;
   #retryMs = RETRY_FIRST_MS;
+  #started = false;
   #stopped = false;
+  /** The load running now, and the one asked for while it runs. */
+  #running: Promise<void> | undefined;
+  #queued: Promise<void> | undefined;
+  #loadedAt: Date | undefined;
   readonly #orm: Orm;
   readonly #logger: Logger;
 
@@ -86,7 +101,7 @@ export class LiveCatalog {
     return this.#index;
   }
 
-  /** False until the first load succeeds, and while the database cannot be read. */
+  /** False until the first load succeeds. */
   get available(): boolean {
     return this.#state === 'loaded';
   }
@@ -96,20 +111,24 @@ export class LiveCatalog {
   }
 
   async start(notifications: Notifications): Promise<void> {
+    this.#started = true;
     notifications.on('catalog_changed', () => this.#reloadSoon(RELOAD_DEBOUNCE_MS));
-    await this.#load();
+    await this.reload().catch(() => {});
   }
 
-  async reload(): Promise<void> {
-    const started = performance.now();
-    const products = await loadProducts(this.#orm.em.fork());
-    this.#index = new CatalogIndex(products);
-    this.#state = 'loaded';
-    this.#retryMs = RETRY_FIRST_MS;
-    this.#logger.info(
-      { products: products.length, ms: Math.round(performance.now() - started) },
-      'catalog loaded',
-    );
+  /**
+   * Resolves once a load that began after this call has finished (rejects if it failed): the one running
+   * now if none, else the one queued behind it.
+   */
+  reload(): Promise<void> {
+    if (this.#running === undefined) return this.#begin();
+    this.#queued ??= this.#running
+      .catch(() => {})
+      .then(() => {
+        this.#queued = undefined;
+        return this.#begin();
+      });
+    return this.#queued;
   }
 
   stop(): void {
@@ -117,22 +136,47 @@ export class LiveCatalog {
     clearTimeout(this.#timer);
   }
 
-  /** One load; a failure leaves the catalog unavailable and schedules the next try, each later than the last. */
+  #begin(): Promise<void> {
+    const running = this.#load().finally(() => {
+      this.#running = undefined;
+    });
+    this.#running = running;
+    return running;
+  }
+
+  /** One load; a failure keeps what is served and schedules the next try, each later than the last. */
   async #load(): Promise<void> {
+    const started = performance.now();
     try {
-      await this.reload();
+      const products = await loadProducts(this.#orm.em.fork());
+      this.#index = new CatalogIndex(products);
+      this.#state = 'loaded';
+      this.#loadedAt = new Date();
+      this.#retryMs = RETRY_FIRST_MS;
+      this.#logger.info(
+        { products: products.length, ms: Math.round(performance.now() - started) },
+        'catalog loaded',
+      );
     } catch (err) {
-      this.#state = 'unavailable';
       const retryMs = this.#retryMs;
       this.#retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
-      this.#logger.error({ err: (err as Error).message, retry_in_ms: retryMs }, 'catalog load failed');
-      this.#reloadSoon(retryMs);
+      const serving =
+        this.#loadedAt === undefined
+          ? {}
+          : { stale: true, serving_products: this.#index.size, loaded_at: this.#loadedAt.toISOString() };
+      if (this.#loadedAt === undefined) this.#state = 'unavailable';
+      this.#logger.error(
+        { err: (err as Error).message, retry_in_ms: retryMs, ...serving },
+        'catalog load failed',
+      );
+      if (this.#started) this.#reloadSoon(retryMs);
+      throw err;
     }
   }
 
   #reloadSoon(delayMs: number): void {
     if (this.#stopped) return;
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => void this.#load(), delayMs);
+    this.#timer = setTimeout(() => void this.reload().catch(() => {}), delayMs);
   }
 }

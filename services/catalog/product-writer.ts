@@ -5,10 +5,14 @@
  * statement parameter (no JSON document around the rows to parse), and the `derived` column, stored as
  * `json` (migration 0013), is only validated, never built into a binary tree. docs/data-path.md has the
  * numbers.
+ *
+ * A batch does not announce itself (`skinmatch.catalog_quiet`, migration 0019): its caller announces the
+ * change once it has written everything (`announceCatalogChange`), so cores reload once per import, not
+ * once per batch.
  */
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { PoolClient } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { DerivedProduct, RawProduct } from './derive.ts';
 
@@ -66,6 +70,7 @@ export async function writeProducts(
     // An import can be re-run, so its commits need not wait for the WAL to reach the disk; `local`: the
     // pooled session goes back to the pool as it was.
     await client.query('set local synchronous_commit = off');
+    await client.query('set local skinmatch.catalog_quiet = on');
     await pipeline(Readable.from(copyText(raws, derived)), client.query(copyFrom(COPY)));
     await client.query({ name: 'upsert_product_rows', text: UPSERT, values: [new Date()] });
     const removed = removeDemo ? (await client.query('delete from products where demo')).rowCount : 0;
@@ -75,6 +80,11 @@ export async function writeProducts(
     await client.query('rollback').catch(() => {});
     throw err;
   }
+}
+
+/** Tells every core replica that the catalog changed, as the products table's trigger does for other writes. */
+export async function announceCatalogChange(sql: Pool | PoolClient): Promise<void> {
+  await sql.query(`select pg_notify('catalog_changed', '')`);
 }
 
 /** The batch in COPY's text format, in a few large chunks. */

@@ -23,6 +23,7 @@ import { PhotoCrashesMigration } from './migrations/0015-photo-crashes.ts';
 import { OAuthStateAtRestMigration } from './migrations/0016-oauth-state-at-rest.ts';
 import { MatchSkinTypeMigration } from './migrations/0017-match-skin-type.ts';
 import { AccountSignedInMigration } from './migrations/0018-account-signed-in.ts';
+import { CatalogQuietBatchesMigration } from './migrations/0019-catalog-quiet-batches.ts';
 import { ScanSchema } from './scan-entity.ts';
 import { SettingSchema } from './setting-entity.ts';
 
@@ -45,6 +46,7 @@ const MIGRATIONS = [
   { name: '0016-oauth-state-at-rest', class: OAuthStateAtRestMigration },
   { name: '0017-match-skin-type', class: MatchSkinTypeMigration },
   { name: '0018-account-signed-in', class: AccountSignedInMigration },
+  { name: '0019-catalog-quiet-batches', class: CatalogQuietBatchesMigration },
 ];
 
 /**
