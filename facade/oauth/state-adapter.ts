@@ -10,7 +10,7 @@
  */
 import type { JsonObject } from '@bufbuild/protobuf';
 import type { Client } from '@connectrpc/connect';
-import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { type Adapter, type AdapterPayload, Provider } from 'oidc-provider';
 import type { OAuthStateService } from '../../gen/skinmatch/v1/oauth_state_pb.ts';
 import { AtRestKeys } from './at-rest.ts';
 
@@ -19,11 +19,18 @@ const CORE_TIMEOUT_MS = 5000;
 /**
  * Seconds after its first use in which a refresh token is served again. Every refresh rotates the token, and
  * a used one presented again ends the whole grant (a stolen copy is detected). But a client making calls in
- * parallel when its access token expires refreshes once per call, all with the token it holds: without a
- * grace the second of them ended the person's sign-in. Within it each call gets tokens of its own; later,
- * reuse ends the grant as before.
+ * parallel when its access token expires refreshes once per call, all with the token it holds, and one that
+ * lost the answer retries: without a grace the second of them ended the person's sign-in. Within it each
+ * call gets tokens of its own, but the grant never forks: the newest successor of a token supersedes the
+ * ones before it (the record `RefreshSuccessor`, under the token's stored id, names it), and a superseded
+ * successor presented later counts as a reused token, which ends the whole grant. Once the token's
+ * successor has been used, or later, reuse ends the grant as before.
  */
 export const REFRESH_REUSE_GRACE_S = 10;
+/** The record naming the live successor of a rotated refresh token. */
+const SUCCESSOR_MODEL = 'RefreshSuccessor';
+/** The `consumed` given a superseded successor: long past, so no grace applies. */
+const SUPERSEDED = 1;
 
 type Found = { state?: { payload?: JsonObject } };
 type Payload = AdapterPayload & Record<string, unknown>;
@@ -66,15 +73,25 @@ export function stateAdapterClass(state: Client<typeof OAuthStateService>, keys:
       // A JSON round trip drops `undefined` members, which a protobuf Struct cannot hold.
       const json = this.#toRest(id, JSON.parse(JSON.stringify(payload)) as Payload) as JsonObject;
       const [current, ...old] = this.#ids(id);
+      const lifetime = BigInt(Math.max(0, Math.ceil(expiresIn ?? 0)));
+      const parent = this.#parentOf(id);
+      if (parent) json.parent = parent;
       await state.upsertState(
-        {
-          model: this.model,
-          id: current!,
-          payload: json,
-          expiresIn: BigInt(Math.max(0, Math.ceil(expiresIn ?? 0))),
-        },
+        { model: this.model, id: current!, payload: json, expiresIn: lifetime },
         options,
       );
+      // The newest successor of a refresh token is its only live one (REFRESH_REUSE_GRACE_S).
+      if (parent) {
+        const link = {
+          successor: current!,
+          grantId: json.grantId ?? null,
+          accountId: json.accountId ?? null,
+        };
+        await state.upsertState(
+          { model: SUCCESSOR_MODEL, id: parent, payload: link, expiresIn: lifetime },
+          options,
+        );
+      }
       // A record first stored under a key since rotated out of first place now lives under the current one.
       for (const stale of old) await state.destroyState({ model: this.model, id: stale }, options);
     }
@@ -86,15 +103,44 @@ export function stateAdapterClass(state: Client<typeof OAuthStateService>, keys:
         if (payload) break;
       }
       if (!payload) return undefined;
-      const used = payload.consumed;
-      if (
-        this.model === 'RefreshToken' &&
-        typeof used === 'number' &&
-        nowS() - used < REFRESH_REUSE_GRACE_S
-      ) {
-        delete payload.consumed;
-      }
+      if (this.model === 'RefreshToken') await this.#reuse(id, payload);
       return this.#fromRest(id, payload);
+    }
+
+    /**
+     * A refresh token that a newer successor of its parent superseded is a reused one; a used one is served
+     * again only within the grace, and only while the successor it was rotated into is unused.
+     */
+    async #reuse(id: string, payload: Payload): Promise<void> {
+      const live = typeof payload.parent === 'string' ? await this.#successor(payload.parent) : undefined;
+      if (live && !this.#ids(id).includes(live)) {
+        payload.consumed = SUPERSEDED;
+        return;
+      }
+      const used = payload.consumed;
+      if (typeof used !== 'number' || nowS() - used >= REFRESH_REUSE_GRACE_S) return;
+      const successor = await this.#successor(this.#ids(id)[0]!);
+      const successorUsed =
+        successor !== undefined &&
+        payloadOf(await state.findState({ model: this.model, id: successor }, options))?.consumed !==
+          undefined;
+      if (!successorUsed) delete payload.consumed;
+    }
+
+    /** The stored id of the live successor of the refresh token stored as `key`, if it was rotated. */
+    async #successor(key: string): Promise<string | undefined> {
+      const link = payloadOf(await state.findState({ model: SUCCESSOR_MODEL, id: key }, options));
+      return typeof link?.successor === 'string' ? link.successor : undefined;
+    }
+
+    /**
+     * The stored id of the refresh token a rotation's new token replaces (the one presented), or undefined
+     * when the record saved is not such a token.
+     */
+    #parentOf(id: string): string | undefined {
+      const parent: unknown = Provider.ctx?.oidc?.entities.RotatedRefreshToken?.jti;
+      if (this.model !== 'RefreshToken' || typeof parent !== 'string' || parent === id) return undefined;
+      return this.#ids(parent)[0];
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
