@@ -19,6 +19,7 @@ const CSS = 'text/css; charset=utf-8';
 export const ASSETS: Readonly<Record<string, { readonly path: string; readonly type: string }>> = {
   'scan-page.js': { path: join(here, 'scan-page.js'), type: JS },
   'scan-upload.js': { path: join(here, 'scan-upload.js'), type: JS },
+  'scan-steps.js': { path: join(here, 'scan-steps.js'), type: JS },
   'photo-orientation.js': { path: join(here, 'photo-orientation.js'), type: JS },
   'scan-page.css': { path: join(here, 'scan-page.css'), type: CSS },
   'altcha.js': { path: join(altcha, 'external', 'altcha.min.js'), type: JS },

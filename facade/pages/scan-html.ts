@@ -35,7 +35,7 @@ export interface ScanPageView {
 
 export type Step = 'consent' | 'elsewhere' | 'photo' | 'progress' | 'done' | 'failed';
 
-/** The same rule as `stepOf` in scan-page.js. */
+/** The same rule as `stepOf` in assets/scan-steps.js. */
 export function stepOf(state: PageState): Step {
   if (!state.consented) return 'consent';
   if (!state.is_consenting_browser) return 'elsewhere';

@@ -173,6 +173,7 @@ describe('upload page HTML', () => {
     for (const name of [
       'scan-page.js',
       'scan-upload.js',
+      'scan-steps.js',
       'photo-orientation.js',
       'scan-page.css',
       'altcha.js',
@@ -186,7 +187,7 @@ describe('upload page HTML', () => {
     }
     // The widget's CSP-friendly build: no styles injected from script.
     assert.match(ASSETS['altcha.js']!.path, /altcha\/dist\/external\//);
-    for (const name of ['scan-page.js', 'scan-upload.js', 'photo-orientation.js'])
+    for (const name of ['scan-page.js', 'scan-upload.js', 'scan-steps.js', 'photo-orientation.js'])
       assert.doesNotMatch(readFileSync(ASSETS[name]!.path, 'utf8'), /innerHTML|eval\(/, name);
   });
 });

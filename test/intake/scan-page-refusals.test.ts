@@ -361,6 +361,7 @@ describe('the upload page /scan/:id over HTTP: page, cookie and refusals', funct
       'photo-orientation.js',
       'scan-page.css',
       'scan-page.js',
+      'scan-steps.js',
       'scan-upload.js',
     ]);
     for (const [name, { path, type }] of Object.entries(ASSETS)) {

@@ -3,6 +3,7 @@
 // JavaScript, no build step. The server renders the first state; render() moves between the steps with the
 // same rule as stepOf in facade/pages/scan-html.ts, and every word shown comes from the page's data-words.
 
+import { percentOf, statusWords, stepOf } from './scan-steps.js';
 import { isHeic, preparePhoto, sendPhoto } from './scan-upload.js';
 
 const main = document.getElementById('scan');
@@ -40,33 +41,6 @@ if (globalThis.$altcha) {
   }
 }
 
-function stepOf(s) {
-  if (!s.consented) return 'consent';
-  if (!s.is_consenting_browser) return 'elsewhere';
-  if (s.status === 'awaiting_upload') return 'photo';
-  if (s.status === 'queued' || s.status === 'analyzing') return 'progress';
-  return s.status === 'complete' ? 'done' : 'failed';
-}
-
-const percentOf = (value) => Math.max(0, Math.min(100, Math.round(Number(value) || 0)));
-
-function statusWords(s) {
-  switch (stepOf(s)) {
-    case 'photo':
-      return words.awaitingPhoto;
-    case 'progress':
-      return s.status === 'queued'
-        ? words.queued
-        : `${words.stages[s.stage] ?? words.analyzing}: ${percentOf(s.progress)}%`;
-    case 'done':
-      return words.complete;
-    case 'failed':
-      return s.failure_message ?? words.failedFallback;
-    default:
-      return '';
-  }
-}
-
 const SECTIONS = {
   consent: ['consent-step'],
   elsewhere: ['elsewhere-step'],
@@ -95,7 +69,7 @@ function render(next) {
   state = next;
   const step = stepOf(state);
   show(step);
-  setStatus(statusWords(state));
+  setStatus(statusWords(state, words));
   $('analysis-progress').value = state.status === 'analyzing' ? percentOf(state.progress) : 0;
   $('analysis-progress').textContent = `${percentOf(state.progress)}%`;
   $('photo-title').textContent = step === 'failed' ? 'Try again' : 'Your photo';
@@ -248,7 +222,7 @@ async function choosePhoto(input) {
   for (const each of [$('selfie'), $('file')]) each.disabled = true;
   // A photo refused before or by the server: the status goes back to the step's own words.
   const refused = (message) => {
-    setStatus(statusWords(state));
+    setStatus(statusWords(state, words));
     alertWith(message);
   };
   let result = null;
@@ -336,7 +310,7 @@ async function explainRefusedStream() {
   } finally {
     ask.abort();
   }
-  setStatus(statusWords(state)); // no longer "Reconnecting…"
+  setStatus(statusWords(state, words)); // no longer "Reconnecting…"
   if (STATE_CHANGED.has(body?.error)) {
     alertWith(body.message);
     return refresh();
