@@ -7,7 +7,7 @@
  * records the knowledge-base version it was derived with.
  */
 import { MEASURES, type Measure } from '../shared/measures.ts';
-import { FREE_FROM_FLAGS, type FreeFromFlag, namedTerms, RAISES, runTogether } from './free-from.ts';
+import { cutOff, FREE_FROM_FLAGS, type FreeFromFlag, namedTerms, RAISES, runTogether } from './free-from.ts';
 import { type InciReading, type Ingredient, type ListStatus, readInci } from './inci/parse.ts';
 import { ingredientFacts } from './knowledge/facts.ts';
 import { type Active, type CautionList, KB_VERSION, TARGET_EVIDENCE } from './knowledge/knowledge.ts';
@@ -168,9 +168,9 @@ export function analyseFormula(ingredients: string | null, sunProtection: boolea
 }
 
 /**
- * The free-from flags a listed formula does not raise, yet whose absence its list cannot vouch for: an
- * entry reads as several names run together (every such flag), or a piece of the text raises a flag that
- * no entry was read as. With why, for the import's warning.
+ * The free-from flags a listed formula does not raise, yet whose absence its list cannot vouch for: the list
+ * was cut short or an entry reads as several names run together (every such flag), or a piece of the text
+ * raises a flag that no entry was read as. With why, for the import's warning.
  */
 function unsureFlags(
   reading: InciReading,
@@ -178,11 +178,13 @@ function unsureFlags(
 ): { unsure: FreeFromFlag[]; why: string | null } {
   if (reading.ingredients.length === 0) return { unsure: [], why: null };
   const open = FREE_FROM_FLAGS.filter((flag) => !flagged[flag]);
+  const unknown = open.map((flag) => ATTRIBUTE_OF[flag]).join(', ');
+  const cut = cutOff(reading.text);
+  if (cut !== null && open.length > 0)
+    return { unsure: open, why: `the list is cut off ("${cut}"): ${unknown} unknown` };
   const merged = reading.ingredients.find((ingredient) => runTogether(ingredient.label, ingredient.name));
-  if (merged !== undefined && open.length > 0) {
-    const unknown = open.map((flag) => ATTRIBUTE_OF[flag]).join(', ');
+  if (merged !== undefined && open.length > 0)
     return { unsure: open, why: `"${merged.label}" reads as several names run together: ${unknown} unknown` };
-  }
   const named = namedTerms(reading.text, open);
   if (named.size === 0) return { unsure: [], why: null };
   const unsure = open.filter((flag) => named.has(flag));

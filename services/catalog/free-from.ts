@@ -61,6 +61,18 @@ export function namedTerms(text: string, flags: readonly FreeFromFlag[]): Map<Fr
   return found;
 }
 
+/**
+ * A list cut short says so: an ellipsis (`Niacinami…`, `...`, `. . .`, `⋯`) anywhere, `etc.` or a closing
+ * `and more` (retailers truncate long lists). What was cut may be fragrance or alcohol. Dot leaders of four
+ * or more (`Zinc Oxide 18.9% ........ Sunscreen`, a drug-facts panel) are no ellipsis.
+ */
+const CUT_OFF = /…|(?<!\.\s?)\.(?:\s?\.){2}(?!\s?\.)|\betc\b\.?|(?:\band|&)\s+more\b\W*$/iu;
+
+/** The mark that shows a list was cut short, or null. */
+export function cutOff(text: string): string | null {
+  return CUT_OFF.exec(text)?.[0].trim() ?? null;
+}
+
 /** A catalog repeats the same pieces and entries: what each reads as is memoised (bounded, as parse.ts's). */
 const pieceMemo = new Map<string, { label: string; name: string } | null>();
 const runMemo = new Map<string, boolean>();

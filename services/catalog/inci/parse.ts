@@ -117,9 +117,10 @@ const LEGEND_START = /\.\s*(?=[*†‡§¶°^※+#¹²³⁴⁵⁶⁷⁸⁹⁰]+\
 /**
  * The punctuation of East Asian and full-width typing as its ASCII separators (`，` `、` `；` `（` `）` `：`
  * `。`, and every full-width letter, digit and sign as its ASCII one: `５％`), Unicode spaces as spaces, the
- * Unicode hyphens as `-`, and what never belongs to a name dropped: invisible
- * characters feeds leave inside words (soft hyphen, zero-width space and joiners, word joiner, BOM) and the
- * trademark signs brands print after trade names and actives (`Niacinamide®`, `Matrixyl™ 3000`).
+ * Unicode hyphens as `-`, the midline ellipsis `⋯` as `…` (a list cut short: free-from.ts), and what never
+ * belongs to a name dropped: invisible characters feeds leave inside words (soft hyphen, zero-width space
+ * and joiners, word joiner, BOM) and the trademark signs brands print after trade names and actives
+ * (`Niacinamide®`, `Matrixyl™ 3000`).
  */
 function plainPunctuation(text: string): string {
   // Every character replaced is outside ASCII, as most lists are whole.
@@ -128,6 +129,7 @@ function plainPunctuation(text: string): string {
     .replace(/[\u00a0\u2007\u202f\u2000-\u200a\u3000]/g, ' ')
     .replace(/[\u00ad\u200b-\u200d\u2060\ufeff™®©℠]/g, '')
     .replace(/[\u2010\u2011]/g, '-')
+    .replace(/⋯/g, '…')
     .replace(/[，、﹐﹑]/g, ', ')
     .replace(/[；﹔]/g, '; ')
     .replace(/[：﹕]/g, ': ')
