@@ -2,12 +2,14 @@
  * The upload page's HTML (`/scan/:id`): what happens to the photo, in plain words, and the one step the
  * person is at — agree, send a photo, wait for the analysis, done or try again. Every step is in the
  * document and all but the current one are `hidden`; the page's script (assets/scan-page.js) moves between
- * them with the same rule as `stepOf` and the words it finds in `data-words`. No inline script or style;
- * every value is escaped. Every control starts `disabled` and the script enables it once it is listening:
- * on a slow connection a tap before then would post the form itself (raw JSON on the screen, a deletion
- * without its confirmation) or drop the chosen photo unseen.
+ * them with the same rule (`stepOf` and `statusWords`, from assets/scan-steps.js: the server imports the file
+ * the browser runs) and the words it finds in `data-words`. No inline script or style; every value is
+ * escaped. Every control starts `disabled` and the script enables it once it is listening: on a slow
+ * connection a tap before then would post the form itself (raw JSON on the screen, a deletion without its
+ * confirmation) or drop the chosen photo unseen.
  */
 import { escapeHtml } from '../oauth/pages.ts';
+import { percentOf, type Step, statusWords, stepOf } from './assets/scan-steps.js';
 import { ANOTHER_BROWSERS } from './page-state.ts';
 
 /** The scan as the page shows it (the façade builds it from core's IntakeState). */
@@ -31,25 +33,6 @@ export interface ScanPageView {
   readonly maxBytes: number;
   /** The CSP nonce of this response (the page needs none: no inline script or style). */
   readonly nonce: string;
-}
-
-export type Step = 'consent' | 'elsewhere' | 'photo' | 'progress' | 'done' | 'failed';
-
-/** The same rule as `stepOf` in assets/scan-steps.js. */
-export function stepOf(state: PageState): Step {
-  if (!state.consented) return 'consent';
-  if (!state.is_consenting_browser) return 'elsewhere';
-  switch (state.status) {
-    case 'awaiting_upload':
-      return 'photo';
-    case 'queued':
-    case 'analyzing':
-      return 'progress';
-    case 'complete':
-      return 'done';
-    case 'failed':
-      return 'failed';
-  }
 }
 
 /** The words the page shows; the script reads them from `data-words`, so they are written only here. */
@@ -85,28 +68,6 @@ export const PAGE_WORDS = {
   awaitingPhoto: 'You agreed. Now take or choose a photo of your face.',
 };
 
-export function statusWords(state: PageState): string {
-  switch (stepOf(state)) {
-    case 'consent':
-    case 'elsewhere':
-      return ''; // the step's own section says it all
-    case 'photo':
-      return PAGE_WORDS.awaitingPhoto;
-    case 'progress':
-      return state.status === 'queued'
-        ? PAGE_WORDS.queued
-        : `${PAGE_WORDS.stages[state.stage] ?? PAGE_WORDS.analyzing}: ${clampPercent(state.progress)}%`;
-    case 'done':
-      return PAGE_WORDS.complete;
-    case 'failed':
-      return state.failure_message ?? PAGE_WORDS.failedFallback;
-  }
-}
-
-function clampPercent(value: number): number {
-  return Math.max(0, Math.min(100, Math.round(value)));
-}
-
 const ASSET = '/scan/assets';
 
 /** The widget collects no pointer or keyboard data of its own (its "human interaction signature"). */
@@ -125,7 +86,7 @@ export function renderScanPage(view: ScanPageView): string {
   const state = step === 'elsewhere' ? ANOTHER_BROWSERS : view.state;
   const base = `/scan/${encodeURIComponent(view.runId)}`;
   const shown = (...steps: Step[]) => (steps.includes(step) ? '' : ' hidden');
-  const percent = step === 'progress' ? clampPercent(state.progress) : 0;
+  const percent = step === 'progress' ? percentOf(state.progress) : 0;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>Your skin scan — skinmatch</title><link rel="icon" href="data:,">
 <link rel="stylesheet" href="${ASSET}/altcha.css"><link rel="stylesheet" href="${ASSET}/scan-page.css">
@@ -139,7 +100,7 @@ export function renderScanPage(view: ScanPageView): string {
 <ul><li>The photo is used once, for a cosmetic estimate.</li>
 <li>It is deleted as soon as the analysis ends.</li>
 <li>The result is not a medical diagnosis.</li></ul></div>
-<p id="status" role="status" aria-live="polite">${escapeHtml(statusWords(state))}</p>
+<p id="status" role="status" aria-live="polite">${escapeHtml(statusWords(state, PAGE_WORDS))}</p>
 <p id="alert" role="alert" class="alert"></p>
 <noscript><p class="alert">This page needs JavaScript to check that you are a person and to send your photo.</p></noscript>
 <section id="consent-step" aria-labelledby="consent-title"${shown('consent')}>

@@ -2,13 +2,13 @@
 // the words, and nothing the strict CSP would refuse (no inline script or style, no third-party origin).
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
+import { stepOf } from '../../facade/pages/assets/scan-steps.js';
 import { ASSETS } from '../../facade/pages/scan-assets.ts';
 import {
   type PageState,
   renderScanPage,
   SCAN_NOT_FOUND_HTML,
   type ScanPageView,
-  stepOf,
 } from '../../facade/pages/scan-html.ts';
 import { CONSENT_TEXT, CONSENT_VERSION } from '../../services/intake/consent.ts';
 

@@ -21,12 +21,7 @@ describe('the upload page on a phone, when things go wrong', function () {
   this.timeout(120_000);
   const phone = phoneSuite('scan-page-browser-edges');
 
-  async function newPage(): Promise<Page> {
-    const context = await phone.newContext();
-    const page = await context.newPage();
-    page.on('dialog', (dialog) => dialog.accept());
-    return page;
-  }
+  const newPage = phone.newPage;
 
   const uploadUrl = (runId: string) => `${phone.stack.baseUrl}/scan/${runId}`;
   const posts = (page: Page) => {

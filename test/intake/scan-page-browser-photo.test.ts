@@ -4,20 +4,16 @@
 // A reload while the server stores the photo rendered "take or choose a photo" and stayed so: the page now
 // asks for the scan again while it waits for a photo.
 import assert from 'node:assert/strict';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { PAGE_WORDS } from '../../facade/pages/scan-html.ts';
 import { singleFace } from '../inference/support/photos.ts';
-import { launchBrowser } from '../support/browser.ts';
-import { connectSdkClient } from '../support/mcp.ts';
 import {
   consentOnPage,
   followScan,
-  type ProductStack,
+  productSuite,
   shown,
   sleep,
-  startProductStack,
   startScan,
 } from './scan-page-browser-support.ts';
 
@@ -78,41 +74,19 @@ async function blockColours(image: Buffer): Promise<number[]> {
 
 describe('the upload page: the photo made upright, the state after a reload', function () {
   this.timeout(180_000);
-  let product: ProductStack;
-  let browser: Browser;
-  let agent: Client;
-  const contexts: BrowserContext[] = [];
-
-  before(async () => {
-    product = await startProductStack('scan-page-browser-photo');
-    browser = await launchBrowser();
-    agent = await connectSdkClient(product.stack.baseUrl);
-  });
-  after(async () => {
-    await agent?.close();
-    await browser?.close();
-    await product?.close();
-  });
-  afterEach(async () => {
-    for (const context of contexts.splice(0)) await context.close();
-  });
-
-  async function newPage(): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
-    contexts.push(context);
-    return context.newPage();
-  }
+  const suite = productSuite('scan-page-browser-photo');
+  const { newPage } = suite;
 
   /** The photo through the page to the end of its analysis: the JPEG the page sent, and the scan. */
   async function throughThePage(photo: Buffer, name: string) {
-    const scan = await startScan(agent);
+    const scan = await startScan(suite.agent);
     const page = await newPage();
     await keepSentPhoto(page);
     await page.goto(scan.upload_url);
     await consentOnPage(page);
     await page.setInputFiles('#file', { name, mimeType: 'image/webp', buffer: photo });
     await page.waitForSelector('#done-step:not([hidden]), #failed-step:not([hidden])', { timeout: 60_000 });
-    return { sent: await sentPhoto(page), state: await followScan(agent, scan) };
+    return { sent: await sentPhoto(page), state: await followScan(suite.agent, scan) };
   }
 
   it('a WebP stored sideways (EXIF orientation 6) is sent upright: the same result as the upright photo', async () => {
@@ -138,7 +112,7 @@ describe('the upload page: the photo made upright, the state after a reload', fu
 
   it('every EXIF orientation of a JPEG, a PNG and a WebP leaves the page upright', async () => {
     const page = await newPage();
-    await page.goto(`${product.stack.baseUrl}/health`);
+    await page.goto(`${suite.product.stack.baseUrl}/health`);
     const wrong: string[] = [];
     for (const format of ['jpeg', 'png', 'webp'] as const) {
       for (let orientation = 1; orientation <= 8; orientation++) {
@@ -167,7 +141,7 @@ describe('the upload page: the photo made upright, the state after a reload', fu
   });
 
   it('reloaded while the server stores the photo: the page goes on to show the scan done', async () => {
-    const scan = await startScan(agent);
+    const scan = await startScan(suite.agent);
     const page = await newPage();
     await keepSentPhoto(page);
     await page.goto(scan.upload_url);
@@ -185,11 +159,11 @@ describe('the upload page: the photo made upright, the state after a reload', fu
     await shown(page, 'photo');
     assert.equal(await page.textContent('#status'), PAGE_WORDS.awaitingPhoto);
     const stored = await page.context().request.post(`${scan.upload_url}/photo`, {
-      headers: { origin: product.stack.baseUrl, 'content-type': 'image/jpeg' },
+      headers: { origin: suite.product.stack.baseUrl, 'content-type': 'image/jpeg' },
       data: photo,
     });
     assert.equal(stored.status(), 202);
-    assert.equal((await followScan(agent, scan)).status, 'complete');
+    assert.equal((await followScan(suite.agent, scan)).status, 'complete');
     // No reload, no return to the tab: the page learns it by itself.
     await shown(page, 'done', 60_000);
     assert.equal(await page.textContent('#status'), PAGE_WORDS.complete);

@@ -10,12 +10,13 @@ import { join, resolve } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { freePort, waitForPort } from '../../scripts/port.ts';
 import { InferenceAnalyzer } from '../../services/scan/inference-analyzer.ts';
 import { groupPhoto, singleFace } from '../inference/support/photos.ts';
-import { launchBrowser } from '../support/browser.ts';
+import { browserSuite } from '../support/browser.ts';
 import { TEST_CATALOG } from '../support/fixtures.ts';
+import { connectSdkClient } from '../support/mcp.ts';
 import { type Stack, type StackOptions, startStack } from '../support/stack.ts';
 
 export interface ProductStack {
@@ -166,28 +167,41 @@ export const PHONE = {
  * after its test.
  */
 export function phoneSuite(name: string) {
-  const contexts: BrowserContext[] = [];
+  const chromium = browserSuite();
   const suite = {
     stack: undefined as unknown as Stack,
-    browser: undefined as unknown as Browser,
     face: '',
-    async newContext(): Promise<BrowserContext> {
-      const context = await suite.browser.newContext(PHONE);
-      contexts.push(context);
-      return context;
-    },
+    newContext: (): Promise<BrowserContext> => chromium.newContext(PHONE),
+    newPage: (): Promise<Page> => chromium.newPage(PHONE),
   };
   before(async () => {
     suite.stack = await startStack(name);
-    suite.browser = await launchBrowser();
     suite.face = await photoFile('face');
   });
   after(async () => {
-    await suite.browser?.close();
     await suite.stack?.close();
   });
-  afterEach(async () => {
-    for (const context of contexts.splice(0)) await context.close();
+  return suite;
+}
+
+/**
+ * For a describe of pages with the whole product (startProductStack) and the agent (the MCP SDK client), for
+ * the whole suite; `newPage` opens one in a context of its own (390×844 unless told), closed after its test.
+ */
+export function productSuite(name: string, options: { stageDelayMs?: number } = {}) {
+  const chromium = browserSuite();
+  const suite = {
+    product: undefined as unknown as ProductStack,
+    agent: undefined as unknown as Client,
+    newPage: (viewport = { width: 390, height: 844 }): Promise<Page> => chromium.newPage({ viewport }),
+  };
+  before(async () => {
+    suite.product = await startProductStack(name, options);
+    suite.agent = await connectSdkClient(suite.product.stack.baseUrl);
+  });
+  after(async () => {
+    await suite.agent?.close();
+    await suite.product?.close();
   });
   return suite;
 }

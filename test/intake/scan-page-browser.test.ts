@@ -6,13 +6,9 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { PAGE_WORDS, SCAN_NOT_FOUND_HTML } from '../../facade/pages/scan-html.ts';
 import { singleFace } from '../inference/support/photos.ts';
-import { launchBrowser } from '../support/browser.ts';
-import { connectSdkClient } from '../support/mcp.ts';
 import { assertPageHeaders } from '../support/page-headers.ts';
 import { IN_ANOTHER_BROWSER } from '../support/page-states.ts';
 import {
@@ -20,11 +16,10 @@ import {
   consentByKeyboard,
   consentOnPage,
   followScan,
-  type ProductStack,
   photoFile,
+  productSuite,
   recordStatuses,
   shown,
-  startProductStack,
   startScan,
   statuses,
 } from './scan-page-browser-support.ts';
@@ -33,42 +28,21 @@ const COOKIE = '__Host-skinmatch-browser';
 
 describe('the upload page in a real browser, with the agent and the inference process', function () {
   this.timeout(180_000);
-  let product: ProductStack;
-  let browser: Browser;
-  let agent: Client;
+  // Each stage of the analysis slowed a little, so that the page shows it (and axe can look at it).
+  const suite = productSuite('scan-page-browser', { stageDelayMs: 300 });
+  const { newPage } = suite;
   let face: string;
   let group: string;
-  const contexts: BrowserContext[] = [];
 
   before(async () => {
-    // Each stage of the analysis slowed a little, so that the page shows it (and axe can look at it).
-    product = await startProductStack('scan-page-browser', { stageDelayMs: 300 });
-    browser = await launchBrowser();
-    agent = await connectSdkClient(product.stack.baseUrl);
     face = await photoFile('face');
     group = await photoFile('group');
   });
-  after(async () => {
-    await agent?.close();
-    await browser?.close();
-    await product?.close();
-  });
-  afterEach(async () => {
-    for (const context of contexts.splice(0)) await context.close();
-  });
-
-  async function newPage(viewport = { width: 390, height: 844 }): Promise<Page> {
-    const context = await browser.newContext({ viewport });
-    contexts.push(context);
-    const page = await context.newPage();
-    page.on('dialog', (dialog) => dialog.accept());
-    return page;
-  }
 
   it('the person consents, uploads a face photo and follows it to the end; the agent gets products', async () => {
-    const scan = await startScan(agent);
+    const scan = await startScan(suite.agent);
     assert.equal(scan.next_action, 'share_upload_url');
-    assert.equal(scan.upload_url, `${product.stack.baseUrl}/scan/${scan.run_id}`);
+    assert.equal(scan.upload_url, `${suite.product.stack.baseUrl}/scan/${scan.run_id}`);
     const page = await newPage();
     await recordStatuses(page);
     const cspViolations: string[] = [];
@@ -102,7 +76,7 @@ describe('the upload page in a real browser, with the agent and the inference pr
     assert.equal(await page.evaluate('document.cookie'), '', 'HttpOnly: not visible to script');
 
     // The agent, meanwhile, is told to keep polling: no photo yet.
-    const waiting = await agent.callTool({
+    const waiting = await suite.agent.callTool({
       name: 'get_skin_scan',
       arguments: { run_id: scan.run_id, access_token: scan.access_token },
     });
@@ -111,7 +85,7 @@ describe('the upload page in a real browser, with the agent and the inference pr
     await page.setInputFiles('#file', face);
     await shown(page, 'progress', 30_000);
     await assertAccessible(page, 'analysing');
-    const [done] = await Promise.all([shown(page, 'done'), followScan(agent, scan)]);
+    const [done] = await Promise.all([shown(page, 'done'), followScan(suite.agent, scan)]);
     assert.ok(done);
     assert.equal(await page.textContent('#status'), 'Done — return to your assistant.');
     await assertAccessible(page, 'complete');
@@ -130,14 +104,14 @@ describe('the upload page in a real browser, with the agent and the inference pr
     assert.equal(seen.at(-1), 'Done — return to your assistant.');
 
     // The agent: complete, then products.
-    const final = await agent.callTool({
+    const final = await suite.agent.callTool({
       name: 'get_skin_scan',
       arguments: { run_id: scan.run_id, access_token: scan.access_token },
     });
     const state = final.structuredContent as any;
     assert.equal(state.status, 'complete');
     assert.equal(state.next_action, 'recommend_products');
-    const recommended = await agent.callTool({
+    const recommended = await suite.agent.callTool({
       name: 'recommend_products',
       arguments: { run_id: scan.run_id, access_token: scan.access_token },
     });
@@ -155,7 +129,7 @@ describe('the upload page in a real browser, with the agent and the inference pr
   });
 
   it('a photo that cannot be used: the words to act on, then a retake that completes (by keyboard, at 360 px)', async () => {
-    const scan = await startScan(agent);
+    const scan = await startScan(suite.agent);
     const page = await newPage({ width: 360, height: 740 });
     await page.goto(scan.upload_url);
     // Readable at 360 px: nothing wider than the screen.
@@ -171,12 +145,12 @@ describe('the upload page in a real browser, with the agent and the inference pr
     );
     assert.equal(await page.textContent('#photo-title'), 'Try again');
     await assertAccessible(page, 'failed');
-    const failed = await followScan(agent, scan);
+    const failed = await followScan(suite.agent, scan);
     assert.equal(failed.next_action, 'ask_person_to_retake');
 
     await page.setInputFiles('#file', face);
     await shown(page, 'done');
-    assert.equal((await followScan(agent, scan)).status, 'complete');
+    assert.equal((await followScan(suite.agent, scan)).status, 'complete');
   });
 
   it('a 12 MP photo stored sideways (EXIF orientation 6) leaves the browser upright, at most 2048 px, without metadata', async () => {
@@ -208,7 +182,7 @@ describe('the upload page in a real browser, with the agent and the inference pr
       [4000, 3000, 6],
     );
 
-    const scan = await startScan(agent);
+    const scan = await startScan(suite.agent);
     const page = await newPage();
     // What the page hands to XMLHttpRequest.send, kept for the test to read back.
     await page.addInitScript({
@@ -223,7 +197,7 @@ describe('the upload page in a real browser, with the agent and the inference pr
     await consentOnPage(page);
     await page.setInputFiles('#file', file);
     await shown(page, 'done');
-    assert.equal((await followScan(agent, scan)).status, 'complete');
+    assert.equal((await followScan(suite.agent, scan)).status, 'complete');
 
     const sent = Buffer.from(
       await page.evaluate(async () => {
@@ -249,7 +223,7 @@ describe('the upload page in a real browser, with the agent and the inference pr
       Buffer.from('00000018667479706865696300000000686569636d696631', 'hex'), // ftyp heic, mif1
       Buffer.alloc(2048, 0x5a),
     ]);
-    const scan = await startScan(agent);
+    const scan = await startScan(suite.agent);
     const page = await newPage();
     await page.goto(scan.upload_url);
     await consentOnPage(page);
@@ -271,7 +245,7 @@ describe('the upload page in a real browser, with the agent and the inference pr
     await page.waitForFunction(() => (globalThis as any).document.getElementById('alert').textContent);
     assert.equal(await page.textContent('#alert'), PAGE_WORDS.unreadable);
     assert.deepEqual(photos, []);
-    const got = await agent.callTool({
+    const got = await suite.agent.callTool({
       name: 'get_skin_scan',
       arguments: { run_id: scan.run_id, access_token: scan.access_token },
     });
@@ -279,7 +253,7 @@ describe('the upload page in a real browser, with the agent and the inference pr
   });
 
   it('a second browser with only the link cannot consent, upload, replace the photo or watch', async () => {
-    const scan = await startScan(agent);
+    const scan = await startScan(suite.agent);
     const owner = await newPage();
     await owner.goto(scan.upload_url);
     await consentOnPage(owner);
@@ -337,7 +311,7 @@ describe('the upload page in a real browser, with the agent and the inference pr
   });
 
   it('the consenting browser deletes the scan; deleted, expired and unknown ids get one identical 404 page', async () => {
-    const scan = await startScan(agent);
+    const scan = await startScan(suite.agent);
     const page = await newPage({ width: 1280, height: 800 });
     await page.goto(scan.upload_url);
     // A refusal's words are shown as the server gives them: here a solution tampered with on the way.
@@ -369,13 +343,13 @@ describe('the upload page in a real browser, with the agent and the inference pr
       'The scan is deleted. Your assistant can no longer see it.',
     );
     await assertAccessible(page, 'deleted');
-    const revoked = await agent.callTool({
+    const revoked = await suite.agent.callTool({
       name: 'get_skin_scan',
       arguments: { run_id: scan.run_id, access_token: scan.access_token },
     });
     assert.equal((revoked.structuredContent as any).error?.code, 'not_found');
 
-    const expiring = await startScan(agent);
+    const expiring = await startScan(suite.agent);
     const bodies: string[] = [];
     const visit = async (url: string) => {
       const response = await page.goto(url);
@@ -384,13 +358,13 @@ describe('the upload page in a real browser, with the agent and the inference pr
       bodies.push(await response!.text());
     };
     await visit(scan.upload_url); // deleted
-    await visit(`${product.stack.baseUrl}/scan/00000000-0000-4000-8000-000000000000`); // unknown
-    await visit(`${product.stack.baseUrl}/scan/not-a-uuid`); // malformed
-    product.stack.clock.offsetMs = 7 * 24 * 3600 * 1000 + 1000;
+    await visit(`${suite.product.stack.baseUrl}/scan/00000000-0000-4000-8000-000000000000`); // unknown
+    await visit(`${suite.product.stack.baseUrl}/scan/not-a-uuid`); // malformed
+    suite.product.stack.clock.offsetMs = 7 * 24 * 3600 * 1000 + 1000;
     try {
       await visit(expiring.upload_url); // expired
     } finally {
-      product.stack.clock.offsetMs = 0;
+      suite.product.stack.clock.offsetMs = 0;
     }
     assert.deepEqual(bodies, Array(4).fill(SCAN_NOT_FOUND_HTML));
     await assertAccessible(page, 'the 404 page');

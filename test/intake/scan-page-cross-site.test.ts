@@ -6,32 +6,30 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { escapeHtml } from '../../facade/oauth/pages.ts';
-import { launchBrowser } from '../support/browser.ts';
+import { browserSuite } from '../support/browser.ts';
 import { completeScan, RED_ACNE_SCORES } from '../support/fixtures.ts';
 import { callTool } from '../support/mcp.ts';
 import { type Stack, startStack } from '../support/stack.ts';
-import { consentOnPage, photoFile, shown } from './scan-page-browser-support.ts';
+import { consentOnPage, PHONE, photoFile, shown } from './scan-page-browser-support.ts';
 import { type AgentScan, startScan } from './scan-page-support.ts';
 
-const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, deviceScaleFactor: 3 };
 const STEPS = ['consent', 'elsewhere', 'photo', 'progress', 'done'];
 
 describe('the upload and save links opened from a page on another site', function () {
   this.timeout(120_000);
   let stack: Stack;
-  let browser: Browser;
   let chat: Server;
   let chatUrl: string;
   let face: string;
   /** The links the chat page shows, by its path's scan. */
   const links = new Map<string, string[]>();
-  const contexts: BrowserContext[] = [];
+  const chromium = browserSuite();
+  const newPage = () => chromium.newPage(PHONE);
 
   before(async () => {
     stack = await startStack('scan-page-cross-site');
-    browser = await launchBrowser();
     face = await photoFile('face');
     chat = createServer((req, res) => {
       const urls = links.get(req.url ?? '') ?? [];
@@ -51,21 +49,9 @@ describe('the upload and save links opened from a page on another site', functio
     assert.notEqual(new URL(chatUrl).hostname, new URL(stack.baseUrl).hostname);
   });
   after(async () => {
-    await browser?.close();
     await stack?.close();
     await new Promise((done) => chat?.close(done));
   });
-  afterEach(async () => {
-    for (const context of contexts.splice(0)) await context.close();
-  });
-
-  async function newPage(): Promise<Page> {
-    const context = await browser.newContext(PHONE);
-    contexts.push(context);
-    const page = await context.newPage();
-    page.on('dialog', (dialog) => dialog.accept());
-    return page;
-  }
 
   const uploadUrl = (scan: AgentScan) => `${stack.baseUrl}/scan/${scan.run_id}`;
 

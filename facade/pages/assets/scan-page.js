@@ -1,7 +1,7 @@
 // The upload page's script (/scan/:id): consent with the ALTCHA widget, the photo made smaller in the
 // browser and sent with a progress bar, then the analysis followed live from /scan/:id/events. Plain browser
 // JavaScript, no build step. The server renders the first state; render() moves between the steps with the
-// same rule as stepOf in facade/pages/scan-html.ts, and every word shown comes from the page's data-words.
+// same rule (scan-steps.js, which the server imports too); every word shown comes from the page's data-words.
 
 import { percentOf, statusWords, stepOf } from './scan-steps.js';
 import { isHeic, preparePhoto, sendPhoto } from './scan-upload.js';
@@ -13,9 +13,8 @@ const maxBytes = Number(main.dataset.maxBytes);
 const consentVersion = main.dataset.consentVersion;
 let state = JSON.parse(main.dataset.state);
 let events = null;
-/** While the progress stream is refused: the timer of the next look at the scan (every POLL_MS). */
-let polling = null;
-const POLL_MS = 3000;
+/** The server refused the progress stream: the page looks at the scan instead (see lookAgainLater). */
+let refused = false;
 let busy = false;
 /** The photo being sent: its `done` and `cancel()` (scan-upload.js). */
 let sending = null;
@@ -23,14 +22,22 @@ let deleting = false;
 /** How many states the page has shown: a state asked for is not shown over a newer one. */
 let renders = 0;
 /**
- * Steps at which the scan can move on without this page: its photo sent before a reload (the server may
- * still be storing it), or by another tab of this browser. The page asks for the scan again while it shows
- * one: after LOOK_FIRST_MS, then twice as long each time up to LOOK_MAX_MS; not while hidden.
+ * One timer asks for the scan again (GET /state) while nothing else would tell the page that it moved on.
+ * The rule, by the step shown:
+ * - progress, its stream refused (too many open, the service busy): every POLL_MS, hidden or not, until the
+ *   step changes (the stream tells of every change while it is open: no look then);
+ * - photo or failed (LOOKED_AT): the scan can move on without this page (its photo sent before a reload, the
+ *   server still storing it, or by another tab of this browser): after LOOK_FIRST_MS, then twice as long each
+ *   time up to LOOK_MAX_MS; not while the page is hidden (it asks again when shown);
+ * - any other step: no look.
+ * The delay starts over when the step changes; a look is skipped while a photo is sent or the scan deleted
+ * (their own answers are newer).
  */
+const POLL_MS = 3000;
 const LOOKED_AT = new Set(['photo', 'failed']);
 const LOOK_FIRST_MS = 2000;
 const LOOK_MAX_MS = 30_000;
-let look = { timer: null, step: null, delay: LOOK_FIRST_MS };
+let look = { timer: null, step: null, delay: 0 };
 
 const $ = (id) => document.getElementById(id);
 
@@ -85,11 +92,11 @@ function alertWith(message) {
 
 function showGone(message) {
   stopWatching();
-  clearTimeout(look.timer);
   $('gone-message').textContent = message;
   setStatus('');
   show('gone');
   $('gone-title').focus();
+  lookAgainLater(); // none at 'gone'
 }
 
 async function postJson(path, body) {
@@ -264,9 +271,9 @@ for (const id of ['selfie', 'file']) $(id).addEventListener('change', (e) => cho
 $('upload-cancel').addEventListener('click', () => sending?.cancel());
 
 // Live progress: core's WatchIntake stream as server-sent events; it ends after complete or failed, and
-// after a while with `renew` (the page opens a new one). Refused, the page asks for the scan every few seconds.
+// after a while with `renew` (the page opens a new one). Refused, the page looks at the scan instead.
 function watch() {
-  if (events || polling) return;
+  if (events || refused) return;
   events = new EventSource(`${base}/events`);
   events.addEventListener('state', (e) => {
     const next = JSON.parse(e.data);
@@ -315,21 +322,16 @@ async function explainRefusedStream() {
     alertWith(body.message);
     return refresh();
   }
-  if (stepOf(state) === 'progress' && !events) poll();
-}
-
-function poll() {
-  polling = setTimeout(async () => {
-    await refresh();
-    if (polling) poll();
-  }, POLL_MS);
+  if (stepOf(state) === 'progress' && !events) {
+    refused = true;
+    lookAgainLater();
+  }
 }
 
 function stopWatching() {
   events?.close();
   events = null;
-  clearTimeout(polling);
-  polling = null;
+  refused = false;
 }
 
 // Deleting takes precedence over a photo being sent: once confirmed, the send is stopped first.
@@ -366,18 +368,26 @@ document.addEventListener('visibilitychange', () => {
 window.addEventListener('pageshow', (event) => event.persisted && recheck());
 window.addEventListener('online', recheck);
 
-/** The next look at a scan that can move on without this page (see LOOKED_AT), or none. */
+/** How the page looks at the scan at a step, by the rule above: the first delay and its growth, or null. */
+function lookRule(step) {
+  if (step === 'progress') return refused ? { first: POLL_MS, grows: 1 } : null;
+  if (LOOKED_AT.has(step) && document.visibilityState !== 'hidden') return { first: LOOK_FIRST_MS, grows: 2 };
+  return null;
+}
+
+/** The next look at the scan (the one timer: an earlier one is dropped), or none. */
 function lookAgainLater() {
   clearTimeout(look.timer);
   const step = main.dataset.step;
-  if (!LOOKED_AT.has(step) || document.visibilityState === 'hidden') {
-    look = { timer: null, step: null, delay: LOOK_FIRST_MS };
+  const rule = lookRule(step);
+  if (!rule) {
+    look = { timer: null, step: null, delay: 0 };
     return;
   }
-  if (look.step !== step) look = { timer: null, step, delay: LOOK_FIRST_MS };
+  if (look.step !== step) look = { timer: null, step, delay: rule.first };
   const { delay } = look;
   look.timer = setTimeout(async () => {
-    look.delay = Math.min(delay * 2, LOOK_MAX_MS);
+    look.delay = Math.min(delay * rule.grows, LOOK_MAX_MS);
     if (!busy && !deleting) await refresh();
     if (look.step === main.dataset.step) lookAgainLater();
   }, delay);

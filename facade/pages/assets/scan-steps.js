@@ -1,5 +1,6 @@
-// The upload page's steps (plain browser JavaScript, no build step): which step a scan's state shows, with the
-// same rule as stepOf in facade/pages/scan-html.ts, and the status line for it.
+// The upload page's steps (plain browser JavaScript, no build step): which step a scan's state shows, and the
+// status line for it. The one source of the rule: the browser runs this file (scan-page.js) and the server
+// imports it to render the first state (facade/pages/scan-html.ts; the types are in scan-steps.d.ts).
 
 /** The step a state shows: consent, elsewhere, photo, progress, done or failed. */
 export function stepOf(s) {
