@@ -5,9 +5,8 @@
 import type { Client } from '@connectrpc/connect';
 import type { CatalogService, Ingredient } from '../../gen/skinmatch/v1/catalog_pb.ts';
 import type { Product } from '../../gen/skinmatch/v1/catalog_types_pb.ts';
-import { FREE_FROM, MAX_FREE_FROM, PRODUCT_TYPES } from '../../services/match/match-input.ts';
-import { FILTER_PROPERTIES, productFilter } from './match-tools.ts';
-import { nullable } from './product-match.ts';
+import { FILTER_PROPERTIES, KIND_PROPERTIES, productFilter } from './match-tools.ts';
+import { nullable, PRODUCT_TYPE_SHOWN } from './product-match.ts';
 import type { ToolDefinition } from './tool-definition.ts';
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -23,7 +22,7 @@ const PRODUCT = {
     product_id: { type: 'string' },
     name: { type: 'string' },
     brand: nullable('string'),
-    product_type: nullable('string'),
+    product_type: nullable('string', { description: PRODUCT_TYPE_SHOWN }),
     country: nullable('string'),
     image_url: nullable('string', { format: 'uri' }),
     product_url: nullable('string', { format: 'uri' }),
@@ -125,12 +124,7 @@ export function catalogTools(catalog: Client<typeof CatalogService>): ToolDefini
             maxLength: 200,
             description: 'Words to look for; empty lists everything.',
           },
-          product_type: { type: 'string', enum: [...PRODUCT_TYPES] },
-          free_from: {
-            type: 'array',
-            items: { type: 'string', enum: [...FREE_FROM] },
-            maxItems: MAX_FREE_FROM,
-          },
+          ...KIND_PROPERTIES,
           ...FILTER_PROPERTIES,
           ...PAGE,
           // A keyset cursor carrying a product_id (up to 200 characters, 600 UTF-8 bytes) and its tag.
@@ -162,7 +156,14 @@ export function catalogTools(catalog: Client<typeof CatalogService>): ToolDefini
       description: 'Reads one catalog product by product_id: its ingredients, targets, attributes and links.',
       inputSchema: {
         type: 'object',
-        properties: { product_id: { type: 'string', minLength: 1, maxLength: 200 } },
+        properties: {
+          product_id: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 200,
+            description: 'A product_id as search_products or recommend_products gave it.',
+          },
+        },
         required: ['product_id'],
         additionalProperties: false,
       },
@@ -219,7 +220,14 @@ export function catalogTools(catalog: Client<typeof CatalogService>): ToolDefini
         'The answer does not depend on the catalog; not_found when the knowledge base says nothing of it.',
       inputSchema: {
         type: 'object',
-        properties: { name: { type: 'string', minLength: 1, maxLength: 200 } },
+        properties: {
+          name: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 200,
+            description: 'An ingredient as a label prints it, or a group word.',
+          },
+        },
         required: ['name'],
         additionalProperties: false,
       },

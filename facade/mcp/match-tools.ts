@@ -33,7 +33,7 @@ export const FILTER_PROPERTIES = {
     description:
       'Only this brand, compared on its letters and digits: case, accents, punctuation, hyphens, ' +
       'apostrophes, spaces and ™ ® signs aside, & and "and" alike (La Roche Posay and Laroche Posay ' +
-      'find La Roche-Posay).',
+      'find La Roche-Posay). Empty or only spaces: no filter.',
   },
   country: {
     type: 'string',
@@ -42,7 +42,34 @@ export const FILTER_PROPERTIES = {
       'Only products of this country: an ISO 3166-1 code (FR, KR, US, GB; alpha-2 or alpha-3, any ' +
       'case) or a country name in English or the language of a main market (France, South Korea, ' +
       'Korea, USA, U.S., United States, UK, United Kingdom, Deutschland), all read as the same ' +
-      'country; other values must equal the catalog’s value (case-insensitive).',
+      'country; other values must equal the catalog’s value (case-insensitive). Empty or only spaces: no ' +
+      'filter.',
+  },
+} as const;
+
+/**
+ * The product_type and free_from filters recommend_products and search_products share. An agent that reads
+ * only "products of this type" and gets a `face oil` for moisturizer takes the filter for broken: it says
+ * which retailer words each kind finds (docs/catalog-format.md, services/catalog/product-kind.ts).
+ */
+export const KIND_PROPERTIES = {
+  product_type: {
+    type: 'string',
+    enum: [...PRODUCT_TYPES],
+    description:
+      'Only products of this kind. Each kind also finds the types retailers write for it, in any case or ' +
+      'spelling: moisturizer finds Face Cream, Lotion, Balm and Face Oil; serum finds Essence, Ampoule and ' +
+      'Booster; toner finds a face Mist; sunscreen finds Sun Cream and types naming an SPF; eye_care finds ' +
+      'Eye Cream and Eye Serum; a product with no type is found by the kind its name says. Each product’s ' +
+      'product_type is shown as the catalog gives it (face oil, essence, mist), not as this value.',
+  },
+  free_from: {
+    type: 'array',
+    items: { type: 'string', enum: [...FREE_FROM] },
+    maxItems: MAX_FREE_FROM,
+    description:
+      'Only products whose ingredient list shows them free of each of these; a product whose list cannot ' +
+      'tell (missing, cut off, not a list) is left out.',
   },
 } as const;
 
@@ -70,8 +97,11 @@ export function matchTools(matches: Client<typeof MatchService>): ToolDefinition
         'matches, so fewer, or none, may come back. Call it once per scan: the free allowance ' +
         'is one match; after it the call succeeds with no products and entitlement.upgrade_required true — ' +
         'do not start another scan to get more; the products that one match returned stay readable in ' +
-        'get_skin_scan’s used_match, so show those again if the first answer never reached you. Pass skin_type only when the person stated it; never infer ' +
-        'it from the scan. Filters narrow the candidates and never change a score. Share match_basis and ' +
+        'get_skin_scan’s used_match, so show those again if the first answer never reached you. ' +
+        'product_type, free_from, vegan, cruelty_free, brand and country only narrow the candidates and ' +
+        'never change a score. Pass skin_type only when the person stated it; never infer it from the scan: ' +
+        'it keeps only products suited to that skin type, and it changes scores: with dry, products holding ' +
+        'a drying alcohol score lower. Share match_basis and ' +
         'limitations with the person: the score is not a diagnosis or a promise of results. An answer with ' +
         'no products and upgrade_required false used nothing: match_basis says which filter left nothing; ' +
         'call again with other or fewer filters.',
@@ -88,22 +118,16 @@ export function matchTools(matches: Client<typeof MatchService>): ToolDefinition
             pattern: '^[a-f0-9]{64}$',
             description: 'The scan’s access_token. A secret: never show it to the person.',
           },
-          product_type: {
-            type: 'string',
-            enum: [...PRODUCT_TYPES],
-            description: 'Only products of this type.',
-          },
+          product_type: KIND_PROPERTIES.product_type,
           skin_type: {
             type: 'string',
             enum: ['dry', 'oily', 'combination', 'normal'],
-            description: 'The skin type the person stated. Never infer it from the scan.',
+            description:
+              'The skin type the person stated; never infer it from the scan. Keeps only products suited ' +
+              'to it (as the catalog declares, or as derived from the formula), and changes scores: with ' +
+              'dry, products holding a drying alcohol score lower.',
           },
-          free_from: {
-            type: 'array',
-            items: { type: 'string', enum: [...FREE_FROM] },
-            maxItems: MAX_FREE_FROM,
-            description: 'Only products free of each of these.',
-          },
+          free_from: KIND_PROPERTIES.free_from,
           ...FILTER_PROPERTIES,
         },
         required: ['run_id', 'access_token'],
@@ -130,7 +154,10 @@ export function matchTools(matches: Client<typeof MatchService>): ToolDefinition
                 type: 'boolean',
                 description: 'True when the allowance is exhausted and no products are returned.',
               },
-              more_in_app: { type: 'string' },
+              more_in_app: {
+                type: 'string',
+                description: 'Text pointing the person to the consumer app for more matches.',
+              },
             },
             required: ['tier', 'used', 'included', 'remaining', 'upgrade_required', 'more_in_app'],
             additionalProperties: false,

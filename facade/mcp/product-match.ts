@@ -16,17 +16,24 @@ export const strings = (maxItems: number, description: string) => ({
   description,
 });
 
+/** A product's product_type as the tools show it: the catalog's words, which the filter's kinds find. */
+export const PRODUCT_TYPE_SHOWN =
+  'As the catalog gives it, often a retailer’s word (face oil, essence, mist) rather than one of the ' +
+  'product_type filter’s values; the filter finds such types under their kind.';
+
 export const PRODUCT_MATCH = {
   type: 'object',
   properties: {
     product_id: { type: 'string', description: 'Catalog identifier of the product.' },
     name: { type: 'string' },
     brand: nullable('string'),
-    product_type: nullable('string', { description: 'As the catalog holds it.' }),
+    product_type: nullable('string', { description: PRODUCT_TYPE_SHOWN }),
     match_score: nullable('integer', {
       minimum: 0,
       maximum: 100,
-      description: 'Cosmetic fit estimate 0–100.',
+      description:
+        'Cosmetic fit estimate 0–100; null when nothing can be said (its ingredient list is missing or ' +
+        'not a list).',
     }),
     targets: strings(6, 'What the formulation is designed to address.'),
     matches_concerns: strings(6, 'Scan concerns this product matches.'),

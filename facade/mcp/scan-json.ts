@@ -85,8 +85,9 @@ export const SCAN_JSON_PROPERTIES = {
       'wrong with the photo: they may send the same photo again in a few minutes), poll (wait, read again), ' +
       'recommend_products (the scan is complete and its match unused: call recommend_products once, with ' +
       'run_id and access_token), ask_person_to_retake (the photo was unusable; the same upload_url takes a ' +
-      'new one), none (nothing is left to do with this scan: its match is used, its access_token expired, or ' +
-      'you read it without its access_token; its scores stay readable — do not start another scan just to ' +
+      'new one), none (nothing is left to do with this scan: its match is used; or, on /mcp/account only, ' +
+      'you read it by run_id alone, without its access_token, or its access_token has expired — on /mcp ' +
+      'every read needs the live access_token; its scores stay readable — do not start another scan just to ' +
       'get more matches; once its match is used, used_match holds the products that match returned: show ' +
       'them to the person again whenever they ask, even if you never saw the answer), start_new_scan (the scan can no longer take a photo: its upload page expired; ' +
       'start a new scan if the person wants one).',
@@ -129,9 +130,16 @@ export const SCAN_JSON_PROPERTIES = {
     maxItems: 6,
     description: 'Concerns, worst first.',
   },
-  created_at: { type: 'string', format: 'date-time' },
+  created_at: { type: 'string', format: 'date-time', description: 'When the scan was started.' },
   expires_at: { type: 'string', format: 'date-time', description: 'When the access token stops working.' },
-  completed_at: { type: 'string', format: 'date-time' },
+  completed_at: {
+    type: 'string',
+    format: 'date-time',
+    description:
+      'When analysis ended, complete or failed: a failed scan has one too, so read status, not this, to ' +
+      'know whether the scan is complete. Absent while no analysis has ended, and again once a new photo ' +
+      'is sent.',
+  },
 } as const;
 
 /** get_skin_scan's used_match: the products a used match returned, shown again (services/match/used-match.ts). */

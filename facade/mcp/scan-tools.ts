@@ -44,7 +44,8 @@ export function scanTools(scans: Client<typeof ScanService>): ToolDefinition[] {
             minLength: 1,
             maxLength: 100,
             description:
-              'Where the request comes from, e.g. the name of your agent platform (1–100 characters).',
+              'Where the request comes from, e.g. the name of your agent platform: up to 100 characters, ' +
+              'not empty or only spaces.',
           },
         },
         required: ['source'],

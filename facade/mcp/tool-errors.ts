@@ -95,7 +95,11 @@ export const ERROR_OUTPUT_SCHEMA = {
         code: { type: 'string', enum: TOOL_ERROR_CODES },
         message: { type: 'string' },
         field: { type: 'string', description: 'The argument at fault, for invalid_input.' },
-        retry_after_seconds: { type: 'integer', minimum: 0 },
+        retry_after_seconds: {
+          type: 'integer',
+          minimum: 0,
+          description: 'Seconds to wait before calling again (rate_limited, unavailable).',
+        },
       },
       required: ['code', 'message'],
       additionalProperties: false,

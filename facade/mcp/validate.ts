@@ -1,7 +1,7 @@
 /**
  * The façade's own argument checks, with the spec's codes: a missing `run_id` is `scan_required`; an
- * unknown key, any value outside the input schema or text with a NUL character is `invalid_input`, naming
- * the field at fault.
+ * unknown key, any value outside the input schema, required text left blank or text with a NUL character
+ * is `invalid_input`, naming the field at fault.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { quote } from '../../services/shared/text.ts';
@@ -26,6 +26,7 @@ export function compileInput(schema: InputSchema): (args: unknown) => Record<str
   const known = Object.keys((schema.properties as object | undefined) ?? {});
   const takes =
     known.length > 0 ? `The arguments are: ${known.join(', ')}.` : 'This tool takes no arguments.';
+  const nonBlank = nonBlankArguments(schema);
   return (args) => {
     const input = args ?? {};
     if (needsRunId && isObject(input) && !('run_id' in input)) {
@@ -33,6 +34,10 @@ export function compileInput(schema: InputSchema): (args: unknown) => Record<str
         'scan_required',
         'run_id is required: pass the run_id that start_skin_scan returned.',
       );
+    }
+    const blank = isObject(input) ? nonBlank.find((key) => isBlank(input[key])) : undefined;
+    if (blank !== undefined) {
+      throw new ToolError('invalid_input', `Argument "${blank}" must not be empty or only spaces.`, blank);
     }
     if (!validate(input)) throw invalidInput(validate.errors?.[0], takes, input, required);
     const valid = input as Record<string, unknown>; // every input schema is an object's
@@ -84,6 +89,22 @@ function invalidInput(
     );
   }
   return new ToolError('invalid_input', `Argument "${field}" ${error.message ?? 'is not valid'}.`, field);
+}
+
+/**
+ * The text arguments that must say something (minLength 1: a source, a product_id, a name, a page_token).
+ * Empty or only spaces is said to be blank, never "1 to 100 characters": an agent told about a length
+ * would resend the same spaces, or pad them.
+ */
+function nonBlankArguments(schema: InputSchema): string[] {
+  const properties = (schema.properties ?? {}) as Record<string, { type?: unknown; minLength?: unknown }>;
+  return Object.keys(properties).filter(
+    (key) => properties[key]!.type === 'string' && Number(properties[key]!.minLength) >= 1,
+  );
+}
+
+function isBlank(value: unknown): boolean {
+  return typeof value === 'string' && value.trim() === '';
 }
 
 /**

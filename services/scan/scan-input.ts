@@ -28,9 +28,11 @@ export function checkIdentity(req: ScanIdentity): ScanIdentity {
 
 export function checkSource(source: string): string {
   const trimmed = source.trim();
-  const length = characterCount(trimmed);
-  if (length < 1 || length > SOURCE_MAX_LENGTH) {
-    throw serviceError('invalid_input', `source must be 1 to ${SOURCE_MAX_LENGTH} characters.`, {
+  if (trimmed === '') {
+    throw serviceError('invalid_input', 'source must not be empty or only spaces.', { field: 'source' });
+  }
+  if (characterCount(trimmed) > SOURCE_MAX_LENGTH) {
+    throw serviceError('invalid_input', `source must be at most ${SOURCE_MAX_LENGTH} characters.`, {
       field: 'source',
     });
   }
