@@ -2,8 +2,12 @@
  * The catalog in PostgreSQL and its live in-memory index. Imports upsert by product_id in batches, each
  * product re-derived from its INCI list; every core replica reloads its index when a change is announced
  * (`catalog_changed`: by the products table's trigger, or once by an import whose batches are quiet).
+ * An announcement can be missed — sent while this core's listening connection was down, or never sent by
+ * an import killed outright — so a core also reloads when it listens again, and looks every
+ * `CATALOG_CHECK_MS` at PostgreSQL's count of the rows written to products since its last load.
  */
 import type { EntityManager } from '@mikro-orm/core';
+import type { Pool, PoolClient } from 'pg';
 import type { Orm } from '../core/db/orm.ts';
 import { plainSql } from '../core/db/plain-sql.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -43,9 +47,32 @@ export async function countProducts(em: EntityManager): Promise<number> {
  */
 const LOAD_TIMEOUT_MS = 60 * 60 * 1000;
 
-async function loadProducts(em: EntityManager): Promise<DerivedProduct[]> {
+/**
+ * How often a core asks whether products were written since its load without a word: a missed
+ * `catalog_changed` is served for at most this long (plus PostgreSQL's flush of its counters, about a second).
+ */
+export const CATALOG_CHECK_MS = 30_000;
+
+/**
+ * Rows ever inserted, updated or deleted in products (PostgreSQL's cumulative statistics: a read of one
+ * row, whatever the catalog's size). Counted once a transaction ends, so a load that reads it first sees
+ * at least what it counts; rolled-back writes count too (a load too many, harmless). Null when the server
+ * keeps no counts (`track_counts` off): then only announcements and reconnects reload.
+ */
+const WRITES = `select (n_tup_ins + n_tup_upd + n_tup_del)::text as writes from pg_stat_user_tables
+  where relid = 'products'::regclass`;
+
+async function productWrites(sql: Pool | PoolClient): Promise<string | null> {
+  const { rows } = await sql.query<{ writes: string | null }>(WRITES);
+  return rows[0]?.writes ?? null;
+}
+
+async function loadProducts(
+  em: EntityManager,
+): Promise<{ products: DerivedProduct[]; writes: string | null }> {
   const client = await (await plainSql(em)).connect();
   try {
+    const writes = await productWrites(client);
     await client.query('begin read only');
     await client.query(`set local statement_timeout = ${LOAD_TIMEOUT_MS}`);
     const { rows } = await client.query<{ derived: DerivedProduct }>({
@@ -54,7 +81,7 @@ async function loadProducts(em: EntityManager): Promise<DerivedProduct[]> {
     } as { text: string });
     await client.query('commit');
     client.release();
-    return rows.map((row) => row.derived);
+    return { products: rows.map((row) => row.derived), writes };
   } catch (err) {
     client.release(err as Error);
     throw err;
@@ -89,12 +116,17 @@ export class LiveCatalog {
   #running: Promise<void> | undefined;
   #queued: Promise<void> | undefined;
   #loadedAt: Date | undefined;
+  /** Products' write count as the last load began (productWrites). */
+  #loadedWrites: string | null = null;
+  #check: NodeJS.Timeout | undefined;
   readonly #orm: Orm;
   readonly #logger: Logger;
+  readonly #checkMs: number;
 
-  constructor(orm: Orm, logger: Logger) {
+  constructor(orm: Orm, logger: Logger, checkMs = CATALOG_CHECK_MS) {
     this.#orm = orm;
     this.#logger = logger;
+    this.#checkMs = checkMs;
   }
 
   get index(): CatalogIndex {
@@ -113,7 +145,13 @@ export class LiveCatalog {
   async start(notifications: Notifications): Promise<void> {
     this.#started = true;
     notifications.on('catalog_changed', () => this.#reloadSoon(RELOAD_DEBOUNCE_MS));
+    notifications.onListening(() => {
+      this.#logger.info('listening again: the catalog reloads, in case a change was announced meanwhile');
+      this.#reloadSoon(RELOAD_DEBOUNCE_MS);
+    });
     await this.reload().catch(() => {});
+    this.#check = setInterval(() => void this.#checkWrites(), this.#checkMs);
+    this.#check.unref();
   }
 
   /**
@@ -134,6 +172,16 @@ export class LiveCatalog {
   stop(): void {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    clearInterval(this.#check);
+  }
+
+  /** Reloads when products were written since the last load began and no load is under way or due. */
+  async #checkWrites(): Promise<void> {
+    if (this.#state !== 'loaded' || this.#running || this.#queued || this.#stopped) return;
+    const writes = await productWrites(await plainSql(this.#orm)).catch(() => null);
+    if (writes === null || writes === this.#loadedWrites || this.#running || this.#stopped) return;
+    this.#logger.info('products were written without an announcement: the catalog reloads');
+    await this.reload().catch(() => {});
   }
 
   #begin(): Promise<void> {
@@ -148,8 +196,9 @@ export class LiveCatalog {
   async #load(): Promise<void> {
     const started = performance.now();
     try {
-      const products = await loadProducts(this.#orm.em.fork());
+      const { products, writes } = await loadProducts(this.#orm.em.fork());
       this.#index = new CatalogIndex(products);
+      this.#loadedWrites = writes;
       this.#state = 'loaded';
       this.#loadedAt = new Date();
       this.#retryMs = RETRY_FIRST_MS;

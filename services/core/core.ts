@@ -56,6 +56,8 @@ export interface CoreOptions {
   readonly afterConsume?: () => void | Promise<void>;
   /** A scan still awaiting its photo this long after it started is purged (SCAN_ABANDONED_AFTER_HOURS). */
   readonly abandonedAfterMs?: number;
+  /** How often the catalog looks for changes no announcement reached (catalog-store.ts). */
+  readonly catalogCheckMs?: number;
   /** The upload page's bot challenge and photo bounds. */
   readonly intake: { readonly challenge: BotChallenge; readonly limits: IntakeLimits };
   /** Automatic admissions: pause new scans while the analysis backlog is over these bounds. */
@@ -99,7 +101,7 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
     },
     handBackAfterMs: options.shutdownGraceMs,
   });
-  const catalog = new LiveCatalog(orm, logger);
+  const catalog = new LiveCatalog(orm, logger, options.catalogCheckMs);
   await catalog.start(notifications);
   const sql = await plainSql(orm);
   // A call abandoned (deadline, cancel) before it has a connection does no database work.

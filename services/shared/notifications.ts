@@ -5,13 +5,17 @@
  * the connection was being re-established delays an update but never loses it. While the database cannot
  * be reached, one attempt a second: a failed connect also ends its client, and both once scheduled a retry,
  * so the attempts doubled every second (2^30 timers and a log line each after half a minute of outage:
- * the process ran out of memory).
+ * the process ran out of memory). Once listening again, `onListening` listeners are called: whatever was
+ * announced while nobody listened is lost, so each listener looks again at what it keeps (the catalog
+ * reloads: catalog-store.ts).
  */
 import { EventEmitter, once } from 'node:events';
 import pg from 'pg';
 import type { Logger } from './logger.ts';
 
 const RECONNECT_MS = 1000;
+/** The in-process event of listening again after a lost connection (no channel can be named so). */
+const LISTENING_AGAIN = Symbol('listening again');
 
 export class Notifications {
   readonly #databaseUrl: string;
@@ -21,6 +25,8 @@ export class Notifications {
   #client: pg.Client | undefined;
   #closed = false;
   #retry: NodeJS.Timeout | undefined;
+  /** The listening connection was lost: the next start() listens again. */
+  #lost = false;
 
   constructor(databaseUrl: string, channels: readonly string[], logger: Logger) {
     this.#databaseUrl = databaseUrl;
@@ -50,7 +56,18 @@ export class Notifications {
       await client.end().catch(() => undefined);
       throw err;
     }
+    const again = this.#lost;
     this.#client = client;
+    this.#lost = false;
+    if (again) this.#events.emit(LISTENING_AGAIN);
+  }
+
+  /**
+   * Calls `listener` each time this process listens again after losing its connection: notifications sent
+   * meanwhile were not heard.
+   */
+  onListening(listener: () => void): void {
+    this.#events.on(LISTENING_AGAIN, listener);
   }
 
   /** Calls `listener` with the payload of every notification on `channel`. */
@@ -75,6 +92,7 @@ export class Notifications {
   /** Schedules one attempt to listen again (never a second while one is pending). */
   #reconnectLater(): void {
     this.#client = undefined;
+    this.#lost = true;
     if (this.#closed || this.#retry) return;
     this.#retry = setTimeout(() => {
       this.#retry = undefined;
