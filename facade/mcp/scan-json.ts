@@ -99,7 +99,11 @@ export const SCAN_JSON_PROPERTIES = {
     description: 'Seconds to wait before reading the scan again; 0 when nothing is pending.',
   },
   progress: { type: 'integer', minimum: 0, maximum: 100, description: 'Analysis progress in percent.' },
-  stage: { type: 'string', description: 'The analysis step under way, while analyzing.' },
+  stage: {
+    type: 'string',
+    description:
+      'The analysis step under way, while analyzing; `retrying` while the photo waits for another try after the analysis service failed (nothing wrong with the photo).',
+  },
   failure_reason: {
     type: 'string',
     description:

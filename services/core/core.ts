@@ -21,6 +21,7 @@ import { type IntakeLimits, IntakeServiceImpl } from '../intake/intake-service.t
 import { purgeUsedChallenges } from '../intake/used-challenges.ts';
 import { MatchServiceImpl } from '../match/match-service.ts';
 import { AdmissionsGovernor, type BacklogBounds } from '../scan/admissions-governor.ts';
+import type { AnalysisRetry } from '../scan/analysis-retry.ts';
 import type { Analyzer } from '../scan/analyzer.ts';
 import { ScanServiceImpl } from '../scan/scan-service.ts';
 import { prepareQueue, startScanWorker } from '../scan/scan-worker.ts';
@@ -56,6 +57,8 @@ export interface CoreOptions {
   readonly afterConsume?: () => void | Promise<void>;
   /** A scan still awaiting its photo this long after it started is purged (SCAN_ABANDONED_AFTER_HOURS). */
   readonly abandonedAfterMs?: number;
+  /** How long, and how often, an analysis failed on our side is tried again (analysis-retry.ts). */
+  readonly analysisRetry?: AnalysisRetry;
   /** How often the catalog looks for changes no announcement reached (catalog-store.ts). */
   readonly catalogCheckMs?: number;
   /** The upload page's bot challenge and photo bounds. */
@@ -100,6 +103,7 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
       abandonedAfterMs: options.abandonedAfterMs ?? DEFAULT_ABANDONED_AFTER_MS,
     },
     handBackAfterMs: options.shutdownGraceMs,
+    retry: options.analysisRetry,
   });
   const catalog = new LiveCatalog(orm, logger, options.catalogCheckMs);
   await catalog.start(notifications);

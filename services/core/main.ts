@@ -6,6 +6,7 @@
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { loadDemoCatalog } from '../catalog/demo-catalog.ts';
 import { AltchaChallenge } from '../intake/altcha-challenge.ts';
+import { DEFAULT_ANALYSIS_RETRY } from '../scan/analysis-retry.ts';
 import { InferenceAnalyzer } from '../scan/inference-analyzer.ts';
 import { watchInference } from '../scan/inference-watch.ts';
 import { loadCoreConfig } from '../shared/config.ts';
@@ -62,6 +63,7 @@ const core = await startCore({
   host: config.coreHost,
   logger,
   abandonedAfterMs: config.scanAbandonedAfterMs,
+  analysisRetry: { ...DEFAULT_ANALYSIS_RETRY, windowMs: config.analysisRetryWindowMs },
   intake: {
     challenge: new AltchaChallenge({ hmacKey: config.altchaHmacKey }),
     limits: {

@@ -26,16 +26,19 @@ export interface BacklogBounds {
 export interface Backlog {
   /** Analysis jobs queued or running (permanently failed ones excluded). */
   readonly queued: number;
-  /** Seconds since the oldest of them was enqueued; 0 when there is none. */
+  /**
+   * Seconds since the oldest of them was enqueued — its photo stored: a try after a failed one is a fresh
+   * job (analysis-retry.ts), and the photo has waited since it came; 0 when there is none.
+   */
   readonly oldestAgeSeconds: number;
 }
 
 export async function analysisBacklog(sql: PlainSql): Promise<Backlog> {
   const { rows } = await sql.query<{ queued: number; age: number }>(
     `select count(*)::int as queued,
-       coalesce(extract(epoch from now() - min(created_at)), 0)::float8 as age
-     from graphile_worker.jobs
-     where task_identifier = $1 and (locked_at is not null or attempts < max_attempts)`,
+       coalesce(extract(epoch from now() - min(least(j.created_at, p.uploaded_at))), 0)::float8 as age
+     from graphile_worker.jobs j left join scan_photos p on p.run_id::text = j.key
+     where j.task_identifier = $1 and (j.locked_at is not null or j.attempts < j.max_attempts)`,
     [ANALYZE_TASK],
   );
   return { queued: rows[0]!.queued, oldestAgeSeconds: rows[0]!.age };

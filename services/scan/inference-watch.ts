@@ -3,7 +3,7 @@
  * grpc.health.v1 Check (on the transport the scan worker's AnalyzeFace calls use) and keeps the answer in
  * `skinmatch_inference_serving` (1 SERVING, 0 anything else: not answering, NOT_SERVING, shutting down).
  * Each change is one log line: a warning when inference stops serving — uploads are still taken, and their
- * analyses fail after their retries as `analysis_unavailable` — and an info line when it serves again.
+ * analyses wait, retried, and fail as `analysis_unavailable` only after ANALYSIS_RETRY_WINDOW_S — and an info line when it serves again.
  * Without it, every inference pod down showed only once a person's photo had failed. Once core itself is
  * shutting down it stops asking (inference may be stopping with it).
  */
@@ -41,7 +41,7 @@ export function watchInference(options: InferenceWatchOptions): () => void {
     if (failure !== undefined)
       logger.warn(
         { err: failure },
-        'inference does not serve: analyses fail until it does (retried, then analysis_unavailable)',
+        'inference does not serve: analyses wait until it does (retried, then analysis_unavailable)',
       );
     else if (serving === false) logger.info('inference serves again');
     serving = failure === undefined;

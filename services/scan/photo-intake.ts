@@ -12,7 +12,10 @@ import { NOT_FOUND_MESSAGE, serviceError } from '../shared/errors.ts';
 import { currentRequestId, currentTraceparent } from '../shared/telemetry.ts';
 
 export const ANALYZE_TASK = 'analyze_scan';
-/** Attempts before a scan fails with `analysis_unavailable` (graphile-worker backs off between them). */
+/**
+ * graphile-worker's attempts at one try of an analysis: used up only by a try whose own database writes
+ * fail. An analysis that fails on inference's side is tried again as a fresh job (analysis-retry.ts).
+ */
 export const MAX_ANALYSIS_ATTEMPTS = 5;
 export const UPLOAD_CLOSED_MESSAGE = 'This scan is complete; it takes no more photos.';
 

@@ -2,8 +2,10 @@
  * The scan worker: graphile-worker jobs on the same PostgreSQL, one per uploaded photo. Each job streams
  * the photo through the analyzer and records every step on the scan, so get_skin_scan shows live progress
  * and WatchScan streams it. The final state and the photo's deletion commit together. When analysis cannot
- * run, the job throws and graphile-worker retries it with exponential backoff; after the last attempt the
- * scan fails with `analysis_unavailable` — a scan is never left in `analyzing`.
+ * run, it is tried again with capped backoff for as long as an inference outage plausibly lasts
+ * (analysis-retry.ts); only after that does the scan fail with `analysis_unavailable` — a scan is never
+ * left in `analyzing`. Progress shown never goes back for the same photo: a new attempt shows the highest
+ * percentage reached (and its stage) until it passes it.
  */
 import { EventEmitter } from 'node:events';
 import type { EntityManager } from '@mikro-orm/core';
@@ -25,6 +27,13 @@ import type { Logger } from '../shared/logger.ts';
 import { inferenceDuration, scanStageDuration, secondsSince } from '../shared/metrics.ts';
 import type { Notifications } from '../shared/notifications.ts';
 import { contextFromTraceparent, endSpan, tracer, withRequestId } from '../shared/telemetry.ts';
+import {
+  type AnalysisJob,
+  type AnalysisRetry,
+  DEFAULT_ANALYSIS_RETRY,
+  nextTry,
+  retryLater,
+} from './analysis-retry.ts';
 import type { Analyzer } from './analyzer.ts';
 import { createPatientPool } from './patient-pool.ts';
 import { ANALYZE_TASK } from './photo-intake.ts';
@@ -34,13 +43,6 @@ import { WorkerLiveness } from './worker-liveness.ts';
 
 /** How often each core looks for jobs left locked by a core that died (worker-liveness.ts). */
 const LIVENESS_CHECK_MS = 5000;
-
-/** An analysis job's payload (photo-intake.ts writes it). */
-interface AnalysisJob {
-  readonly run_id: string;
-  readonly traceparent?: string;
-  readonly request_id?: string;
-}
 
 export interface ScanWorkerOptions {
   readonly orm: Orm;
@@ -58,6 +60,8 @@ export interface ScanWorkerOptions {
    * another replica to take (graphile-worker's default: 5 s).
    */
   readonly handBackAfterMs?: number;
+  /** How long, and how often, an analysis failed on our side is tried again. */
+  readonly retry?: AnalysisRetry;
 }
 
 /** Creates graphile-worker's own tables, so photos can be enqueued before any worker runs. */
@@ -95,12 +99,16 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
       if (job.request_id) parent = withRequestId(parent, job.request_id);
       const span = tracer.startSpan(
         'scan.analyze',
-        { kind: SpanKind.CONSUMER, attributes: { 'skinmatch.attempt': helpers.job.attempts } },
+        { kind: SpanKind.CONSUMER, attributes: { 'skinmatch.attempt': (job.failed ?? 0) + 1 } },
         parent,
       );
       try {
         await context.with(trace.setSpan(parent, span), () =>
-          analyzeScan(orm.em.fork(), analyzer, job.run_id, helpers, { logger, notifications }),
+          analyzeScan(orm.em.fork(), analyzer, job, helpers, {
+            logger,
+            notifications,
+            retry: options.retry ?? DEFAULT_ANALYSIS_RETRY,
+          }),
         );
         endSpan(span);
       } catch (err) {
@@ -173,10 +181,11 @@ export interface ScanWorker {
 async function analyzeScan(
   em: EntityManager,
   analyzer: Analyzer,
-  runId: string,
+  job: AnalysisJob,
   helpers: JobHelpers,
-  { logger, notifications }: { logger: Logger; notifications?: Notifications },
+  { logger, notifications, retry }: { logger: Logger; notifications?: Notifications; retry: AnalysisRetry },
 ) {
+  const runId = job.run_id;
   const sql = em as SqlEntityManager;
   const photos = await sql.execute<{ image: Buffer; uploaded_at: Date }[]>(
     'select image, uploaded_at from scan_photos where run_id = ?',
@@ -210,7 +219,6 @@ async function analyzeScan(
     await finishAnalysis(sql, runId, photo.uploaded_at, outcome);
     nextStage('');
   };
-  const lastAttempt = helpers.job.attempts >= helpers.job.max_attempts;
   const ended = new AbortController();
   const deleted = new AbortController();
   if (notifications) void watchDeletion(em.fork(), notifications, runId, ended.signal, deleted);
@@ -245,16 +253,24 @@ async function analyzeScan(
       return;
     }
     if (helpers.abortSignal?.aborted) {
-      await handBack(sql, runId, helpers);
+      await handBack(sql, job, helpers);
       logger.info({ run_id: runId }, 'analysis interrupted by shutdown: handed back to the queue');
       return;
     }
+    const next = nextTry(job, retry);
     logger.warn(
-      { run_id: runId, attempt: helpers.job.attempts, err: (err as Error).message },
+      {
+        run_id: runId,
+        attempt: (job.failed ?? 0) + 1,
+        err: (err as Error).message,
+        ...(next
+          ? { retry_in_ms: next.delayMs }
+          : { gave_up_after_ms: Date.now() - (job.failing_since ?? Date.now()) }),
+      },
       'analysis failed',
     );
-    if (!lastAttempt) throw err; // graphile-worker retries with backoff
-    await finish({ status: 'failed', failureReason: ANALYSIS_UNAVAILABLE });
+    if (next) await retryLater(sql, next.job, next.delayMs);
+    else await finish({ status: 'failed', failureReason: ANALYSIS_UNAVAILABLE });
   } finally {
     ended.abort();
   }
@@ -263,28 +279,35 @@ async function analyzeScan(
 /**
  * The worker is shutting down and aborted this analysis: a fresh job for the same photo (its job key makes
  * graphile-worker retire the running one), due at once and with every attempt left, since nothing failed;
- * the scan shows `queued` again. This job then ends normally.
+ * the scan shows `queued` again, with the progress it had reached. This job then ends normally.
  */
-async function handBack(sql: SqlEntityManager, runId: string, helpers: JobHelpers) {
+async function handBack(sql: SqlEntityManager, job: AnalysisJob, helpers: JobHelpers) {
   await sql.transactional(async (tx) => {
     const t = tx as SqlEntityManager;
+    await t.execute(`select graphile_worker.add_job(?, ?::json, job_key := ?, max_attempts := ?)`, [
+      ANALYZE_TASK,
+      JSON.stringify(job),
+      job.run_id,
+      helpers.job.max_attempts,
+    ]);
     await t.execute(
-      `select graphile_worker.add_job(?, json_build_object('run_id', ?::text), job_key := ?, max_attempts := ?)`,
-      [ANALYZE_TASK, runId, runId, helpers.job.max_attempts],
-    );
-    await t.execute(
-      `update scans set status = 'queued', stage = '', progress = 0, updated_at = now()
-       where id = ? and status = 'analyzing'`,
-      [runId],
+      `update scans set status = 'queued', updated_at = now() where id = ? and status = 'analyzing'`,
+      [job.run_id],
     );
   });
 }
 
+/**
+ * The scan under analysis at `percent`; a percentage below the one shown (an attempt after a failed one,
+ * or after a hand-back) keeps what is shown, stage and all, until this attempt passes it.
+ */
 function setProgress(sql: SqlEntityManager, runId: string, stage: string, percent: number) {
+  const shown = Math.max(0, Math.min(100, Math.round(percent)));
   return sql.execute(
-    `update scans set status = 'analyzing', stage = ?, progress = ?, updated_at = now()
+    `update scans set status = 'analyzing', stage = case when ? >= progress then ? else stage end,
+       progress = greatest(progress, ?), updated_at = now()
      where id = ? and status in ('queued', 'analyzing')`,
-    [stage, Math.max(0, Math.min(100, Math.round(percent))), runId],
+    [shown, stage, shown, runId],
   );
 }
 

@@ -47,6 +47,8 @@ export interface Config {
   readonly inferencePort: number;
   /** A scan still awaiting its photo this long after it started is purged (guest scans also at expiry). */
   readonly scanAbandonedAfterMs: number;
+  /** How long a photo whose analysis fails on our side is tried again before its scan fails. */
+  readonly analysisRetryWindowMs: number;
   /** Address core's scan worker uses to reach the inference service (h2c). */
   readonly inferenceUrl: string;
   /** Delay added to every analysis stage (demos and fault-injection tests); 0 in normal use. */
@@ -202,6 +204,7 @@ function readConfig(env: EnvReader): Config {
     inferenceTimeoutMs: env.positive('INFERENCE_TIMEOUT_MS', 30_000),
     inferencePort,
     scanAbandonedAfterMs: env.positive('SCAN_ABANDONED_AFTER_HOURS', 7 * 24) * 60 * 60 * 1000,
+    analysisRetryWindowMs: env.positive('ANALYSIS_RETRY_WINDOW_S', 30 * 60) * 1000,
     inferenceUrl: env.url('INFERENCE_URL', `http://127.0.0.1:${inferencePort}`),
     inferenceStageDelayMs: env.count('INFERENCE_STAGE_DELAY_MS', 0),
     allowedHosts,

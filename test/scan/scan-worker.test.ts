@@ -3,6 +3,8 @@ import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { ScanService } from '../../gen/skinmatch/v1/scan_pb.ts';
 import { ScanStatus } from '../../gen/skinmatch/v1/scan_types_pb.ts';
+import { plainSql } from '../../services/core/db/plain-sql.ts';
+import { analysisBacklog } from '../../services/scan/admissions-governor.ts';
 import type { AnalysisEvent, Analyzer } from '../../services/scan/analyzer.ts';
 import { uploadPhoto } from '../support/fixtures.ts';
 import { callTool, untilScan } from '../support/mcp.ts';
@@ -60,7 +62,11 @@ describe('the scan worker', () => {
   const analyzer = new ScriptedAnalyzer();
 
   before(async () => {
-    stack = await startStack('scan-worker', { analyzer });
+    // A failed analysis is tried again every half second, for 3 s (production: for 30 minutes).
+    stack = await startStack('scan-worker', {
+      analyzer,
+      analysisRetry: { windowMs: 3000, firstMs: 500, maxMs: 500 },
+    });
   });
   after(async () => {
     analyzer.release();
@@ -151,19 +157,38 @@ describe('the scan worker', () => {
     const calls = analyzer.calls;
     const scan = await newScan();
     await uploadPhoto(stack.orm, scan.run_id, PHOTO);
-    // graphile-worker backs off ~3 s; release only once the second attempt is waiting for it.
+    // Release only once the second attempt is waiting for it: it shows the 60 % the first reached (its
+    // 20 % does not take the scan back), at the stage that reached it.
     await until(scan, () => analyzer.calls === calls + 2 && analyzer.waiting === 1, 20_000);
+    const again = (await callTool(stack.baseUrl, 'get_skin_scan', scan)).structuredContent;
     analyzer.release();
+    assert.deepEqual([again.status, again.stage, again.progress], ['analyzing', 'measuring', 60]);
     const done = await until(scan, (s) => s.status === 'complete');
     assert.deepEqual(done.scores, { redness: 40, acne: 80 });
   });
 
-  it('after the last attempt the scan fails with analysis_unavailable, never stuck in analyzing, and the photo is not blamed', async function () {
+  it('once the retry window is over the scan fails with analysis_unavailable, never stuck in analyzing, and the photo is not blamed', async function () {
     this.timeout(30_000);
-    analyzer.failNext = 2;
+    analyzer.failNext = 1000;
+    const calls = analyzer.calls;
     const scan = await newScan();
-    await uploadPhoto(stack.orm, scan.run_id, PHOTO, 2);
-    const failed = await until(scan, (s) => s.status === 'failed', 20_000);
+    const uploaded = performance.now();
+    let failed: any;
+    try {
+      await uploadPhoto(stack.orm, scan.run_id, PHOTO);
+      const between = await until(scan, (s) => s.status === 'queued' && s.stage === 'retrying');
+      assert.deepEqual([between.progress, between.next_action], [60, 'poll']);
+      // Each try is a fresh job; the backlog's age (admissions, metrics) still counts from the photo.
+      await new Promise((r) => setTimeout(r, Math.max(0, 1500 - (performance.now() - uploaded))));
+      const backlog = await analysisBacklog(await plainSql(stack.orm));
+      assert.ok(backlog.oldestAgeSeconds >= 1.2, `the backlog is ${backlog.oldestAgeSeconds} s old`);
+      failed = await until(scan, (s) => s.status === 'failed', 20_000);
+    } finally {
+      analyzer.failNext = 0;
+    }
+    // Tried again every 0.5 s (and graphile-worker's poll) until the window's 3 s were over, not before.
+    assert.ok(analyzer.calls - calls >= 3, `${analyzer.calls - calls} attempts`);
+    assert.ok(performance.now() - uploaded >= 3000);
     assert.equal(failed.failure_reason, 'analysis_unavailable');
     // Not ask_person_to_retake: the link again, for the same photo.
     assert.equal(failed.next_action, 'share_upload_url');

@@ -60,6 +60,7 @@ export interface StackOptions {
   readonly requestTimeoutMs?: number;
   /** Core's abandonment bound for scans that never got a photo (the purge's). */
   readonly abandonedAfterMs?: number;
+  readonly analysisRetry?: CoreOptions['analysisRetry'];
   /** Runs on the migrated database before core starts (tests break things core meets at start). */
   readonly beforeCore?: (orm: Orm) => Promise<unknown>;
   /** The upload page's challenge and photo bounds (an easy ALTCHA and the default bounds by default). */
@@ -107,6 +108,7 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
     afterConsume: options.afterConsume,
     analyzer: options.analyzer,
     abandonedAfterMs: options.abandonedAfterMs,
+    analysisRetry: options.analysisRetry,
     intake: options.intake ?? testIntake(),
     admissions: options.admissions,
     limits: options.serverLimits,
