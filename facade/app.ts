@@ -21,7 +21,7 @@ import {
   withRequestId,
 } from '../services/shared/telemetry.ts';
 import { createAccountSurface } from './account.ts';
-import { healthEndpoint } from './health.ts';
+import { healthEndpoint, readyEndpoint } from './health.ts';
 import { mcpEndpoint } from './mcp/endpoint.ts';
 import { matchTools } from './mcp/match-tools.ts';
 import { buildServer, INSTRUCTIONS } from './mcp/mcp-server.ts';
@@ -32,6 +32,9 @@ import type { StreamBounds } from './pages/page-streams.ts';
 import { scanPages } from './pages/scan-page.ts';
 import { GuestLimits, type GuestLimitsConfig, type LimitListeners } from './rate-limits.ts';
 import { routeTemplate } from './route-template.ts';
+
+/** The probes' endpoints: GET only, logged at debug (probes ask every few seconds). */
+const PROBES = new Set(['/health', '/ready']);
 
 export interface FacadeOptions {
   /** Connect transport to core. */
@@ -101,6 +104,7 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
     ['/mcp', (ctx) => guestEndpoint(ctx)],
     ['/mcp/account', account.endpoint],
     ['/health', healthEndpoint(createClient(StatusService, options.core), logger, options.readiness)],
+    ['/ready', readyEndpoint(options.readiness)],
   ]);
 
   const app = new Koa();
@@ -137,8 +141,7 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
     const route = routeTemplate(ctx.path);
     await context.with(withRequestId(extractTraceContext(ctx.headers), requestId), async () => {
       await next();
-      // Probes ask for /health every few seconds: their lines only at debug.
-      logger[route === '/health' ? 'debug' : 'info'](
+      logger[PROBES.has(route) ? 'debug' : 'info'](
         {
           method: ctx.method,
           path: route,
@@ -162,7 +165,7 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
     }
   });
   // DNS-rebinding protection for the MCP endpoints: the Host, and the Origin a browser sends, must be
-  // ours. /health stays reachable by pod address for probes.
+  // ours. /health and /ready stay reachable by pod address for probes.
   app.use(async (ctx, next) => {
     if (ctx.path.startsWith('/mcp')) {
       const refusal = !options.allowedHosts.includes(ctx.get('host').toLowerCase())
@@ -183,7 +186,7 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
     const route =
       routes.get(ctx.path) ?? (ctx.path.startsWith('/mcp') ? routes.get(ctx.path.slice(0, -1)) : undefined);
     if (!route) return next();
-    if (ctx.path === '/health' && ctx.method !== 'GET') {
+    if (PROBES.has(ctx.path) && ctx.method !== 'GET') {
       ctx.status = 405;
       ctx.set('Allow', 'GET');
       return;

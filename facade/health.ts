@@ -7,7 +7,13 @@
  * whether a person can hand a photo to a scan now: `direct_or_link` while the upload page behind every
  * `upload_url` takes photos (core and its database answer), `unavailable` while it cannot.
  * Once this façade is shutting down it answers 503 with `shutting_down: true` (and `photo_intake`
- * `unavailable`), so probes and load balancers stop sending it work.
+ * `unavailable`).
+ *
+ * GET /ready: whether this façade can answer, for Kubernetes' readinessProbe: 200 `{"ready": true}` until it
+ * is shutting down, then 503 `{"ready": false, "shutting_down": true}`. It does not ask core: an outage of
+ * core or its database is every replica's, and taking them all out of the Service left clients the
+ * ingress's bare 503, where a façade in rotation answers the tool call `unavailable` with
+ * `retry_after_seconds` and the person's page its own error page. /health reports that outage.
  */
 import type { Client } from '@connectrpc/connect';
 import type { Context } from 'koa';
@@ -30,6 +36,15 @@ const CATALOG: Record<CatalogState, string> = {
   [CatalogState.LOADED]: 'loaded',
   [CatalogState.UNAVAILABLE]: 'unavailable',
 };
+
+export function readyEndpoint(readiness?: Readiness) {
+  return (ctx: Context): void => {
+    ctx.set('Cache-Control', 'no-store');
+    const draining = readiness?.draining === true;
+    ctx.status = draining ? 503 : 200;
+    ctx.body = draining ? { ready: false, shutting_down: true } : { ready: true };
+  };
+}
 
 export function healthEndpoint(status: Client<typeof StatusService>, logger: Logger, readiness?: Readiness) {
   let lastFault: string | undefined;

@@ -13,6 +13,7 @@ const FIXED = new Set([
   '/mcp/account',
   '/mcp/account/',
   '/health',
+  '/ready',
   '/authorize',
   '/register',
   '/token',

@@ -179,10 +179,13 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
       router.service(StatusService, new StatusServiceImpl(orm, catalog, logger));
       router.service(
         Health,
+        // The overall status reports the database, for operators and callers; `readiness` (the chart's
+        // readinessProbe) only that this core takes work: a database outage is every replica's, and
+        // taking them all out of the Service left the façades no core to answer `unavailable`.
         new HealthService(
           services.map((s) => s.typeName),
           serving,
-          { stopping: stopping.signal },
+          { stopping: stopping.signal, checks: { readiness: async () => !options.readiness?.draining } },
         ),
       );
       router.service(ServerReflection, new ReflectionService([...services, Health, ServerReflection]));

@@ -60,6 +60,7 @@ export class FaceAnalysis {
   readonly #stageDelayMs: number;
   /** The region patches of a photo, from sampling to the end of measuring. */
   readonly #patches = new BufferPool(PATCHES_LENGTH);
+  #closed = false;
 
   private constructor(
     detector: FaceDetector,
@@ -94,7 +95,8 @@ export class FaceAnalysis {
 
   /**
    * Whether the models answer: a blank image through the face detector and a blank patch through the
-   * measures graph (a few milliseconds). The health check asks this, so SERVING means a loaded model.
+   * measures graph (a few milliseconds; longer behind busy analyses). Health runs it in the background
+   * (liveness.ts), so SERVING means models that answered, without a Check waiting for them.
    */
   async selfCheck(): Promise<boolean> {
     try {
@@ -109,8 +111,14 @@ export class FaceAnalysis {
     }
   }
 
+  /** False once the models are freed (close). */
+  get loaded(): boolean {
+    return !this.#closed;
+  }
+
   /** Frees every model; analyses and the self-check fail from then on. */
   async close(): Promise<void> {
+    this.#closed = true;
     await Promise.all([this.#detector.release(), this.#landmarker.release(), this.#measurer.release()]);
   }
 

@@ -7,6 +7,12 @@ import { type RunningServer, startServer } from '../shared/server.ts';
 import type { Readiness } from '../shared/shutdown.ts';
 import { type AnalysisSettings, FaceAnalysis } from './face-analysis.ts';
 import { InferenceServiceImpl } from './inference-service.ts';
+import { InferenceHealth, WorkProgress } from './liveness.ts';
+
+export interface InferenceSettings extends AnalysisSettings {
+  /** Work under way that has not moved on for this long is stuck: NOT_SERVING, liveness too (2 min). */
+  readonly stallMs?: number;
+}
 
 /**
  * The largest AnalyzeFace request: core sends the stored photo (JPEG, at most 2048 px: a few MB at most);
@@ -18,11 +24,14 @@ export async function startInference(
   port: number,
   logger: Logger,
   host?: string,
-  settings: AnalysisSettings = {},
+  settings: InferenceSettings = {},
   loaded?: FaceAnalysis,
   readiness?: Readiness,
 ): Promise<RunningServer> {
   const analysis = loaded ?? (await FaceAnalysis.load(settings));
+  const progress = new WorkProgress(settings.stallMs);
+  const health = new InferenceHealth(analysis, progress, readiness);
+  await health.start();
   // Aborted on close: an open health Watch ends at once instead of holding the server to its grace period.
   const stopping = new AbortController();
   const server = await startServer({
@@ -31,13 +40,16 @@ export async function startInference(
     logger,
     readMaxBytes: INFERENCE_READ_MAX_BYTES,
     routes: (router) => {
-      router.service(InferenceService, new InferenceServiceImpl(analysis));
-      // SERVING only while the models answer a self-check (a released or broken model is NOT_SERVING), and
-      // not once the process is shutting down.
-      const serving = async () => !readiness?.draining && (await analysis.selfCheck());
+      router.service(InferenceService, new InferenceServiceImpl(analysis, progress));
+      // Answered from state, never waiting behind analyses (liveness.ts): SERVING while the models are
+      // loaded and answered their last self-check, the process is not stuck and not shutting down;
+      // `liveness` only asks that it is not stuck (the chart's livenessProbe).
       router.service(
         Health,
-        new HealthService([InferenceService.typeName], serving, { stopping: stopping.signal }),
+        new HealthService([InferenceService.typeName], async () => health.serving(), {
+          stopping: stopping.signal,
+          checks: { readiness: async () => health.serving(), liveness: async () => health.alive() },
+        }),
       );
     },
   });

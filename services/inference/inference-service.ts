@@ -13,6 +13,7 @@ import {
 import { FAILURE_MESSAGES } from '../shared/failure-messages.ts';
 import { analysisDuration, analysisStageDuration, secondsSince } from '../shared/metrics.ts';
 import type { AnalyzeOptions, FaceAnalysis, FaceAnalysisEvent, StageName } from './face-analysis.ts';
+import { WorkProgress } from './liveness.ts';
 import type { Quality } from './quality.ts';
 
 const STAGE: Record<StageName, Stage> = {
@@ -25,9 +26,12 @@ const STAGE: Record<StageName, Stage> = {
 
 export class InferenceServiceImpl implements ServiceImpl<typeof InferenceService> {
   readonly #analysis: FaceAnalysis;
+  readonly #progress: WorkProgress;
 
-  constructor(analysis: FaceAnalysis) {
+  /** `progress` is told of each stage's work, so health can tell busy from stuck (liveness.ts). */
+  constructor(analysis: FaceAnalysis, progress = new WorkProgress()) {
     this.#analysis = analysis;
+    this.#progress = progress;
   }
 
   /** Ends when its client cancels (context.signal): nobody reads the rest of the analysis. */
@@ -65,7 +69,7 @@ export class InferenceServiceImpl implements ServiceImpl<typeof InferenceService
     options: AnalyzeOptions,
     seen: (event: FaceAnalysisEvent) => void,
   ): AsyncGenerator<AnalyzeFaceResponse> {
-    for await (const event of this.#analysis.analyze(req.image, options)) {
+    for await (const event of this.#progress.steps(this.#analysis.analyze(req.image, options))) {
       seen(event);
       if (event.kind === 'progress') {
         yield create(AnalyzeFaceResponseSchema, {

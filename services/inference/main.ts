@@ -21,7 +21,7 @@ const server = await startInference(
   config.inferencePort,
   logger,
   config.inferenceHost,
-  { stageDelayMs: config.inferenceStageDelayMs },
+  { stageDelayMs: config.inferenceStageDelayMs, stallMs: config.inferenceStallMs },
   undefined,
   readiness,
 );

@@ -53,6 +53,8 @@ export interface Config {
   readonly inferenceUrl: string;
   /** Delay added to every analysis stage (demos and fault-injection tests); 0 in normal use. */
   readonly inferenceStageDelayMs: number;
+  /** Inference work under way that has not moved on for this long is stuck (health NOT_SERVING). */
+  readonly inferenceStallMs: number;
   /** Host header values the façade accepts (DNS-rebinding protection). */
   readonly allowedHosts: readonly string[];
   /** Requests of any kind on the MCP endpoints per network (per account) per minute. */
@@ -207,6 +209,7 @@ function readConfig(env: EnvReader): Config {
     analysisRetryWindowMs: env.positive('ANALYSIS_RETRY_WINDOW_S', 30 * 60) * 1000,
     inferenceUrl: env.url('INFERENCE_URL', `http://127.0.0.1:${inferencePort}`),
     inferenceStageDelayMs: env.count('INFERENCE_STAGE_DELAY_MS', 0),
+    inferenceStallMs: env.positive('INFERENCE_STALL_MS', 120_000),
     allowedHosts,
     guestRequestsPerMinute: env.positive('RATE_LIMIT_REQUESTS_PER_MINUTE', 600),
     guestCallsPerMinute: env.positive('RATE_LIMIT_CALLS_PER_MINUTE', 120),

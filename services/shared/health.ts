@@ -10,6 +10,10 @@
  * ends, instead of holding the process to its shutdown bound. A Watch of an unknown service answers
  * SERVICE_UNKNOWN and stays open, as health.proto asks (this server's services never change, so no later
  * update follows).
+ *
+ * A process may also answer named checks of its own (`checks`: `readiness`, `liveness`), each with its own
+ * probe, for Kubernetes' gRPC probes (their `service` field): the overall status reports the dependencies,
+ * for operators and callers; a pod's readiness and liveness ask only what the pod itself can do.
  */
 import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from '@connectrpc/connect';
@@ -33,6 +37,8 @@ export interface HealthOptions {
   readonly intervalMs?: number;
   /** A probe that has not answered after this long counts as NOT_SERVING (1 s). */
   readonly probeTimeoutMs?: number;
+  /** Named checks with probes of their own (`readiness`, `liveness`), answered like a service. */
+  readonly checks?: Readonly<Record<string, Probe>>;
 }
 
 const WATCH_INTERVAL_MS = 1000;
@@ -41,38 +47,45 @@ const STOPPING_MESSAGE = 'This server is stopping: watch its health again.';
 
 export class HealthService implements ServiceImpl<typeof Health> {
   readonly #services: readonly string[];
-  readonly #probe: Probe;
   readonly #stopping: AbortSignal | undefined;
-  readonly #probeTimeoutMs: number;
-  readonly #feed: StatusFeed<boolean>;
-  #running: Promise<boolean> | undefined;
+  readonly #overall: SharedProbe;
+  readonly #checks: ReadonlyMap<string, SharedProbe>;
 
   constructor(services: readonly string[], probe: Probe, options: HealthOptions = {}) {
     this.#services = services;
-    this.#probe = probe;
     this.#stopping = options.stopping;
-    this.#probeTimeoutMs = options.probeTimeoutMs ?? PROBE_TIMEOUT_MS;
-    this.#feed = new StatusFeed(() => this.#serving(), options.intervalMs ?? WATCH_INTERVAL_MS);
+    const shared = (one: Probe) =>
+      new SharedProbe(
+        one,
+        options.probeTimeoutMs ?? PROBE_TIMEOUT_MS,
+        options.intervalMs ?? WATCH_INTERVAL_MS,
+      );
+    this.#overall = shared(probe);
+    this.#checks = new Map(Object.entries(options.checks ?? {}).map(([name, one]) => [name, shared(one)]));
   }
 
   async check(req: HealthCheckRequest): Promise<HealthCheckResponse> {
+    const probe = this.#probeOf(req.service);
     // The name is quoted clipped: a caller's megabyte of name is not echoed back to it.
-    if (!this.#known(req.service))
-      throw new ConnectError(`unknown service ${quote(req.service)}`, Code.NotFound);
-    return response(await this.#serving());
+    if (!probe) throw new ConnectError(`unknown service ${quote(req.service)}`, Code.NotFound);
+    return response(await probe.serving());
   }
 
   async list() {
-    const status = response(await this.#serving());
-    const statuses = Object.fromEntries(['', ...this.#services].map((name) => [name, status]));
+    const status = response(await this.#overall.serving());
+    const statuses: Record<string, HealthCheckResponse> = Object.fromEntries(
+      ['', ...this.#services].map((name) => [name, status]),
+    );
+    for (const [name, probe] of this.#checks) statuses[name] = response(await probe.serving());
     return create(HealthListResponseSchema, { statuses });
   }
 
   async *watch(req: HealthCheckRequest, ctx: HandlerContext): AsyncGenerator<HealthCheckResponse> {
     const ended = this.#stopping ? AbortSignal.any([ctx.signal, this.#stopping]) : ctx.signal;
+    const probe = this.#probeOf(req.service);
     let last: Status | undefined;
-    if (this.#known(req.service)) {
-      for await (const serving of this.#feed.updates(ended)) {
+    if (probe) {
+      for await (const serving of probe.feed.updates(ended)) {
         const current = response(serving);
         if (current.status !== last) {
           last = current.status;
@@ -89,12 +102,27 @@ export class HealthService implements ServiceImpl<typeof Health> {
     throw new ConnectError(STOPPING_MESSAGE, Code.Unavailable);
   }
 
-  #known(service: string): boolean {
-    return service === '' || this.#services.includes(service);
+  #probeOf(service: string): SharedProbe | undefined {
+    if (service === '' || this.#services.includes(service)) return this.#overall;
+    return this.#checks.get(service);
+  }
+}
+
+/** One probe shared by every caller: one run at a time, bounded, and one poller for every Watch. */
+class SharedProbe {
+  readonly #probe: Probe;
+  readonly #timeoutMs: number;
+  readonly feed: StatusFeed<boolean>;
+  #running: Promise<boolean> | undefined;
+
+  constructor(probe: Probe, timeoutMs: number, intervalMs: number) {
+    this.#probe = probe;
+    this.#timeoutMs = timeoutMs;
+    this.feed = new StatusFeed(() => this.serving(), intervalMs);
   }
 
   /** The probe's answer, false if it fails or takes longer than the bound; one probe at a time. */
-  #serving(): Promise<boolean> {
+  serving(): Promise<boolean> {
     if (!this.#running) {
       const running = this.#probe().catch(() => false);
       this.#running = running;
@@ -102,7 +130,7 @@ export class HealthService implements ServiceImpl<typeof Health> {
         if (this.#running === running) this.#running = undefined;
       });
     }
-    return within(this.#running, this.#probeTimeoutMs, false);
+    return within(this.#running, this.#timeoutMs, false);
   }
 }
 

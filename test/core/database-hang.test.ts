@@ -7,9 +7,8 @@
  * resumed, answering "ok" at up to 24 s); and all is well again once it resumes.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,6 +17,7 @@ import { freePort } from '../../scripts/port.ts';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../services/core/db/embedded.ts';
 import { openDatabase } from '../../services/core/db/orm.ts';
 import { loadProto, unary } from '../support/grpc-js.ts';
+import { signalServer } from '../support/postgres-signal.ts';
 import { type RunningProcess, startProcess, stopAll, until } from '../support/processes.ts';
 
 /** How a grpc-js unary call ended: its status code and answer. */
@@ -26,13 +26,6 @@ const outcome = <T>(call: Promise<T>) =>
     (answer) => ({ code: grpc.status.OK, answer }),
     (err: grpc.ServiceError) => ({ code: err.code, answer: undefined }),
   );
-
-/** Signals the server's postmaster and every process of it (each backend leads a process group of its own). */
-function signalServer(pgDir: string, signal: NodeJS.Signals): void {
-  const postmaster = readFileSync(join(pgDir, 'postmaster.pid'), 'utf8').split('\n')[0]!.trim();
-  const children = execFileSync('ps', ['-o', 'pid=', '--ppid', postmaster], { encoding: 'utf8' });
-  for (const pid of [postmaster, ...children.split(/\s+/).filter(Boolean)]) process.kill(Number(pid), signal);
-}
 
 describe('a PostgreSQL that hangs, through a real core process', function () {
   this.timeout(180_000);

@@ -122,6 +122,19 @@ describe('the chart’s processes, started with the environment it gives them', 
     return child;
   }
   const started = new Map<string, ChildProcess>();
+  /** A probe of the role's rendered container. */
+  const probe = (role: string, kind: 'readinessProbe' | 'livenessProbe' | 'startupProbe') =>
+    find(manifests, 'Deployment', `rel-skinmatch-${role}`).spec.template.spec.containers[0][kind];
+  /** The grpc.health.v1 services the role's gRPC probes name. */
+  const grpcProbeServices = (role: string) =>
+    (['readinessProbe', 'livenessProbe', 'startupProbe'] as const)
+      .map((kind) => probe(role, kind).grpc?.service as string | undefined)
+      .filter((service): service is string => service !== undefined);
+  const healthOf = (role: 'inference' | 'core') =>
+    createClient(
+      Health,
+      createConnectTransport({ baseUrl: `http://127.0.0.1:${ports[role]}`, httpVersion: '2' }),
+    );
 
   it('migrates with the Job’s environment', () => {
     const job = find(manifests, 'Job', 'rel-skinmatch-migration');
@@ -140,16 +153,18 @@ describe('the chart’s processes, started with the environment it gives them', 
       assert.ok(await waitForPort(ports[role], 60_000, () => child.exitCode !== null), `${role} listens`);
     }
     for (const role of ['inference', 'core'] as const) {
-      const health = createClient(
-        Health,
-        createConnectTransport({ baseUrl: `http://127.0.0.1:${ports[role]}`, httpVersion: '2' }),
-      );
-      assert.equal((await health.check({})).status, HealthCheckResponse_ServingStatus.SERVING, role);
+      // The overall status, and each gRPC probe the pod declares (its `service`: readiness, liveness).
+      for (const service of ['', ...grpcProbeServices(role)]) {
+        const { status } = await healthOf(role).check({ service });
+        assert.equal(status, HealthCheckResponse_ServingStatus.SERVING, `${role} ${service}`);
+      }
     }
-    // The readiness probe: GET /health by the pod's address (a Host the façade does not otherwise accept).
-    const response = await fetch(`http://127.0.0.1:${ports.facade}/health`);
-    assert.equal(response.status, 200);
-    assert.equal(((await response.json()) as { ok: boolean }).ok, true);
+    // The readiness probe by the pod's address (a Host the façade does not otherwise accept), and /health.
+    const readiness = probe('facade', 'readinessProbe').httpGet.path;
+    for (const path of [readiness, '/health']) {
+      const response = await fetch(`http://127.0.0.1:${ports.facade}${path}`);
+      assert.equal(response.status, 200, path);
+    }
     // Each serves its metrics on the port its pod declares (the scrape annotations name it).
     for (const role of ['inference', 'core', 'facade'] as const) {
       assert.ok(await waitForPort(metricsPorts[role], 10_000), `${role}'s metrics port`);
@@ -181,17 +196,18 @@ describe('the chart’s processes, started with the environment it gives them', 
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     };
-    await soon('the façade not ready', async () => {
-      const res = await fetch(`http://127.0.0.1:${ports.facade}/health`);
-      return res.status === 503 && ((await res.json()) as { shutting_down?: boolean }).shutting_down === true;
-    });
+    for (const path of [probe('facade', 'readinessProbe').httpGet.path, '/health']) {
+      await soon(`the façade's ${path} not ready`, async () => {
+        const res = await fetch(`http://127.0.0.1:${ports.facade}${path}`);
+        return (
+          res.status === 503 && ((await res.json()) as { shutting_down?: boolean }).shutting_down === true
+        );
+      });
+    }
     for (const role of ['inference', 'core'] as const) {
-      const client = createClient(
-        Health,
-        createConnectTransport({ baseUrl: `http://127.0.0.1:${ports[role]}`, httpVersion: '2' }),
-      );
+      const service = probe(role, 'readinessProbe').grpc.service ?? '';
       await soon(`${role} NOT_SERVING`, async () => {
-        const { status } = await client.check({});
+        const { status } = await healthOf(role).check({ service });
         return status === HealthCheckResponse_ServingStatus.NOT_SERVING;
       });
     }

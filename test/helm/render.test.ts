@@ -136,7 +136,9 @@ describe('helm chart render', function () {
       { name: 'http', containerPort: 8080, protocol: 'TCP' },
       { name: 'metrics', containerPort: 9464, protocol: 'TCP' },
     ]);
-    assert.deepEqual(facade.readinessProbe.httpGet, { path: '/health', port: 'http' });
+    // Ready while this pod answers (/ready), not while core and its database do (/health): their outage
+    // took every façade out of the Service.
+    assert.deepEqual(facade.readinessProbe.httpGet, { path: '/ready', port: 'http' });
     assert.deepEqual(facade.livenessProbe.tcpSocket, { port: 'http' });
     for (const [w, port, metrics] of [
       ['core', 8081, 9465],
@@ -148,11 +150,15 @@ describe('helm chart render', function () {
         { name: 'grpc', containerPort: port, protocol: 'TCP' },
         { name: 'metrics', containerPort: metrics, protocol: 'TCP' },
       ]);
-      assert.deepEqual(c.readinessProbe.grpc, { port }, `${w}: grpc.health.v1 on its serving port`);
+      assert.deepEqual(
+        c.readinessProbe.grpc,
+        { port, service: 'readiness' },
+        `${w}: grpc.health.v1's readiness check on its serving port`,
+      );
       assert.deepEqual(c.startupProbe.grpc, { port });
     }
     assert.deepEqual(container('core').livenessProbe.tcpSocket, { port: 'grpc' });
-    assert.deepEqual(container('inference').livenessProbe.grpc, { port: 8082 });
+    assert.deepEqual(container('inference').livenessProbe.grpc, { port: 8082, service: 'liveness' });
     assert.deepEqual(podSpec(find(manifests, 'Job', 'rel-skinmatch-migration')).containers[0].args, [
       'migrate',
     ]);

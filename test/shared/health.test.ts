@@ -3,7 +3,8 @@
  * Watch keeps a constant number of listeners on its call's signal (one was added a second and never removed:
  * 86 418 a day, +33.8 MB per Watch), every Watch shares one probe a second (1000 watches each probed once a
  * second), a probe that hangs counts as NOT_SERVING within its bound and is not asked again while it hangs,
- * and a Watch ends on `stopping` with NOT_SERVING, then UNAVAILABLE.
+ * a Watch ends on `stopping` with NOT_SERVING, then UNAVAILABLE, and a named check (readiness) answers from
+ * its own probe.
  */
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
@@ -119,5 +120,21 @@ describe('grpc.health.v1 Watch and Check', function () {
     } finally {
       call.abort();
     }
+  });
+
+  it('a named check (readiness) answers from its own probe, apart from the overall status; List has both', async () => {
+    const service = new HealthService(['x.Service'], async () => false, {
+      checks: { readiness: async () => true },
+    });
+    const ask = (name: string) => service.check(create(HealthCheckRequestSchema, { service: name }));
+    assert.equal((await ask('')).status, Status.NOT_SERVING);
+    assert.equal((await ask('x.Service')).status, Status.NOT_SERVING);
+    assert.equal((await ask('readiness')).status, Status.SERVING);
+    await assert.rejects(ask('liveness'), (err) => ConnectError.from(err).code === Code.NotFound);
+    const { statuses } = await service.list();
+    assert.deepEqual(
+      Object.fromEntries(Object.entries(statuses).map(([name, answer]) => [name, answer.status])),
+      { '': Status.NOT_SERVING, 'x.Service': Status.NOT_SERVING, readiness: Status.SERVING },
+    );
   });
 });
