@@ -8,6 +8,7 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { checkRecord, type RecordResult } from './catalog-records.ts';
 import { columnsOf, type Field, isColumn, printable } from './catalog-schema.ts';
+import { type ExportRow, type ExportShape, exportShape } from './export-shapes.ts';
 
 /** Field separators a spreadsheet saves with: commas, semicolons (where the comma is the decimal mark), tabs. */
 const DELIMITERS = [',', ';', '\t'] as const;
@@ -27,13 +28,13 @@ interface Row {
 }
 
 export function readCsv(text: string): RecordResult[] {
-  const { delimiter, headerLine, headerAt } = preamble(text);
+  const { delimiter, quoted, headerLine, headerAt } = preamble(text);
   const bytes = Buffer.from(text.slice(headerAt));
   const lines = new LineCounter(bytes, headerLine);
   const rows: Row[] = [];
   let at = 0;
   while (at < bytes.length) {
-    const resume = parseRows(bytes, at, delimiter, lines, rows);
+    const resume = parseRows(bytes, at, { delimiter, quoted }, lines, rows);
     if (resume === null) break;
     at = resume;
   }
@@ -42,6 +43,8 @@ export function readCsv(text: string): RecordResult[] {
     if (header === undefined) return [];
     throw new Error(`the header on line ${header.line} cannot be read: ${header.error}`);
   }
+  const shape = exportShape(header.cells);
+  if (shape !== null) return readExport(shape, header.cells.length, body);
   const fields = columnsOf(header.cells, `the header (line ${header.line})`);
   for (const required of ['product_id', 'name'] as const) {
     if (!fields.includes(required)) {
@@ -73,13 +76,39 @@ export function readCsv(text: string): RecordResult[] {
 }
 
 /**
+ * A shop platform's export (export-shapes.ts): its readable rows go to the platform's reader together,
+ * since one product may span several rows; the reader's records are checked as any other.
+ */
+function readExport(shape: ExportShape, width: number, body: readonly Row[]): RecordResult[] {
+  const results: RecordResult[] = [];
+  const rows: ExportRow[] = [];
+  for (const { line, cells, error } of body) {
+    if (cells === undefined) results.push({ line, rejected: error! });
+    else if (cells.every((cell) => cell === '')) continue;
+    else if (cells.length !== width) {
+      results.push({ line, rejected: `${cells.length} fields where the header has ${width}` });
+    } else rows.push({ line, cells: cells.map(excelText) });
+  }
+  for (const read of shape.read(rows)) {
+    if ('rejected' in read) {
+      results.push(read);
+      continue;
+    }
+    const checked = checkRecord(read.line, read.record, shape.fields);
+    const warnings = [...read.warnings, ...('product' in checked ? (checked.warnings ?? []) : [])];
+    results.push('product' in checked && warnings.length > 0 ? { ...checked, warnings } : checked);
+  }
+  return results.sort((a, b) => a.line - b.line);
+}
+
+/**
  * Parses rows from `bytes` at `from` into `rows`, with the file line each starts on. Where to read on when
  * the parser gave up on the rest after skipping a row, else null.
  */
 function parseRows(
   bytes: Buffer,
   from: number,
-  delimiter: string,
+  { delimiter, quoted }: { delimiter: string; quoted: boolean },
   lines: LineCounter,
   rows: Row[],
 ): number | null {
@@ -87,6 +116,8 @@ function parseRows(
   try {
     parseCsv(bytes.subarray(from), {
       delimiter,
+      // An export that never quotes (Open Beauty Facts): a quote is a character, even opening a field.
+      ...(quoted ? {} : { quote: false }),
       skip_empty_lines: true,
       trim: true,
       // A row with a field too many or too few is that row's problem: rejected below, the others imported.
@@ -224,7 +255,12 @@ function excelText(cell: string): string {
  * Where the header is and what separates fields: blank lines before it are skipped, an Excel `sep=;` line
  * names the separator; otherwise it is the one that splits the header into the most catalog columns.
  */
-function preamble(text: string): { delimiter: string; headerLine: number; headerAt: number } {
+function preamble(text: string): {
+  delimiter: string;
+  quoted: boolean;
+  headerLine: number;
+  headerAt: number;
+} {
   let at = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   let line = 1;
   let delimiter: string | null = null;
@@ -235,12 +271,15 @@ function preamble(text: string): { delimiter: string; headerLine: number; header
     if (content !== '' && hint === null) break;
     if (hint !== null) delimiter = hint[1]!;
     if (end.next >= text.length)
-      return { delimiter: delimiter ?? ',', headerLine: line, headerAt: text.length };
+      return { delimiter: delimiter ?? ',', quoted: true, headerLine: line, headerAt: text.length };
     at = end.next;
     line++;
   }
   const header = text.slice(at, lineEnd(text, at).at);
-  return { delimiter: delimiter ?? guessDelimiter(header), headerLine: line, headerAt: at };
+  const separator = delimiter ?? guessDelimiter(header);
+  const shape = exportShape(headerNames(header, separator) ?? []);
+  const quoted = !(separator === '\t' && shape?.quoted === false);
+  return { delimiter: separator, quoted, headerLine: line, headerAt: at };
 }
 
 function lineEnd(text: string, from: number): { at: number; next: number } {
@@ -256,17 +295,24 @@ function guessDelimiter(header: string): string {
   let best: string = DELIMITERS[0];
   let most = 0;
   for (const delimiter of DELIMITERS) {
-    let names: string[] = [];
-    try {
-      [names = []] = parseCsv(header, { delimiter, trim: true, relax_quotes: true }) as string[][];
-    } catch {
-      continue;
-    }
-    const known = names.filter(isColumn).length;
+    const names = headerNames(header, delimiter);
+    if (names === null) continue;
+    // An export's header is read by its platform's columns, all of which count.
+    const known = exportShape(names) === null ? names.filter(isColumn).length : names.length;
     if (known > most) {
       best = delimiter;
       most = known;
     }
   }
   return best;
+}
+
+/** The header's column names split at `delimiter`; null when it cannot be read so. */
+function headerNames(header: string, delimiter: string): string[] | null {
+  try {
+    const [names = []] = parseCsv(header, { delimiter, trim: true, relax_quotes: true }) as string[][];
+    return names;
+  } catch {
+    return null;
+  }
 }
