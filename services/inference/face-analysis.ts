@@ -146,8 +146,9 @@ export class FaceAnalysis {
       const faces = await this.#detector.detect(image);
       const main = mainFace(faces);
       const landmarks = main && (await this.#landmarker.locate(image, main));
+      const upsideDown = main && (await this.#detector.upsideDown(image, main));
       yield await progress('checking_quality');
-      const verdict = judgeQuality(image, faces, landmarks);
+      const verdict = judgeQuality(image, { detections: faces, landmarks, upsideDown });
       if (!verdict.face || !landmarks || (verdict.failure && !options.skipQualityGates)) {
         yield { kind: 'failure', reason: verdict.failure ?? 'no_face', quality: verdict.quality };
         return;

@@ -37,6 +37,8 @@ interface View {
 
 /** A face narrower than this share of the photo's long side may have smaller neighbours to look for. */
 const SELFIE_FACE = 0.25;
+/** The view the orientation is judged on, as a multiple of the face box: a selfie's framing. */
+const ORIENTATION_VIEW = 1.8;
 /** Keypoint order after mirroring: the subject's right and left swap. */
 const MIRRORED_KEYPOINTS = [1, 0, 2, 3, 5, 4] as const;
 
@@ -110,6 +112,30 @@ export class FaceDetector {
       mirrorRows(pixels, model.size);
       faces.push(...(await this.#run({ model, box, mirrored: true }, pixels)));
       return faces;
+    });
+  }
+
+  /**
+   * How much more the front model takes the face for a face upside down than upright: its best score on a
+   * square view around the face turned by 180° (the view's pixels in reverse order), minus the face's own
+   * score. BlazeFace, trained on upright faces, still finds an upside-down face (0.7–0.85), with keypoints
+   * laid out as an upright face's (eyes above nose above mouth) wherever the features really are, so the
+   * keypoints cannot tell; the scores can: on the reference and package faces −0.97 to −0.08 upright
+   * (tilted by up to 20° too), 0.06 to 0.35 upside down (flipped, or turned by 160–180°).
+   */
+  async upsideDown(image: RgbImage, face: Face): Promise<number> {
+    const side = ORIENTATION_VIEW * Math.max(face.box.w, face.box.h);
+    const box: Box = {
+      x: face.box.x + face.box.w / 2 - side / 2,
+      y: face.box.y + face.box.h / 2 - side / 2,
+      w: side,
+      h: side,
+    };
+    const model = this.#front;
+    return model.inputs.lend(async (pixels) => {
+      halfTurn(sample(image, box, model.size, pixels));
+      const turned = await this.#run({ model, box }, pixels);
+      return Math.max(0, ...turned.map((f) => f.score)) - face.score;
     });
   }
 
@@ -215,6 +241,17 @@ function mirrorRow(pixels: Float32Array, start: number, size: number): void {
   for (let x = 0; x < size / 2; x++) {
     const a = start + x * 3;
     const b = start + (size - 1 - x) * 3;
+    for (let c = 0; c < 3; c++) {
+      const t = pixels[a + c]!;
+      pixels[a + c] = pixels[b + c]!;
+      pixels[b + c] = t;
+    }
+  }
+}
+
+/** An NHWC RGB image turned by 180°, in place: its pixels in reverse order, each pixel's channels kept. */
+function halfTurn(pixels: Float32Array): void {
+  for (let a = 0, b = pixels.length - 3; a < b; a += 3, b -= 3) {
     for (let c = 0; c < 3; c++) {
       const t = pixels[a + c]!;
       pixels[a + c] = pixels[b + c]!;

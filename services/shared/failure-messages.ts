@@ -11,7 +11,8 @@ export const FAILURE_MESSAGES = {
   face_cut_off:
     'Part of the face is outside the photo. Move back or centre your face so that all of it, from forehead to chin, is in the picture.',
   face_too_small: 'The face is too small in the photo. Come closer to the camera.',
-  face_turned: 'The face is turned away. Look straight at the camera and keep your head level.',
+  face_turned:
+    'The face is turned, tilted or upside down. Hold the phone upright and level, look straight at the camera and keep your head straight.',
   too_dark: 'The photo is too dark. Face a window or a lamp.',
   overexposed: 'The photo is too bright. Avoid direct sunlight or flash on your face.',
   too_blurry: 'The photo is blurred. Hold the camera still and let it focus.',

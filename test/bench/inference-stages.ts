@@ -25,11 +25,21 @@ const detector = await FaceDetector.load();
 const landmarker = await FaceLandmarker.load();
 const measurer = await Measurer.load(FEATURES_READ);
 
-type Stage = 'decode' | 'detect' | 'landmarks' | 'quality' | 'regions' | 'colour' | 'measure' | 'score';
+type Stage =
+  | 'decode'
+  | 'detect'
+  | 'landmarks'
+  | 'orientation'
+  | 'quality'
+  | 'regions'
+  | 'colour'
+  | 'measure'
+  | 'score';
 const STAGES: readonly Stage[] = [
   'decode',
   'detect',
   'landmarks',
+  'orientation',
   'quality',
   'regions',
   'colour',
@@ -51,7 +61,8 @@ async function analyse(photo: Buffer, cpu: Map<Stage, number[]>, wall: Map<Stage
   const faces: Face[] = await timed('detect', () => detector.detect(image));
   const main = mainFace(faces)!;
   const landmarks: Landmarks = await timed('landmarks', () => landmarker.locate(image, main));
-  await timed('quality', () => judgeQuality(image, faces, landmarks));
+  const upsideDown = await timed('orientation', () => detector.upsideDown(image, main));
+  await timed('quality', () => judgeQuality(image, { detections: faces, landmarks, upsideDown }));
   const patches = await timed('regions', () => regionPatches(image, landmarks));
   const normalised = await timed('colour', () => normaliseColour(patches, patches));
   const features = await timed('measure', () => measurer.measure(normalised, poreFloor));
