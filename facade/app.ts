@@ -32,6 +32,7 @@ import type { StreamBounds } from './pages/page-streams.ts';
 import { scanPages } from './pages/scan-page.ts';
 import { GuestLimits, type GuestLimitsConfig, type LimitListeners } from './rate-limits.ts';
 import { routeTemplate } from './route-template.ts';
+import { type BodyBounds, slowBodies } from './slow-bodies.ts';
 
 /** The probes' endpoints: GET only, logged at debug (probes ask every few seconds). */
 const PROBES = new Set(['/health', '/ready']);
@@ -72,6 +73,8 @@ export interface FacadeOptions {
   readonly pageKeepAliveMs?: number;
   /** Bounds on the upload page's open progress streams (facade/pages/page-streams.ts; tests lower them). */
   readonly pageStreamBounds?: StreamBounds;
+  /** Bounds on slow request bodies (facade/slow-bodies.ts; tests lower them). */
+  readonly bodyBounds?: BodyBounds;
 }
 
 export async function createFacade(options: FacadeOptions): Promise<Koa> {
@@ -152,6 +155,9 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
       );
     });
   });
+  // Slow bodies cut, and too many at once from one network (or on a connection past its network's bound of
+  // open connections, server.ts) refused, before any route reads a byte (facade/slow-bodies.ts).
+  app.use(slowBodies(options.bodyBounds));
   app.use(async (ctx, next) => {
     try {
       await next();

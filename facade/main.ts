@@ -12,6 +12,7 @@ import { guardStartup } from '../services/shared/startup.ts';
 import { clientTelemetry } from '../services/shared/telemetry.ts';
 import { startTraceExport, traceExportSettings } from '../services/shared/trace-export.ts';
 import { createFacade } from './app.ts';
+import { createFacadeServer, serverBounds } from './server.ts';
 
 const config = loadOrExit('facade', () => loadFacadeConfig());
 const logger = createLogger('facade', config.logLevel);
@@ -71,7 +72,10 @@ const metrics = await startMetricsServer({
   host: config.metricsHost ?? '127.0.0.1',
   logger,
 });
-const server = app.listen(config.facadePort, () => {
+// Bounds on slow clients: headers, bodies, idle connections, connections per network (facade/server.ts).
+const server = createFacadeServer(serverBounds(config.trustedProxyHops > 0, config.photoMaxBytes));
+server.on('request', app.callback());
+server.listen(config.facadePort, () => {
   logger.info({ port: config.facadePort, base_url: config.publicBaseUrl }, 'facade listening');
   startup.done();
 });

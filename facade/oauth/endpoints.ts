@@ -3,12 +3,14 @@
  * `/.well-known/oauth-authorization-server` (revocation advertised at /token), RFC 9728 metadata for the
  * account endpoint, revocation requests to POST /token (a `token` without `grant_type`) routed to the
  * provider's revocation, a default scope for an authorization request that names none of ours
- * (defaultScope), and registration bounded and counted per network (registration.ts). Bodies read
- * here must be UTF-8. The resource metadata and registration answer browsers of any origin, preflight
- * included (oidc-provider does so for its metadata and /token, not for /register): browser-based clients
- * such as MCP Inspector run discovery and registration from their own page, and no cookie or other
- * ambient credential rides on either. Everything else is oidc-provider's.
+ * (defaultScope), the authorization response in the redirect's query only (queryModeOnly), and
+ * registration bounded and counted per network (registration.ts). Bodies read here must be UTF-8. The
+ * resource metadata and registration answer browsers of any origin, preflight included (oidc-provider
+ * does so for its metadata and /token, not for /register): browser-based clients such as MCP Inspector
+ * run discovery and registration from their own page, and no cookie or other ambient credential rides on
+ * either. Everything else is oidc-provider's.
  */
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Context, Middleware } from 'koa';
 import compose from 'koa-compose';
@@ -57,9 +59,12 @@ export function authorizationServer(
       if (ctx.status === 200) ctx.body = asMetadata(ctx.body as Record<string, unknown>, issuer);
       return;
     }
+    if (ctx.path === '/authorize' || ctx.path.startsWith('/authorize/')) pageHeaders(ctx);
     if (ctx.path === '/authorize') {
       const problem = oversizedAuthorization(ctx.querystring);
       if (problem) return sendPage(ctx, 400, errorPage(400, 'invalid_request', problem));
+      const query = queryModeOnly(ctx.querystring);
+      if (query !== ctx.querystring) ctx.querystring = query;
     }
     if (ctx.method === 'GET' && ctx.path === '/authorize') await defaultScope(ctx, provider);
     if (ctx.method === 'POST' && ctx.path === '/token' && ctx.is('application/x-www-form-urlencoded')) {
@@ -137,6 +142,40 @@ function oversizedAuthorization(querystring: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The authorization response goes back in the redirect's query only (OAuth 2.1 §4.1.2; MCP clients use
+ * nothing else). oidc-provider also offers `form_post` and `fragment` and has no setting to turn them off,
+ * so a request naming any other mode has it replaced by one oidc-provider does not know: it answers
+ * `unsupported_response_mode`, in the query, once the client and redirect URI are checked (a 400 page
+ * before that), and nobody signs in. (/authorize takes GET only: oidc-provider's POST is off.)
+ */
+function queryModeOnly(query: string): string {
+  const params = new URLSearchParams(query);
+  const modes = params.getAll('response_mode');
+  if (modes.every((mode) => mode === 'query')) return query;
+  params.delete('response_mode');
+  for (const mode of modes) params.append('response_mode', mode === 'query' ? mode : 'unsupported');
+  return params.toString();
+}
+
+/**
+ * The headers of every page a person sees (pages.ts), on every answer to an authorization request, for any
+ * page of oidc-provider's own (form_post's auto-submitting form, were it ever rendered: its inline script is
+ * allowed by the hash oidc-provider adds to a `script-src` it finds; the nonce allows nothing). Pages of
+ * ours (sendPage) set their own policy over this one.
+ */
+function pageHeaders(ctx: Context): void {
+  const nonce = randomBytes(16).toString('base64');
+  ctx.set(
+    'Content-Security-Policy',
+    `default-src 'none'; script-src 'nonce-${nonce}'; base-uri 'none'; frame-ancestors 'none'`,
+  );
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('X-Frame-Options', 'DENY');
+}
+
 /** A CORS preflight for an open route: any origin, the headers it asks for, no credentials. */
 function preflight(ctx: Context, method: string): void {
   ctx.status = 204;
@@ -166,6 +205,8 @@ function asMetadata(discovery: Record<string, unknown>, issuer: string): Record<
     scopes_supported: [...SCOPE_NAMES, 'openid', 'offline_access'],
     code_challenge_methods_supported: ['S256'],
     response_types_supported: ['code'],
+    // oidc-provider lists form_post and fragment, which are refused (queryModeOnly).
+    response_modes_supported: ['query'],
     grant_types_supported: ['authorization_code', 'refresh_token'],
   };
 }

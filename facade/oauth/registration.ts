@@ -13,7 +13,8 @@
  * (native clients would get loopback-port leniency). A `scope` keeps only the words this server knows
  * (RFC 7591 §2 lets the server register another scope than asked, and /authorize drops unknown words
  * too): `openid profile email` was refused whole, so such a client could not connect at all; a scope left
- * empty is left out (authorize then defaults it: endpoints.ts). Everything else is oidc-provider's to check.
+ * empty is left out (authorize then defaults it: endpoints.ts). `response_modes` may name only `query`
+ * (endpoints.ts refuses the others). Everything else is oidc-provider's to check.
  */
 import { SCOPE_NAMES } from './scopes.ts';
 
@@ -91,6 +92,10 @@ function textProblem(fields: Record<string, unknown>): RegistrationProblem | und
     error: 'invalid_client_metadata',
     error_description: why,
   });
+  const modes = fields.response_modes;
+  if (Array.isArray(modes) && modes.some((mode) => mode !== 'query')) {
+    return refuse('response_modes: only query is supported');
+  }
   const name = fields.client_name;
   if (typeof name === 'string') {
     if ([...name].length > MAX_NAME_CHARS)

@@ -79,7 +79,7 @@ function declaredLength(ctx: Context): number | undefined {
 }
 
 /** Answers with `Connection: close`, then closes the connection without resetting it (see above). */
-function closeAfterAnswer(ctx: Context): void {
+export function closeAfterAnswer(ctx: Context): void {
   ctx.set('Connection', 'close');
   ctx.req.resume(); // whatever else arrives is dropped
   const socket = ctx.req.socket;

@@ -53,6 +53,12 @@ export const pageStreamsRefused = new Counter({
   labelNames: ['bound'] as const,
   registers: [],
 });
+export const slowClientRefusals = new Counter({
+  name: 'skinmatch_slow_client_refusals_total',
+  help: 'Connections and requests the façade refused or cut for slow clients, by bound: connections (a network over its open connections, 429), bodies (over its request bodies arriving at once, 429), body_rate (a body slower than the minimum rate, cut: 408).',
+  labelNames: ['bound'] as const,
+  registers: [],
+});
 
 // Core and inference: every RPC they serve.
 export const rpcCalls = new Counter({
@@ -138,6 +144,7 @@ export const EXPORTED: Readonly<Record<MetricsProcess, readonly Metric[]>> = {
     rateLimitsShared,
     pageStreamsOpen,
     pageStreamsRefused,
+    slowClientRefusals,
   ],
   core: [
     ...RPC,

@@ -21,6 +21,7 @@ const FAMILIES: Record<Process, string[]> = {
     'skinmatch_page_streams_refused_total',
     'skinmatch_rate_limit_refusals_total',
     'skinmatch_rate_limits_shared',
+    'skinmatch_slow_client_refusals_total',
     'skinmatch_tool_call_duration_seconds',
     'skinmatch_tool_calls_total',
   ],

@@ -4,13 +4,20 @@
  * search (no token may ever appear in it).
  */
 import { createWriteStream, mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { createFacade, type FacadeOptions } from '../../facade/app.ts';
 import { RequestMultiplexer } from '../../facade/mcp/multiplexer.ts';
+import { DEFAULT_PHOTO_MAX_BYTES } from '../../facade/pages/scan-page.ts';
 import type { GuestLimitsConfig } from '../../facade/rate-limits.ts';
+import {
+  createFacadeServer,
+  KEEP_ALIVE_TIMEOUT_MS,
+  type ServerBounds,
+  serverBounds,
+} from '../../facade/server.ts';
 import { upsertProducts } from '../../services/catalog/catalog-store.ts';
 import type { RawProduct } from '../../services/catalog/derive.ts';
 import { type CoreOptions, startCore } from '../../services/core/core.ts';
@@ -73,9 +80,19 @@ export interface StackOptions {
   readonly facade?: Partial<
     Pick<
       FacadeOptions,
-      'trustProxy' | 'trustedProxyHops' | 'photoMaxBytes' | 'pageKeepAliveMs' | 'pageStreamBounds'
+      | 'trustProxy'
+      | 'trustedProxyHops'
+      | 'photoMaxBytes'
+      | 'pageKeepAliveMs'
+      | 'pageStreamBounds'
+      | 'bodyBounds'
     >
   >;
+  /**
+   * The façade's server bounds (facade/server.ts): by default as facade/main.ts sets them, but with no bound
+   * on connections per network (see startStack).
+   */
+  readonly server?: Partial<ServerBounds>;
 }
 
 export async function startStack(name: string, options: StackOptions = {}): Promise<Stack> {
@@ -92,7 +109,14 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
   const logger = createLogger('stack', 'debug', stream);
   const clock = { offsetMs: 0 };
   // The façade's port is needed first: core builds upload links from the public base URL.
-  const server = createServer();
+  // As facade/main.ts sets them, except the bound on connections per network: every test's client is
+  // 127.0.0.1, and some open more connections at once than a network may (tests of that bound set it).
+  const bounds: ServerBounds = {
+    ...serverBounds(true, options.facade?.photoMaxBytes ?? DEFAULT_PHOTO_MAX_BYTES),
+    ...(options.facade?.trustProxy ? {} : { keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS }),
+    ...options.server,
+  };
+  const server = createFacadeServer(bounds);
   await new Promise<void>((ready) => server.listen(options.port ?? 0, '127.0.0.1', ready));
   const port = (server.address() as AddressInfo).port;
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -155,7 +179,7 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
     clock,
     mux,
     addFacade: async () => {
-      const replica = createServer();
+      const replica = createFacadeServer(bounds);
       await new Promise<void>((ready) => replica.listen(0, '127.0.0.1', ready));
       servers.push(replica);
       await serveFacade(replica);

@@ -1,0 +1,87 @@
+/**
+ * The façade's HTTP server, with bounds on slow and greedy clients. Node's defaults let a request take 300 s
+ * (requestTimeout) and its headers 60 s, checked only every 30 s, and nothing bounded how many connections
+ * one network holds: a few hundred connections sending a byte now and then held the façade's sockets.
+ *
+ * - Headers must arrive whole within HEADERS_TIMEOUT_MS (10 s); Node answers 408 and closes the connection.
+ * - A body must keep arriving at a minimum rate (facade/slow-bodies.ts): that, not a fixed bound, is what
+ *   cuts a slow body, so the photo upload of a phone on a weak link is served while a trickle is not.
+ *   requestTimeout is only the backstop over every route: the headers' bound, the body's grace, and the
+ *   largest photo (PHOTO_MAX_BYTES) at the minimum rate (10 MiB at 32 KiB/s: 340 s in all).
+ * - An idle keep-alive connection is closed after 5 s (Node's default) from clients; behind a proxy after
+ *   65 s, longer than ingress-nginx keeps its idle upstream connections (60 s), so the proxy never sends a
+ *   request on a connection the façade is closing at that moment (a 502 for the client).
+ * - Without a proxy in front, a network (an IPv4 address, an IPv6 /64: the rate limits' key) holds at most
+ *   CONNECTIONS_PER_NETWORK connections at once. A connection past it is not served: its first request is
+ *   answered 429 `rate_limited` and the connection closed (slow-bodies.ts), and one that sends no request is
+ *   closed by the headers' bound. Behind a proxy every connection comes from the proxy, so there is no
+ *   such bound here (it would cap the proxy, everybody at once): the proxy bounds its clients' connections
+ *   and headers (ingress-nginx: client_header_timeout, limit-connections), and the façade bounds the
+ *   bodies of each client network, by its X-Forwarded-For address, as the rate limits do (slow-bodies.ts).
+ */
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import { networkOf } from './rate-limits.ts';
+import { DEFAULT_BODY_BOUNDS, refuseConnection } from './slow-bodies.ts';
+
+export const HEADERS_TIMEOUT_MS = 10_000;
+export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+export const PROXY_KEEP_ALIVE_TIMEOUT_MS = 65_000;
+/**
+ * Connections one network may hold open at once: a browser opens up to 6, an upload page's progress
+ * streams up to 16 (page-streams.ts), and a few households or an office share an IPv4 address.
+ */
+export const CONNECTIONS_PER_NETWORK = 64;
+/** How often Node checks the headers' and the request's deadlines (its default, 30 s, added up to 30 s). */
+const CHECK_INTERVAL_MS = 1000;
+
+export interface ServerBounds {
+  readonly headersTimeoutMs: number;
+  /** The whole request, headers and body, on any route (the backstop: see above). */
+  readonly requestTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+  /** Open connections per network; 0: not bounded (behind a proxy). */
+  readonly connectionsPerNetwork: number;
+}
+
+/** The bounds for a façade with or without a proxy in front, sized for its photo bound. */
+export function serverBounds(trustProxy: boolean, photoMaxBytes: number): ServerBounds {
+  const { graceMs, minBytesPerSecond } = DEFAULT_BODY_BOUNDS;
+  return {
+    headersTimeoutMs: HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: HEADERS_TIMEOUT_MS + graceMs + Math.ceil((photoMaxBytes / minBytesPerSecond) * 1000),
+    keepAliveTimeoutMs: trustProxy ? PROXY_KEEP_ALIVE_TIMEOUT_MS : KEEP_ALIVE_TIMEOUT_MS,
+    connectionsPerNetwork: trustProxy ? 0 : CONNECTIONS_PER_NETWORK,
+  };
+}
+
+/** An HTTP server with these bounds; the app is attached by the caller (`server.on('request', …)`). */
+export function createFacadeServer(bounds: ServerBounds): http.Server {
+  const server = http.createServer({
+    headersTimeout: bounds.headersTimeoutMs,
+    requestTimeout: bounds.requestTimeoutMs,
+    keepAliveTimeout: bounds.keepAliveTimeoutMs,
+    connectionsCheckingInterval: CHECK_INTERVAL_MS,
+  });
+  server.keepAliveTimeout = bounds.keepAliveTimeoutMs;
+  if (bounds.connectionsPerNetwork > 0) boundConnections(server, bounds.connectionsPerNetwork);
+  return server;
+}
+
+function boundConnections(server: http.Server, perNetwork: number): void {
+  const open = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const network = networkOf(socket.remoteAddress ?? '');
+    const count = open.get(network) ?? 0;
+    if (count >= perNetwork) {
+      refuseConnection(socket);
+      return;
+    }
+    open.set(network, count + 1);
+    socket.once('close', () => {
+      const left = (open.get(network) ?? 1) - 1;
+      if (left > 0) open.set(network, left);
+      else open.delete(network);
+    });
+  });
+}
