@@ -228,6 +228,9 @@ describe('helm chart render', function () {
     assert.equal(data.IDP_2_NAME, undefined);
     assert.equal(data.RATE_LIMIT_UPLOADS_PER_HOUR, '20');
     assert.equal(data.ADMISSIONS_PAUSE_QUEUED, '500');
+    // How long a stored photo outlasts an inference outage, and when busy inference counts as stuck.
+    assert.equal(data.ANALYSIS_RETRY_WINDOW_S, '1800');
+    assert.equal(data.INFERENCE_STALL_MS, '120000');
     assert.equal(data.RATE_LIMIT_TOOLS, undefined);
     // Large numbers as digits: Helm reads YAML numbers as floats, which quote printed as 1.048576e+07.
     assert.equal(data.PHOTO_MAX_BYTES, '10485760');
