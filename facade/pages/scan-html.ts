@@ -45,6 +45,8 @@ export const PAGE_WORDS = {
     scoring: 'Working out the scores',
   } as Record<string, string>,
   queued: 'Your photo is in the queue for analysis.',
+  retrying:
+    'Your photo is kept. The analysis is briefly unavailable and will start again by itself: keep this page open or come back later.',
   analyzing: 'Analysing your photo',
   complete: 'Done — return to your assistant.',
   failedFallback: 'The photo could not be analysed. Take another photo and try again.',

@@ -56,6 +56,11 @@ describe('upload page HTML', () => {
     ['consented, awaiting the photo', MINE, ['photo-step', 'delete-step']],
     ['queued', { ...MINE, status: 'queued' }, ['progress-step', 'delete-step']],
     [
+      'queued again, retrying',
+      { ...MINE, status: 'queued', stage: 'retrying' },
+      ['progress-step', 'delete-step'],
+    ],
+    [
       'analyzing',
       { ...MINE, status: 'analyzing', stage: 'measuring', progress: 65 },
       ['progress-step', 'delete-step'],
@@ -128,6 +133,16 @@ describe('upload page HTML', () => {
     const html = renderScanPage(view({ ...MINE, status: 'analyzing', stage: 'measuring', progress: 65 }));
     assert.match(html, /<p id="status" role="status" aria-live="polite">Measuring your skin: 65%<\/p>/);
     assert.match(html, /<progress id="analysis-progress" max="100" value="65">65%<\/progress>/);
+  });
+
+  it('queued again while the analysis service is down (stage retrying): the photo is kept, not "in the queue"', () => {
+    const html = renderScanPage(view({ ...MINE, status: 'queued', stage: 'retrying', progress: 25 }));
+    assert.match(
+      html,
+      /role="status" aria-live="polite">Your photo is kept\. The analysis is briefly unavailable/,
+    );
+    const queued = renderScanPage(view({ ...MINE, status: 'queued' }));
+    assert.match(queued, /role="status" aria-live="polite">Your photo is in the queue for analysis\.<\/p>/);
   });
 
   it('complete: "done — return to your assistant"', () => {

@@ -18,6 +18,8 @@ export interface StatusWords {
   readonly stages: Readonly<Record<string, string>>;
   readonly awaitingPhoto: string;
   readonly queued: string;
+  /** Queued again after the analysis service failed (stage `retrying`): the photo is kept. */
+  readonly retrying: string;
   readonly analyzing: string;
   readonly complete: string;
   readonly failedFallback: string;

@@ -19,9 +19,8 @@ export function statusWords(s, words) {
     case 'photo':
       return words.awaitingPhoto;
     case 'progress':
-      return s.status === 'queued'
-        ? words.queued
-        : `${words.stages[s.stage] ?? words.analyzing}: ${percentOf(s.progress)}%`;
+      if (s.status === 'queued') return s.stage === 'retrying' ? words.retrying : words.queued;
+      return `${words.stages[s.stage] ?? words.analyzing}: ${percentOf(s.progress)}%`;
     case 'done':
       return words.complete;
     case 'failed':
