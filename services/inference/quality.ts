@@ -6,8 +6,16 @@
 import type { RgbImage } from './decode.ts';
 import type { Face, Point } from './face.ts';
 import type { Landmarks } from './landmarks.ts';
-import { faceFrame, facePatch, meanOf, REGIONS, regionCorners, regionLayout } from './regions.ts';
-import { Scratch } from './sampling.ts';
+import {
+  faceFrame,
+  facePatch,
+  meanOf,
+  REGIONS,
+  type Region,
+  regionCorners,
+  regionLayout,
+} from './regions.ts';
+import { Scratch, sampleRect } from './sampling.ts';
 
 /** Detections below this are not faces for the gates. */
 const FACE_SCORE = 0.6;
@@ -42,7 +50,29 @@ const MAX_YAW = 0.35;
 const MAX_ROLL_DEGREES = 40;
 const MIN_BRIGHTNESS = 55;
 const MAX_BRIGHTNESS = 215;
-const MAX_CLIPPED = 0.25;
+/**
+ * Share of the skin's samples (clippedSkin) with a channel at white above which the photo is overexposed.
+ * Red clips first on skin, long before luma does, and a clipped channel's true value is unknown: redness
+ * and the colour correction then read a biased remainder, texture flat white patches. On the reference
+ * faces, variants brightened or warmed past about 0.12–0.15 moved redness by 6–13 points, and the
+ * originals whose own skin was 30–83 % clipped read redness 12–27 points off what a darker copy of the
+ * same pixels read; 28 % lies between the originals at 25 % (img2) and 30 % (img18): docs/inference.md,
+ * Colour constancy.
+ */
+export const MAX_CLIPPED = 0.28;
+/** A sample at or above this in any channel (0–255) is clipped: white, or a mix mostly of white. */
+const CLIPPED_LEVEL = 250;
+/** The skin the colour measures read (scoring.ts), each region sampled SKIN_GRID×SKIN_GRID and weighed alike. */
+const SKIN_REGIONS: readonly Region[] = [
+  'forehead',
+  'right_cheek',
+  'left_cheek',
+  'nose',
+  'chin',
+  'right_under_eye',
+  'left_under_eye',
+];
+const SKIN_GRID = 32;
 /** Variance of the Laplacian of the 128×128 face below which detail is lost. */
 export const MIN_SHARPNESS = 20;
 /**
@@ -71,6 +101,7 @@ export interface Quality {
   readonly yaw: number;
   readonly roll: number;
   readonly brightness: number;
+  /** Share of the skin's samples with any channel at white (clippedSkin). */
   readonly clippedFraction: number;
   readonly sharpness: number;
   readonly colourfulness: number;
@@ -121,7 +152,7 @@ export function judgeQuality(image: RgbImage, findings: Findings): QualityVerdic
   const largest = Math.max(...faces.map(area));
   const prominent = faces.filter((f) => area(f) >= PROMINENT_AREA * largest).length;
   const { yaw, roll } = pose(face);
-  const light = lighting(image, face);
+  const light = { ...lighting(image, face), clippedFraction: landmarks ? clippedSkin(image, landmarks) : 0 };
   const quality: Quality = {
     ...base,
     faces: prominent,
@@ -201,12 +232,42 @@ export function pose(face: Face): { yaw: number; roll: number } {
   return { yaw: along / d, roll: (Math.atan2(dy, dx) * 180) / Math.PI };
 }
 
+/** clippedSkin's samples (it runs without awaiting: see Scratch). */
+const SKIN_SAMPLES = new Scratch();
+
+/**
+ * Share of the skin regions' samples (SKIN_REGIONS, each SKIN_GRID×SKIN_GRID) with any channel at or above
+ * CLIPPED_LEVEL. Per channel, not luma: under a warm light or half a stop more, red reaches 255 on most of
+ * a face whose luma is still below 250 (img44 at +0.5 EV: red on 54 % of the face's centre, green on 12 %).
+ */
+export function clippedSkin(image: RgbImage, landmarks: Landmarks): number {
+  const { u, v, d } = faceFrame(landmarks);
+  const layout = regionLayout(landmarks);
+  const out = SKIN_SAMPLES.take(SKIN_GRID * SKIN_GRID * 3);
+  let clipped = 0;
+  for (const region of SKIN_REGIONS) {
+    const { centre, w, h } = layout[region];
+    sampleRect(image, centre, u, v, w * d, h * d, SKIN_GRID, SKIN_GRID, undefined, out);
+    clipped += countClipped(out);
+  }
+  return clipped / (SKIN_REGIONS.length * SKIN_GRID * SKIN_GRID);
+}
+
+/** How many RGB samples (0–255, pixel by pixel) have a channel at or above CLIPPED_LEVEL. */
+function countClipped(rgb: Float32Array): number {
+  let count = 0;
+  for (let i = 0; i < rgb.length; i += 3) {
+    if (rgb[i]! >= CLIPPED_LEVEL || rgb[i + 1]! >= CLIPPED_LEVEL || rgb[i + 2]! >= CLIPPED_LEVEL) count++;
+  }
+  return count;
+}
+
 /** lighting's luma plane (it runs without awaiting: see Scratch). */
 const LUMA = new Scratch();
 
 /**
- * Brightness, clipping and sharpness of the face itself (a 128×128 crop of its box), in luma, and how
- * much colour it holds.
+ * Brightness and sharpness of the face itself (a 128×128 crop of its box), in luma, and how much colour it
+ * holds.
  */
 function lighting(image: RgbImage, face: Face) {
   const size = 128;
@@ -214,14 +275,13 @@ function lighting(image: RgbImage, face: Face) {
   const luma = LUMA.take(size * size);
   const sums = SUMS.fill(0);
   for (let y = 0; y < size; y++) lumaRow(rgb, luma, y * size, (y + 1) * size, sums);
-  const [sum, clipped, spread] = sums;
+  const [sum, spread] = sums;
   sums.fill(0);
   for (let y = 1; y < size - 1; y++) laplacianRow(luma, y * size, size, sums);
   const [lapSum, lapSq, n] = sums;
   const mean = lapSum! / n!;
   return {
     brightness: sum! / luma.length,
-    clippedFraction: clipped! / luma.length,
     sharpness: lapSq! / n! - mean * mean,
     colourfulness: spread! / luma.length,
   };
@@ -234,7 +294,7 @@ function lighting(image: RgbImage, face: Face) {
  */
 const SUMS = new Float64Array(3);
 
-/** Into `luma`, the luma of pixels start..end; adds to `sums` their luma, the clipped ones and the channels' spread. */
+/** Into `luma`, the luma of pixels start..end; adds to `sums` their luma and the channels' spread. */
 function lumaRow(
   rgb: Float32Array,
   luma: Float32Array,
@@ -243,8 +303,7 @@ function lumaRow(
   sums: Float64Array,
 ): void {
   let sum = sums[0]!;
-  let clipped = sums[1]!;
-  let spread = sums[2]!;
+  let spread = sums[1]!;
   for (let i = start; i < end; i++) {
     const r = rgb[i * 3]!;
     const g = rgb[i * 3 + 1]!;
@@ -252,12 +311,10 @@ function lumaRow(
     const y = 0.299 * r + 0.587 * g + 0.114 * b;
     luma[i] = y;
     sum += y;
-    if (y >= 250) clipped++;
     spread += Math.max(r, g, b) - Math.min(r, g, b);
   }
   sums[0] = sum;
-  sums[1] = clipped;
-  sums[2] = spread;
+  sums[1] = spread;
 }
 
 /** Adds to `sums` the Laplacian, its square and the count of the inner pixels of the row at `start`. */

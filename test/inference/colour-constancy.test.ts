@@ -15,19 +15,34 @@ import { type MoreFaceName, moreFace, singleFace } from './support/photos.ts';
 /** The measures the issue calls colour measures: they must not follow white balance or exposure. */
 const COLOUR: Measure[] = ['redness', 'uneven_tone', 'dark_spots', 'dark_circles', 'dullness'];
 
-async function scores(analysis: FaceAnalysis, photo: Buffer) {
+async function outcome(analysis: FaceAnalysis, photo: Buffer) {
   let last: Awaited<ReturnType<AsyncGenerator['next']>>['value'];
   for await (const event of analysis.analyze(photo)) last = event;
+  return last;
+}
+
+async function scores(analysis: FaceAnalysis, photo: Buffer) {
+  const last = await outcome(analysis, photo);
   if (last?.kind !== 'result') throw new Error(`expected a result, got ${JSON.stringify(last)}`);
+  return last.scores as Record<Measure, number>;
+}
+
+/** The scores, or undefined when the photo is refused as overexposed (skin clipped at white). */
+async function scoresUnlessClipped(analysis: FaceAnalysis, photo: Buffer) {
+  const last = await outcome(analysis, photo);
+  if (last?.kind === 'failure' && last.reason === 'overexposed') return undefined;
+  if (last?.kind !== 'result')
+    throw new Error(`expected a result or overexposed, got ${JSON.stringify(last)}`);
   return last.scores as Record<Measure, number>;
 }
 
 function assertWithin(
   base: Record<Measure, number>,
-  moved: Record<Measure, number>,
+  moved: Record<Measure, number> | undefined,
   measures: Measure[],
   label: string,
 ) {
+  if (!moved) return;
   for (const m of measures) {
     assert.ok(Math.abs(moved[m] - base[m]) <= 5, `${label}: ${m} ${base[m]} → ${moved[m]}`);
   }
@@ -145,7 +160,10 @@ describe('colour constancy', function () {
       const photo = await load();
       const base = await scores(analysis, photo);
       for (const ev of stops) {
-        assertWithin(base, await scores(analysis, await recast(photo, 6500, ev)), COLOUR, `${ev} EV`);
+        // Half a stop more clips red on a third of face g's skin: it is refused (quality.ts, MAX_CLIPPED).
+        const shot = await recast(photo, 6500, ev);
+        const moved = ev > 0 ? await scoresUnlessClipped(analysis, shot) : await scores(analysis, shot);
+        assertWithin(base, moved, COLOUR, `${ev} EV`);
       }
     });
   }

@@ -252,6 +252,14 @@ describe('face analysis on real photos', function () {
         outcome(analysis, await sharp(data, raw).png().toBuffer()),
         outcome(analysis, await sharp(data, raw).flop().png().toBuffer()),
       ]);
+      // Face h, lit by a flash, has red at white on 40 % of its skin: both are refused alike.
+      if (photo.kind === 'failure' && name === 'h') {
+        assert.deepEqual(
+          [photo.reason, mirrored.kind === 'failure' && mirrored.reason],
+          ['overexposed', 'overexposed'],
+        );
+        return;
+      }
       if (photo.kind !== 'result' || mirrored.kind !== 'result') throw new Error('expected two results');
       for (const measure of MEASURES) {
         const { good, bad } = CALIBRATION[measure];

@@ -193,10 +193,10 @@ export function referenceFeatures(
   });
   // Coarse texture: details a 5×5 square does not fit in levelled (opening, then closing, by
   // reconstruction: three 5×5 dilations under the original), a Gaussian of σ 1.5 less its Gaussian
-  // (σ 7) mean, then the range (closing − opening, 9×9).
+  // (σ 6.5) mean, then the range (closing − opening, 9×9).
   const levelled = negated(openingByReconstruction(negated(openingByReconstruction(filled))));
   const smooth = gaussianMean(levelled, ones, 1.5, 0);
-  const wide = gaussianMean(smooth, ones, 7, 0);
+  const wide = gaussianMean(smooth, ones, 6.5, 0);
   const relief = plane(SIZE, SIZE, (x, y) => pixel(smooth, x, y) - pixel(wide, x, y));
   const [closedCoarse, openedCoarse] = [closing(relief, 9), opening(relief, 9)];
   // Pores: the black top-hat by reconstruction (3×3, eight erosions) of L* minus its Gaussian (σ 3) mean
@@ -212,16 +212,17 @@ export function referenceFeatures(
     SIZE,
     (x, y) => 1 - Math.min(1, Math.max(0, (Math.abs(pixel(slope, x, y)) - 0.5) / 0.5)),
   );
-  // Shine: L* more than 12 above the patch's median (the (area/2)-th largest value), fully from 20.
+  // Shine for redness's halo: L* more than 6 above the patch's median (the (area/2)-th largest value), fully
+  // from 14.
   const median = [...L.data].sort((a, b) => b - a)[area / 2 - 1]!;
-  const shine = plane(SIZE, SIZE, (x, y) => Math.min(1, Math.max(0, (pixel(L, x, y) - median - 12) / 8)));
-  // Oiliness: the same degree of shine on L* less its least-squares plane in x and y.
+  const shine = plane(SIZE, SIZE, (x, y) => Math.min(1, Math.max(0, (pixel(L, x, y) - median - 6) / 8)));
+  // Oiliness: shine from 12 above the median, fully from 20, on L* less its least-squares plane in x and y.
   const level = lessPlane(L);
   const levelMedian = [...level.data].sort((a, b) => b - a)[area / 2 - 1]!;
   const levelShine = plane(SIZE, SIZE, (x, y) =>
     Math.min(1, Math.max(0, (pixel(level, x, y) - levelMedian - 12) / 8)),
   );
-  const awayFromSpots = keepAwayFrom(spots, 5, 2);
+  const awayFromSpots = keepAwayFrom(spots, 7, 3);
   // The skin's redness also leaves out the halo of shine: the pixels of a 4×4 block with shine or next
   // to one (its largest degree over the 3×3 blocks around), and the lightest tenth of the patch (L* above
   // the 103rd largest of the pixels at even rows and, of the columns, the even ones of the left half and

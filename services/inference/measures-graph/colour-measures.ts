@@ -56,13 +56,10 @@ export function addColourFeatures(
   const one = g.scalar('unit', 1);
   const lMedian = addMedian(g, l, 'l_median');
   /** Each pixel's degree of shine, 0 to 1, by how far `level` lies above its patch's median. */
-  const shineDegree = (level: string, median: string, name: string) => {
+  const shineDegree = (level: string, median: string, name: string, minExcess: number) => {
     const excess = g.node(
       'Sub',
-      [
-        g.node('Sub', [level, median], [`${name}_above_median`]),
-        g.scalar(`${name}_min_excess`, THRESHOLDS.specularMinExcess),
-      ],
+      [g.node('Sub', [level, median], [`${name}_above_median`]), g.scalar(`${name}_min_excess`, minExcess)],
       [`${name}_above_shine`],
     );
     const ramped = g.node(
@@ -72,13 +69,19 @@ export function addColourFeatures(
     );
     return g.node('Clip', [ramped, zero, one], [name]);
   };
-  // Where redness leaves shine out: any light far above the median, side light and all.
-  const specular = shineDegree(l, lMedian, 'shine');
+  // Where redness leaves shine out: any light above the median by haloMinExcess or more (half oiliness's
+  // threshold: a sheen whitens the skin before it reads as shine), side light and all.
+  const specular = shineDegree(l, lMedian, 'shine', THRESHOLDS.haloMinExcess);
   // Oiliness reads shine on L* less its plane: a gradient of light across the patch (a nose lit from one
   // side, half of it 12 above the median) is no shine; a highlight, lighter than what lies on both sides
   // of it, is.
   const lLevel = addLessPlane(g, l, 'l_level');
-  const levelShine = shineDegree(lLevel, addMedian(g, lLevel, 'l_level_median'), 'level_shine');
+  const levelShine = shineDegree(
+    lLevel,
+    addMedian(g, lLevel, 'l_level_median'),
+    'level_shine',
+    THRESHOLDS.specularMinExcess,
+  );
   const red = g.node('Greater', [a, g.scalar('red_min_a', THRESHOLDS.redMinA)], ['is_red']);
 
   // A spot is measured against its neighbourhood, not an absolute level, so it is found on any skin tone.
@@ -106,16 +109,20 @@ export function addColourFeatures(
   const spots = g.node('Or', [darker, redSpot], ['is_spot']);
   // The skin's own redness: the erythema index 100·log10(R/G) in linear light (haemoglobin absorbs green,
   // not red). A ratio of channels, it ignores how light or shaded a pixel is, so relief and shadows do not
-  // read as redness. Its mean over pixels at least two pixels away from any spot, so spots do not tint it.
+  // read as redness. Its mean over pixels at least three pixels away from any spot (two before
+  // `skin-measures-24.0.0`: the soft rim of a red spot beyond that tinted the cheeks, acne → redness 5.5 on
+  // face c), so spots do not tint it.
   const nearSpot = g.node('MaxPool', [g.node('Cast', [spots], ['spot_mask'], { to: FLOAT })], ['near_spot'], {
-    kernel_shape: [5, 5],
-    pads: [2, 2, 2, 2],
+    kernel_shape: [7, 7],
+    pads: [3, 3, 3, 3],
   });
   // Nor does shine, which shows the light rather than the skin, nor the halo around it: skin mixed with
   // the light's colour, lighter than the skin but below the shine threshold. The halo is left out by where
   // it lies (within SHINE_HALO pixels of shine, a MaxPool of the shine degree) and by rank (the lightest
-  // tenth of the patch, whatever its level), not by a threshold on L*: a photo's white balance decides
-  // which highlights clip, and a clipped highlight's L* and colour are no longer the skin's.
+  // tenth of the patch, whatever its level). A photo's white balance decides which highlights clip, and a
+  // clipped highlight's L* and colour are no longer the skin's: those pixels are left out below
+  // (clip_levels), and a face mostly clipped is refused (quality.ts), so the shine threshold no longer
+  // follows the white balance as it did when a threshold of 6 was first tried (docs/inference.md).
   const nearShine = addNearShine(g, specular);
   // Judged on every other row and, of the columns, on a set that is its own mirror image (the even ones
   // of the left half, the odd ones of the right): every other column from the first, the sample a

@@ -4,7 +4,7 @@
  */
 
 /** Bump when a feature's definition or the column order changes: consumers key their calibration on it. */
-export const MEASURES_MODEL_VERSION = 'skin-measures-23.0.0';
+export const MEASURES_MODEL_VERSION = 'skin-measures-24.0.0';
 
 /** Side of the square face-region patch, in pixels. */
 export const PATCH_SIZE = 64;
@@ -84,9 +84,13 @@ export const THRESHOLDS = {
   /**
    * The skin's redness leaves out the halo around shine: the pixels of a shineBlock×shineBlock block with
    * shine, or next to one (by its largest degree), and the lightest lightestShare of the patch (judged on
-   * every other row, on a mirror-symmetric half of the columns).
+   * every other row, on a mirror-symmetric half of the columns). Shine counts there from haloMinExcess above
+   * the median (fully from haloMinExcess + specularRamp), half oiliness's threshold: a sheen on forehead
+   * and nose that oiliness hardly counts (the faint oiliness edit) whitens their skin, lowers their
+   * erythema index and so raised redness by 5 points on face b (`skin-measures-24.0.0`; 12 before).
    */
   shineBlock: 4,
+  haloMinExcess: 6,
   lightestShare: 0.1,
   /** Linear R and G are floored at this before the erythema index takes their ratio's logarithm. */
   erythemaFloor: 1e-4,

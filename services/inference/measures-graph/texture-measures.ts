@@ -23,13 +23,14 @@ export type TextureFeatures = {
  * closing by reconstruction (RECONSTRUCTION_STEPS geodesic dilations by a GROWTH_SQUARE each), the rest
  * smoothed by a Gaussian of COARSE_SIGMA pixels, less its Gaussian mean of RELIEF_SIGMA pixels (what is
  * wider than relief of a few millimetres: tone patches, light and shade), then its range over a
- * COARSE_WINDOW square (odd).
+ * COARSE_WINDOW square (odd). RELIEF_SIGMA is 6.5 (7 before `skin-measures-24.0.0`): at 7 the soft edge of
+ * a tone blotch 10 mm across still read as relief (face c, uneven tone → texture 6.5 points).
  */
 const PORE_SQUARE = 5;
 const RECONSTRUCTION_STEPS = 3;
 const GROWTH_SQUARE = 5;
 const COARSE_SIGMA = 1.5;
-const RELIEF_SIGMA = 7;
+const RELIEF_SIGMA = 6.5;
 const COARSE_WINDOW = 9;
 /**
  * Spots are filled in for texture from the clear skin around them: every pixel within SPOT_FILL_WINDOW
