@@ -17,7 +17,7 @@ import compose from 'koa-compose';
 import type { Provider } from 'oidc-provider';
 import getRawBody from 'raw-body';
 import type { GuestLimits } from '../rate-limits.ts';
-import { errorPage, sendPage } from './pages.ts';
+import { errorPage, pageHeaders, sendPage } from './pages.ts';
 import { checkRegistration, MAX_REGISTRATION_BYTES, MAX_URI_CHARS } from './registration.ts';
 import { ACCOUNT_RESOURCE_PATH, isScope, SCOPE_NAMES } from './scopes.ts';
 
@@ -59,7 +59,7 @@ export function authorizationServer(
       if (ctx.status === 200) ctx.body = asMetadata(ctx.body as Record<string, unknown>, issuer);
       return;
     }
-    if (ctx.path === '/authorize' || ctx.path.startsWith('/authorize/')) pageHeaders(ctx);
+    if (ctx.path === '/authorize' || ctx.path.startsWith('/authorize/')) authorizationHeaders(ctx);
     if (ctx.path === '/authorize') {
       const problem = oversizedAuthorization(ctx.querystring);
       if (problem) return sendPage(ctx, 400, errorPage(400, 'invalid_request', problem));
@@ -164,16 +164,8 @@ function queryModeOnly(query: string): string {
  * allowed by the hash oidc-provider adds to a `script-src` it finds; the nonce allows nothing). Pages of
  * ours (sendPage) set their own policy over this one.
  */
-function pageHeaders(ctx: Context): void {
-  const nonce = randomBytes(16).toString('base64');
-  ctx.set(
-    'Content-Security-Policy',
-    `default-src 'none'; script-src 'nonce-${nonce}'; base-uri 'none'; frame-ancestors 'none'`,
-  );
-  ctx.set('Referrer-Policy', 'no-referrer');
-  ctx.set('Cache-Control', 'no-store');
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('X-Frame-Options', 'DENY');
+function authorizationHeaders(ctx: Context): void {
+  pageHeaders(ctx, `script-src 'nonce-${randomBytes(16).toString('base64')}'`);
 }
 
 /** A CORS preflight for an open route: any origin, the headers it asks for, no credentials. */

@@ -33,14 +33,7 @@ export function sendPage(ctx: Context, status: number, html: string): void {
   const nonce = randomBytes(16).toString('base64');
   ctx.status = status;
   ctx.type = 'html';
-  ctx.set(
-    'Content-Security-Policy',
-    `default-src 'none'; style-src 'nonce-${nonce}'; base-uri 'none'; frame-ancestors 'none'`,
-  );
-  ctx.set('Referrer-Policy', 'no-referrer');
-  ctx.set('Cache-Control', 'no-store');
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('X-Frame-Options', 'DENY');
+  pageHeaders(ctx, `style-src 'nonce-${nonce}'`);
   ctx.body = html.replace('<style>', `<style nonce="${nonce}">`);
 }
 
@@ -97,4 +90,19 @@ export function consentPage(
       '<button class="primary" name="decision" value="approve" type="submit">Allow</button>' +
       '<button name="decision" value="decline" type="submit">Decline</button></form>',
   );
+}
+
+/**
+ * The headers of every page a person sees: a CSP that allows nothing but `allowed` (one fetch directive, such
+ * as a nonce's `style-src`), no framing, no referrer, no caching, no sniffing.
+ */
+export function pageHeaders(ctx: Context, allowed: string): void {
+  ctx.set(
+    'Content-Security-Policy',
+    `default-src 'none'; ${allowed}; base-uri 'none'; frame-ancestors 'none'`,
+  );
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('X-Frame-Options', 'DENY');
 }
