@@ -90,6 +90,9 @@ describe('graceful shutdown on SIGTERM, through real processes', function () {
         photo_intake: 'unavailable',
         shutting_down: true,
       });
+      // Within the drain delay (3 s) it still answers: /ready, the readinessProbe, says it is going.
+      const ready = await fetch(`${draining.url}/ready`);
+      assert.deepEqual([ready.status, await ready.json()], [503, { ready: false, shutting_down: true }]);
       await until('new connections refused', async () => !(await isListening(draining.port)), 10_000);
       assert.equal(draining.child.exitCode, null, 'still running: the call is in flight');
       core.signal('SIGCONT');
