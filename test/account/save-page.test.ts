@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { freePort } from '../../scripts/port.ts';
 import { accountRpc, mintToken } from '../support/bearer.ts';
-import { launchBrowser } from '../support/browser.ts';
+import { browserSuite } from '../support/browser.ts';
 import { type ConsentedScan, consentedScan, holdConsentCookie } from '../support/consent.ts';
 import { untilWaitingOnLock } from '../support/locks.ts';
 import { callTool } from '../support/mcp.ts';
@@ -15,22 +15,16 @@ describe('the save page /save/:id in a browser', function () {
   this.timeout(60_000);
   let stack: Stack;
   let upstreams: RunningUpstream[];
-  let browser: Browser;
   let base: string;
-  const contexts: BrowserContext[] = [];
+  const browser = browserSuite();
 
   before(async () => {
     const port = await freePort();
     upstreams = await Promise.all([startUpstream('1', 'Alpha', port), startUpstream('2', 'Beta', port)]);
     stack = await startStack('save-page', { port, upstreams: upstreams.map((u) => u.provider) });
     base = stack.baseUrl;
-    browser = await launchBrowser();
-  });
-  afterEach(async () => {
-    await Promise.all(contexts.splice(0).map((c) => c.close()));
   });
   after(async () => {
-    await browser?.close();
     await stack?.close();
     await Promise.all(upstreams?.map((u) => u.close()) ?? []);
   });
@@ -38,7 +32,6 @@ describe('the save page /save/:id in a browser', function () {
   /** A fresh browser; with `secret`, the one that consented on the upload page. */
   async function openBrowser(secret?: string): Promise<{ context: BrowserContext; page: Page }> {
     const context = await browser.newContext();
-    contexts.push(context);
     if (secret) await holdConsentCookie(context, base, secret);
     return { context, page: await context.newPage() };
   }

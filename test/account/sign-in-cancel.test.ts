@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { freePort } from '../../scripts/port.ts';
-import { launchBrowser } from '../support/browser.ts';
+import { browserSuite } from '../support/browser.ts';
 import { consentedScan, holdConsentCookie } from '../support/consent.ts';
 import { callTool } from '../support/mcp.ts';
 import { interceptRedirect, REDIRECT_URI } from '../support/oauth-client.ts';
@@ -19,20 +19,14 @@ describe('a sign-in that does not happen', function () {
   this.timeout(60_000);
   let stack: Stack;
   let upstreams: RunningUpstream[];
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
+  const browser = browserSuite();
 
   before(async () => {
     const port = await freePort();
     upstreams = await Promise.all([startUpstream('1', 'Alpha', port), startUpstream('2', 'Beta', port)]);
     stack = await startStack('sign-in-cancel', { port, upstreams: upstreams.map((u) => u.provider) });
-    browser = await launchBrowser();
-  });
-  afterEach(async () => {
-    await Promise.all(contexts.splice(0).map((c) => c.close()));
   });
   after(async () => {
-    await browser?.close();
     await stack?.close();
     await Promise.all(upstreams?.map((u) => u.close()) ?? []);
   });
@@ -42,7 +36,6 @@ describe('a sign-in that does not happen', function () {
 
   async function newPage(secret?: string): Promise<Page> {
     const context = await browser.newContext();
-    contexts.push(context);
     if (secret) await holdConsentCookie(context, stack.baseUrl, secret);
     return context.newPage();
   }

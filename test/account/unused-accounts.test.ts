@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { freePort } from '../../scripts/port.ts';
 import { ACCOUNT_PURGE_TASK } from '../../services/account/account-purge.ts';
-import { launchBrowser } from '../support/browser.ts';
+import { browserSuite } from '../support/browser.ts';
 import { consentedScan, holdConsentCookie } from '../support/consent.ts';
 import { callTool } from '../support/mcp.ts';
 import { authorizeInBrowser, interceptRedirect, REDIRECT_URI } from '../support/oauth-client.ts';
@@ -23,21 +23,17 @@ describe('accounts that hold nothing are not kept', function () {
   this.timeout(90_000);
   let stack: Stack;
   let upstreams: RunningUpstream[];
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
+  const chromium = browserSuite();
 
   before(async () => {
     const port = await freePort();
     upstreams = await Promise.all([startUpstream('1', 'Alpha', port), startUpstream('2', 'Beta', port)]);
     stack = await startStack('unused-accounts', { port, upstreams: upstreams.map((u) => u.provider) });
-    browser = await launchBrowser();
   });
-  afterEach(async () => {
+  afterEach(() => {
     stack.clock.offsetMs = 0;
-    await Promise.all(contexts.splice(0).map((c) => c.close()));
   });
   after(async () => {
-    await browser?.close();
     await stack?.close();
     await Promise.all(upstreams?.map((u) => u.close()) ?? []);
   });
@@ -80,9 +76,7 @@ describe('accounts that hold nothing are not kept', function () {
   }
 
   async function newPage(): Promise<Page> {
-    const context = await browser.newContext();
-    contexts.push(context);
-    return context.newPage();
+    return (await chromium.newContext()).newPage();
   }
 
   /** Opens /authorize for a fresh client and signs in at Alpha: the page shows the consent question. */
@@ -123,7 +117,7 @@ describe('accounts that hold nothing are not kept', function () {
       code_challenge: pkce().challenge,
       code_challenge_method: 'S256',
     });
-    const allowed = await authorizeInBrowser(browser, url, { provider: 'Alpha', login: 'gail' });
+    const allowed = await authorizeInBrowser(chromium.browser, url, { provider: 'Alpha', login: 'gail' });
     assert.ok(allowed.searchParams.get('code'));
     const kept = (await accountOf(0, 'gail'))!;
     const again = await signInToConsent('gail');
@@ -154,8 +148,7 @@ describe('accounts that hold nothing are not kept', function () {
   it('signing in on the save page without saving leaves nothing an hour later; saving keeps the account', async () => {
     async function signInOnSavePage(login: string) {
       const scan = await consentedScan(stack);
-      const context = await browser.newContext();
-      contexts.push(context);
+      const context = await chromium.newContext();
       await holdConsentCookie(context, stack.baseUrl, scan.browserSecret);
       const page = await context.newPage();
       const state = await callTool(stack.baseUrl, 'get_skin_scan', {
