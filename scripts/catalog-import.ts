@@ -1,11 +1,12 @@
 /**
  * `npm run catalog:import -- [--replace] FILE` imports a catalog file (CSV/TSV/Unicode text, JSON Lines or
  * a JSON array, docs/catalog-format.md): a progress bar while it upserts, then every warning (imported, but
- * the ingredient field is not a list, a link left empty) and every rejected record with its line in the file
- * and the reason. Every value from the file is printed escaped (no control character reaches the terminal).
- * `--replace` makes it a full import: products the file does not list are withdrawn — but not more than half
- * the catalog without `--force`. Ctrl-C or SIGTERM stops it with one line saying what is left (exit 130 or
- * 143). Exits 1 when any
+ * the ingredient field is not a list, a link left empty), every product skipped because the shop's export
+ * says it is not for sale (a draft, archived, private or hidden one) and every rejected record, each with its
+ * line in the file and the reason. Every value from the file is printed escaped (no control character
+ * reaches the terminal). `--replace` makes it a full import: products the file does not list are withdrawn
+ * — but not more than half the catalog without `--force`. Ctrl-C or SIGTERM stops it with one line saying
+ * what is left (exit 130 or 143). Exits 1 when any
  * record was rejected (the others are imported), 2 when the file cannot be read (its encoding, a column no
  * field answers to or named twice, a quote never closed, JSON that is not an array) or the usage is wrong, 3
  * when the database cannot be reached or fails during the import, 78 when the configuration is refused.
@@ -88,11 +89,26 @@ const report = await withDatabase(stopped, async (orm) => {
 });
 
 console.log(printable(`${report.imported} products imported or updated from ${file}`));
+if (report.skipped.length > 0) {
+  // Not errors: the shop does not sell them now (a draft, archived, private or hidden product).
+  const reasons = new Map<string, number>();
+  for (const { reason } of report.skipped) reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+  const why = [...reasons].map(([reason, n]) => `${n} ${reason}`).join(', ');
+  console.log(printable(`${report.skipped.length} products skipped as not for sale: ${why}`));
+}
+if (report.notForSaleWithdrawn.length > 0) {
+  console.log(
+    `${report.notForSaleWithdrawn.length} products withdrawn: the catalog held them, and the file says they are not for sale`,
+  );
+}
 if (report.demoRemoved > 0)
   console.log(`${report.demoRemoved} demo products removed: the catalog is real now`);
 if (replace) {
   if (report.withdrawSkipped !== null) console.error(`nothing withdrawn: ${report.withdrawSkipped}`);
   else console.log(printable(`${report.withdrawn.length} products withdrawn (absent from ${file})`));
+}
+for (const { line, product_id, reason } of report.skipped) {
+  console.error(`skipped line ${line} (${printable(product_id)}): ${printable(reason)}`);
 }
 for (const { line, product_id, message } of report.warnings) {
   // Every value from the file is escaped: a control character in it never reaches the terminal.

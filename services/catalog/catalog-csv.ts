@@ -6,7 +6,7 @@
  * line it starts on; a file whose header cannot be used is refused whole (an Error).
  */
 import { parse as parseCsv } from 'csv-parse/sync';
-import { checkRecord, type RecordResult } from './catalog-records.ts';
+import { checkRecord, productIdText, type RecordResult } from './catalog-records.ts';
 import { columnsOf, type Field, isColumn, printable } from './catalog-schema.ts';
 import { type ExportRow, type ExportShape, exportShape } from './export-shapes.ts';
 
@@ -92,6 +92,11 @@ function readExport(shape: ExportShape, width: number, body: readonly Row[]): Re
   for (const read of shape.read(rows)) {
     if ('rejected' in read) {
       results.push(read);
+      continue;
+    }
+    if ('skipped' in read) {
+      // Named as the import stores ids, so that a stored copy of it is found.
+      results.push({ ...read, productId: productIdText(read.productId) ?? '' });
       continue;
     }
     const checked = checkRecord(read.line, read.record, shape.fields);

@@ -17,7 +17,7 @@ import { readCsv } from './catalog-csv.ts';
 import { catalogText, readJson } from './catalog-json.ts';
 import type { RecordResult } from './catalog-records.ts';
 import type { Field } from './catalog-schema.ts';
-import { countAbsent, holdsRealProducts, withdrawAbsent } from './catalog-scope.ts';
+import { countAbsent, holdsRealProducts, withdrawAbsent, withdrawListed } from './catalog-scope.ts';
 import { keepStoredFields } from './catalog-stored.ts';
 import { contradictedClaims, type DerivedProduct, type RawProduct } from './derive.ts';
 import { createDeriver } from './formula-memo.ts';
@@ -34,6 +34,13 @@ export interface Rejection {
   readonly reason: string;
 }
 
+/** A product the file says its shop does not sell now, with why (`draft (Status)`): not imported. */
+export interface Skipped {
+  readonly line: number;
+  readonly product_id: string;
+  readonly reason: string;
+}
+
 /** A record imported as it is, with something the operator should know (the line is the file's). */
 export interface ImportWarning {
   readonly line: number;
@@ -44,6 +51,9 @@ export interface ImportWarning {
 export interface ImportReport {
   readonly imported: number;
   readonly rejected: readonly Rejection[];
+  /** Products not for sale: not imported, and withdrawn if the catalog held them (notForSaleWithdrawn). */
+  readonly skipped: readonly Skipped[];
+  readonly notForSaleWithdrawn: readonly string[];
   readonly warnings: readonly ImportWarning[];
   /** Products a full import withdrew because the file no longer lists them. */
   readonly withdrawn: readonly string[];
@@ -92,6 +102,7 @@ export async function importRecords(
   options: ImportOptions = {},
 ): Promise<ImportReport> {
   const rejected: Rejection[] = [];
+  const skipped: Skipped[] = [];
   const firstLine = new Map<string, number>();
   const listed = new Set<string>();
   let unnamed = false;
@@ -101,6 +112,10 @@ export async function importRecords(
       rejected.push({ line: record.line, reason: record.rejected });
       if (record.productId === undefined) unnamed = true;
       else listed.add(record.productId);
+      continue;
+    }
+    if ('skipped' in record) {
+      skipped.push({ line: record.line, product_id: record.productId, reason: record.skipped });
       continue;
     }
     const { product, line } = record;
@@ -128,6 +143,10 @@ export async function importRecords(
   const progress = { written: 0, demoRemoved: 0 };
   try {
     await writeAll(sql, accepted, warnings, progress, options.onProgress ?? (() => {}));
+    // The file says the shop does not sell these now: a copy an earlier import stored is not recommended
+    // either (unless another line of the file names it too).
+    const notForSale = skipped.map((s) => s.product_id).filter((id) => id !== '' && !listed.has(id));
+    const notForSaleWithdrawn = notForSale.length > 0 ? await withdrawListed(em.fork(), notForSale) : [];
     const withdrawal = options.replace
       ? await withdrawUnlisted(em, listed, accepted.length > 0, unnamed, options)
       : { withdrawn: [], withdrawSkipped: null };
@@ -135,6 +154,8 @@ export async function importRecords(
     return {
       imported: accepted.length,
       rejected,
+      skipped,
+      notForSaleWithdrawn,
       warnings,
       ...withdrawal,
       demoRemoved: progress.demoRemoved,

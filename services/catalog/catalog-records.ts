@@ -26,7 +26,9 @@ import { readableText } from './markup.ts';
  */
 export type RecordResult =
   | { line: number; product: RawProduct; absent?: readonly Field[]; warnings?: readonly string[] }
-  | { line: number; rejected: string; productId?: string };
+  | { line: number; rejected: string; productId?: string }
+  /** A product the file says its shop does not sell now (a draft, archived, private…): not imported. */
+  | { line: number; skipped: string; productId: string };
 
 const MAX_ID = 200;
 const MAX_TEXT = 500;
@@ -162,7 +164,7 @@ function displayText(value: string): string | null {
  * `sku-1` followed by a zero-width space are one product to anyone reading them; kept apart they would be
  * listed twice in one recommendation, and a re-import would add a second copy rather than update the first.
  */
-function productIdText(value: string): string | null {
+export function productIdText(value: string): string | null {
   return text(value.replace(/\p{Cf}/gu, '').normalize('NFC'));
 }
 

@@ -28,6 +28,16 @@ export async function withdrawAbsent(em: EntityManager, keep: readonly string[])
   return rows.map((row) => row.product_id).sort();
 }
 
+/** Withdraws (deletes) the products of these ids the catalog holds; returns their ids, sorted. */
+export async function withdrawListed(em: EntityManager, ids: readonly string[]): Promise<string[]> {
+  const rows = await sql(em).execute<{ product_id: string }[]>(
+    `delete from products where product_id in (select jsonb_array_elements_text(?::jsonb))
+     returning product_id`,
+    [JSON.stringify(ids)],
+  );
+  return rows.map((row) => row.product_id).sort();
+}
+
 /** How many products the catalog holds, and how many of them `keep` does not list. */
 export async function countAbsent(
   em: EntityManager,

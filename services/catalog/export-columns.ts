@@ -18,7 +18,9 @@ export type ExportRecord =
       readonly record: Partial<Record<Field, string>>;
       readonly warnings: readonly string[];
     }
-  | { readonly line: number; readonly rejected: string; readonly productId?: string };
+  | { readonly line: number; readonly rejected: string; readonly productId?: string }
+  /** A product the shop does not sell now (a draft, archived, private or hidden one): not imported. */
+  | { readonly line: number; readonly skipped: string; readonly productId: string };
 
 /** An export's header, read by column name (case and surrounding spaces aside). */
 export class Columns {

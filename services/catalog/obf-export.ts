@@ -17,6 +17,8 @@ import {
   tagValue,
 } from './export-columns.ts';
 
+const OBSOLETE = new Set(['on', '1', 'true', 'yes']);
+
 /** Whether a header is an Open Beauty Facts export's. */
 export function isOpenBeautyFacts(columns: Columns): boolean {
   return (
@@ -52,7 +54,15 @@ export function readOpenBeautyFacts(columns: Columns, rows: readonly ExportRow[]
   const nameRank = (i: number) => ['product_name', 'product_name_en'].indexOf(columns.names[i]!) >>> 0;
   names.sort((a, b) => nameRank(a) - nameRank(b));
   const lists = ingredientColumns(columns);
-  return rows.map((row) => {
+  return rows.map((row): ExportRecord => {
+    // Open Beauty Facts marks a product no longer sold `obsolete` (`on`), where an export carries the column.
+    if (OBSOLETE.has(columns.cell(row, 'obsolete').toLowerCase())) {
+      return {
+        line: row.line,
+        skipped: 'obsolete, no longer sold (obsolete)',
+        productId: columns.cell(row, 'code'),
+      };
+    }
     const warnings: string[] = [];
     const brands = values(columns, row, 'brands', 'brands_tags');
     if (brands.length > 1)

@@ -66,9 +66,37 @@ export function readShopify(columns: Columns, rows: readonly ExportRow[]): Expor
       continue;
     }
     // A second titled row for one Handle is a second product of that id: the import rejects it as a duplicate.
-    for (const row of titled) results.push(product(columns, handle, row, group, metafields));
+    for (const row of titled) {
+      // The product's fields, its status among them, are on its titled row; its variant rows share them.
+      const skipped = notForSale(columns, row);
+      if (skipped === null) results.push(product(columns, handle, row, group, metafields));
+      else results.push({ line: row.line, skipped, productId: handle });
+    }
   }
   return results;
+}
+
+/** Statuses of a product the shop sells (an export without `Status`, older than it, sells what it lists). */
+const SELLING = new Set(['', 'active']);
+
+/**
+ * Why the shop does not sell a product now, or null: a `Status` other than active (`draft`, not ready to
+ * sell; `archived`, no longer sold; `unlisted`, reached by its link only, kept out of search, collections
+ * and the shop's own recommendations), or not published to the online store (`Published` FALSE).
+ */
+function notForSale(columns: Columns, row: ExportRow): string | null {
+  const status = columns.cell(row, 'Status').toLowerCase();
+  if (!SELLING.has(status)) {
+    return ['draft', 'archived', 'unlisted'].includes(status)
+      ? `${status} (Status)`
+      : `Status "${columns.cell(row, 'Status')}", not active`;
+  }
+  for (const name of ['Published', 'Published on online store']) {
+    if (columns.cell(row, name).toLowerCase() === 'false') {
+      return `not published on the online store (${name} FALSE)`;
+    }
+  }
+  return null;
 }
 
 function product(

@@ -78,14 +78,47 @@ export function readWooCommerce(columns: Columns, rows: readonly ExportRow[]): E
     if (isVariation(row)) {
       const parent = columns.cell(row, 'Parent');
       // Its parent is the product; its options (size, shade) are no product of their own.
+      // (A parent the shop does not sell takes its variations with it.)
       if (parents.has(parent)) continue;
       warnings.push(
         `a variation whose parent product (Parent ${parent === '' ? 'empty' : `"${parent}"`}) is not in the file: imported as a product of its own`,
       );
     }
-    results.push(product(columns, row, warnings));
+    const skipped = notForSale(columns, row);
+    if (skipped === null) results.push(product(columns, row, warnings));
+    else results.push({ line: row.line, skipped, productId: productIdOf(columns, row) });
   }
   return results;
+}
+
+/** `Published` as WooCommerce's exporter writes a product's status (an empty cell: a file without it). */
+const STATUSES = new Map<string, string | null>([
+  ['1', null],
+  ['', null],
+  ['0', 'private (Published 0)'],
+  ['-1', 'draft or pending review (Published -1)'],
+]);
+
+/**
+ * Why the shop does not sell a product now, or null: not published (`Published` 0, private, seen by the
+ * shop's staff only; -1, a draft or pending review), or `hidden` from both the shop's catalog and its
+ * search (`Visibility in catalog`; `catalog` and `search` are each shown in one of them).
+ */
+function notForSale(columns: Columns, row: ExportRow): string | null {
+  const published = columns.cell(row, 'Published');
+  const status = STATUSES.get(published);
+  if (status === undefined) return `Published "${published}", not 1 (published)`;
+  if (status !== null) return status;
+  if (columns.cell(row, 'Visibility in catalog').toLowerCase() === 'hidden') {
+    return 'hidden from the shop and its search (Visibility in catalog hidden)';
+  }
+  return null;
+}
+
+/** The SKU, else `id:<ID>`. */
+function productIdOf(columns: Columns, row: ExportRow): string {
+  const id = columns.cell(row, 'ID');
+  return columns.cell(row, 'SKU') || (id === '' ? '' : `id:${id}`);
 }
 
 /** `Type`: what WooCommerce lists the row as (`simple`, `variable`, `variation`, `virtual`…). */
@@ -94,8 +127,7 @@ function kinds(columns: Columns, row: ExportRow): string[] {
 }
 
 function product(columns: Columns, row: ExportRow, warnings: string[]): ExportRecord {
-  const id = columns.cell(row, 'ID');
-  const productId = columns.cell(row, 'SKU') || (id === '' ? '' : `id:${id}`);
+  const productId = productIdOf(columns, row);
   const attributes = attributeValues(columns, row);
   const categories = typeOfCategories(listItems(columns.cell(row, 'Categories')));
   if (categories.conflict !== undefined) {

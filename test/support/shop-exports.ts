@@ -13,7 +13,11 @@ export const csvRow = (cells: readonly string[]): string =>
  * Rows given as column → value, written under a header (absent columns empty): as CSV, or tab-separated
  * and never quoted.
  */
-function table(header: readonly string[], rows: readonly Record<string, string>[], tabs = false): string {
+export function table(
+  header: readonly string[],
+  rows: readonly Record<string, string>[],
+  tabs = false,
+): string {
   for (const r of rows) for (const name of Object.keys(r)) if (!header.includes(name)) throw new Error(name);
   const row = tabs ? (cells: readonly string[]) => cells.join('\t') : csvRow;
   const lines = [row(header), ...rows.map((r) => row(header.map((name) => r[name] ?? '')))];
