@@ -15,7 +15,7 @@ import {
   regionCorners,
   regionLayout,
 } from './regions.ts';
-import { Scratch, sampleRect } from './sampling.ts';
+import { readsAtLeast, Scratch, sampleRect } from './sampling.ts';
 
 /** Detections below this are not faces for the gates. */
 const FACE_SCORE = 0.6;
@@ -247,6 +247,8 @@ export function clippedSkin(image: RgbImage, landmarks: Landmarks): number {
   let clipped = 0;
   for (const region of SKIN_REGIONS) {
     const { centre, w, h } = layout[region];
+    // No pixel at white under the region: none of its samples is, and the sampling is skipped.
+    if (!readsAtLeast(image, centre, u, v, w * d, h * d, CLIPPED_LEVEL)) continue;
     sampleRect(image, centre, u, v, w * d, h * d, SKIN_GRID, SKIN_GRID, undefined, out);
     clipped += countClipped(out);
   }

@@ -173,6 +173,45 @@ export function sampleRect(
   return out;
 }
 
+/**
+ * Whether any pixel that sampleRect reads for this rectangle has a channel at or above `level` (0–255).
+ * Every sample of sampleRect is a weighted mean of the pixels it reads, its weights summing to 1, so when
+ * none of them reaches `level` (an integer) no sample does: a photo's skin is scanned for white in a
+ * fraction of the time sampling it takes. Conservative: the rectangle's bounding box in the image, a pixel
+ * wider on every side than the pixels the samples read (clamped to the image as the samples are).
+ */
+export function readsAtLeast(
+  image: RgbImage,
+  centre: readonly [number, number],
+  u: readonly [number, number],
+  v: readonly [number, number],
+  w: number,
+  h: number,
+  level: number,
+): boolean {
+  const { data, width, height } = image;
+  const reachX = (Math.abs(u[0] * w) + Math.abs(v[0] * h)) / 2;
+  const reachY = (Math.abs(u[1] * w) + Math.abs(v[1] * h)) / 2;
+  if (width < 2 || height < 2 || !Number.isFinite(reachX + reachY + centre[0] + centre[1])) return true;
+  // A sample clamped to the image reads pixels 0 and 1 at least, size − 2 and size − 1 at most.
+  const first = (at: number, size: number) => Math.max(0, Math.min(size - 2, Math.floor(at) - 1));
+  const last = (at: number, size: number) => Math.max(1, Math.min(size - 1, Math.ceil(at) + 2));
+  const left = first(centre[0] - reachX, width);
+  const right = last(centre[0] + reachX, width);
+  const top = first(centre[1] - reachY, height);
+  const bottom = last(centre[1] + reachY, height);
+  for (let y = top; y <= bottom; y++) {
+    if (rowReaches(data, (y * width + left) * 3, (y * width + right + 1) * 3, level)) return true;
+  }
+  return false;
+}
+
+/** Whether any of the values from..to−1 is at or above `level` (a function of its own, compiled whole). */
+function rowReaches(data: Uint8Array, from: number, to: number, level: number): boolean {
+  for (let i = from; i < to; i++) if (data[i]! >= level) return true;
+  return false;
+}
+
 /** Where a rectangle's samples lie: k per column (centre + a·u) and k per row (e·v), and the image. */
 interface Grid {
   readonly data: Uint8Array;

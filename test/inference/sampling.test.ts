@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { enlarge, sampleRect } from '../../services/inference/sampling.ts';
+import { enlarge, readsAtLeast, sampleRect } from '../../services/inference/sampling.ts';
 
 /** sampleRect as its plain per-sample formula, every sample clamped to the image. */
 function reference(
@@ -69,6 +69,54 @@ describe('sampling a rotated rectangle', () => {
       }
     });
   }
+});
+
+describe('scanning a rectangle for white before sampling it', () => {
+  // Skin at 249, one level under white: any sample the white pixel reaches is at 250 or more.
+  const width = 24;
+  const height = 20;
+  const background = () => new Uint8Array(width * height * 3).fill(249);
+  const rects: [string, [number, number], number, number, number][] = [
+    ['upright, inside', [11, 9], 0, 9, 6],
+    ['turned by 0.5, inside', [12.3, 10.6], 0.5, 8, 5],
+    ['turned by −1.2, across the left edge', [1, 7], -1.2, 9, 4],
+    ['turned by 2.8, across a corner', [22.5, 18.7], 2.8, 7, 7],
+    ['wholly outside, beyond the right edge', [40, 5], 0.2, 6, 4],
+    ['wholly outside, above the photo', [8, -20], 0, 5, 5],
+  ];
+
+  for (const [title, centre, turn, w, h] of rects) {
+    it(`${title}: finds the white pixel wherever a sample reads it, and nothing on skin without white`, () => {
+      const u: [number, number] = [Math.cos(turn), Math.sin(turn)];
+      const v: [number, number] = [-u[1], u[0]];
+      assert.equal(readsAtLeast({ data: background(), width, height }, centre, u, v, w, h, 250), false);
+      let reached = 0;
+      for (let p = 0; p < width * height; p++) {
+        const data = background();
+        data[p * 3 + (p % 3)] = 255;
+        const image = { data, width, height };
+        const found = readsAtLeast(image, centre, u, v, w, h, 250);
+        for (const k of [1, 2, 3, 6]) {
+          const samples = sampleRect(image, centre, u, v, w, h, 5, 4, k);
+          if (samples.some((value) => value >= 250)) {
+            reached++;
+            assert.ok(
+              found,
+              `white pixel ${p % width},${Math.floor(p / width)} read at k ${k} but not found`,
+            );
+          }
+        }
+      }
+      assert.ok(reached > 0, 'some white pixel is read');
+    });
+  }
+
+  it('a white pixel far from the rectangle is not under it', () => {
+    const data = background();
+    data[(2 * width + 20) * 3] = 255;
+    assert.equal(readsAtLeast({ data, width, height }, [6, 14], [1, 0], [0, 1], 6, 4, 250), false);
+    assert.equal(readsAtLeast({ data, width, height }, [18, 4], [1, 0], [0, 1], 6, 4, 250), true);
+  });
 });
 
 /** A cols×rows RGB grid mirrored left to right. */
