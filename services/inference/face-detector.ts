@@ -94,7 +94,7 @@ export class FaceDetector {
       for (const view of this.#tiles(image)) {
         const { size, inputs } = view.model;
         found.push(
-          ...(await inputs.lend((pixels) => this.#run(view, sample(image, view.box, size, pixels)))),
+          ...(await inputs.lend((pixels) => this.#run(view, sampleView(image, view.box, size, pixels)))),
         );
       }
       faces = mergeDetections(found);
@@ -108,7 +108,7 @@ export class FaceDetector {
    */
   #runWithMirror(model: Model, box: Box, image: RgbImage): Promise<Face[]> {
     return model.inputs.lend(async (pixels) => {
-      const faces = await this.#run({ model, box }, sample(image, box, model.size, pixels));
+      const faces = await this.#run({ model, box }, sampleView(image, box, model.size, pixels));
       mirrorRows(pixels, model.size);
       faces.push(...(await this.#run({ model, box, mirrored: true }, pixels)));
       return faces;
@@ -133,7 +133,7 @@ export class FaceDetector {
     };
     const model = this.#front;
     return model.inputs.lend(async (pixels) => {
-      halfTurn(sample(image, box, model.size, pixels));
+      halfTurn(sampleView(image, box, model.size, pixels));
       const turned = await this.#run({ model, box }, pixels);
       return Math.max(0, ...turned.map((f) => f.score)) - face.score;
     });
@@ -156,7 +156,7 @@ export class FaceDetector {
     return views;
   }
 
-  /** Faces in one view, from its pixels as sample() gives them (mirrored already when the view is). */
+  /** Faces in one view, from its pixels as sampleView gives them (mirrored already when the view is). */
   async #run(view: View, pixels: Float32Array): Promise<Face[]> {
     const { model, box, mirrored = false } = view;
     const input = new ort.Tensor('float32', pixels, [1, model.size, model.size, 3]);
@@ -196,37 +196,87 @@ export class FaceDetector {
 }
 
 /** The view's square of the image, bilinearly resampled to size×size, NHWC, scaled to [-1, 1], into `out`. */
-function sample(image: RgbImage, box: Box, size: number, out: Float32Array): Float32Array {
+export function sampleView(image: RgbImage, box: Box, size: number, out: Float32Array): Float32Array {
+  const { width, height } = image;
   const scale = box.w / size;
-  const columns = new Float64Array(size);
-  for (let x = 0; x < size; x++) columns[x] = box.x + (x + 0.5) * scale - 0.5;
-  for (let y = 0; y < size; y++)
-    sampleRow(image, columns, box.y + (y + 0.5) * scale - 0.5, out, y * size * 3);
+  // The view is upright: a sample's column gives its x pixels and weights, its row its y ones, so both
+  // are worked out once per column and once per row, as the per-sample formula had them.
+  const columns = columnsOf(size);
+  for (let x = 0; x < size; x++) along(columns, x, box.x + (x + 0.5) * scale - 0.5, width, 3);
+  const row = ROW;
+  for (let y = 0; y < size; y++) {
+    along(row, 0, box.y + (y + 0.5) * scale - 0.5, height, width * 3);
+    sampleRow(image.data, columns, row, out, y * size * 3);
+  }
   return out;
 }
 
 /**
- * One row of sample's pixels, at image row `sy`, into `out` from `o`. A function of its own so that V8
- * compiles the loop whole (in sample, called once or twice a photo, it ran as on-stack-replaced code).
+ * Per column (or row), where sampleView's samples read the image: whether they lie outside it (1), the offsets
+ * in the image's data of the pixels before and after (x0·3 and x1·3; for a row, times the row's length),
+ * and the weights of the one after (f) and the one before (1 − f).
  */
-function sampleRow(image: RgbImage, columns: Float64Array, sy: number, out: Float32Array, o: number): void {
-  const { data, width, height } = image;
-  for (let x = 0; x < columns.length; x++, o += 3) {
-    const sx = columns[x]!;
-    if (sx < -0.5 || sy < -0.5 || sx > width - 0.5 || sy > height - 0.5) {
+interface Axis {
+  readonly outside: Uint8Array;
+  readonly before: Int32Array;
+  readonly after: Int32Array;
+  readonly weight: Float64Array;
+  readonly rest: Float64Array;
+}
+
+const axisOf = (n: number): Axis => ({
+  outside: new Uint8Array(n),
+  before: new Int32Array(n),
+  after: new Int32Array(n),
+  weight: new Float64Array(n),
+  rest: new Float64Array(n),
+});
+/** sampleView's columns, one set per view size, and its row (it runs without awaiting). */
+const COLUMNS = new Map<number, Axis>();
+const ROW = axisOf(1);
+const columnsOf = (size: number) => COLUMNS.get(size) ?? COLUMNS.set(size, axisOf(size)).get(size)!;
+
+/** Entry i of `axis` for the sample at `at` on an axis of `n` pixels, `step` values apart in the data. */
+function along(axis: Axis, i: number, at: number, n: number, step: number): void {
+  axis.outside[i] = at < -0.5 || at > n - 0.5 ? 1 : 0;
+  const p0 = Math.max(0, Math.min(n - 1, Math.floor(at)));
+  const f = Math.max(0, Math.min(1, at - p0));
+  axis.before[i] = p0 * step;
+  axis.after[i] = Math.min(n - 1, p0 + 1) * step;
+  axis.weight[i] = f;
+  axis.rest[i] = 1 - f;
+}
+
+/**
+ * One row of sampleView's pixels into `out` from `o`; a sample outside the photo is padding (−1). A function of
+ * its own so that V8 compiles the loop whole (in sampleView, called once or twice a photo, it ran as
+ * on-stack-replaced code).
+ */
+function sampleRow(data: Uint8Array, columns: Axis, row: Axis, out: Float32Array, o: number): void {
+  const { outside, before, after, weight, rest } = columns;
+  if (row.outside[0]) {
+    out.fill(-1, o, o + before.length * 3);
+    return;
+  }
+  const top = row.before[0]!;
+  const bottom = row.after[0]!;
+  const fy = row.weight[0]!;
+  const gy = row.rest[0]!;
+  for (let x = 0; x < before.length; x++, o += 3) {
+    if (outside[x]) {
       out[o] = out[o + 1] = out[o + 2] = -1; // padding outside the photo
       continue;
     }
-    const x0 = Math.max(0, Math.min(width - 1, Math.floor(sx)));
-    const y0 = Math.max(0, Math.min(height - 1, Math.floor(sy)));
-    const x1 = Math.min(width - 1, x0 + 1);
-    const y1 = Math.min(height - 1, y0 + 1);
-    const fx = Math.max(0, Math.min(1, sx - x0));
-    const fy = Math.max(0, Math.min(1, sy - y0));
-    for (let c = 0; c < 3; c++) {
-      const top = data[(y0 * width + x0) * 3 + c]! * (1 - fx) + data[(y0 * width + x1) * 3 + c]! * fx;
-      const bottom = data[(y1 * width + x0) * 3 + c]! * (1 - fx) + data[(y1 * width + x1) * 3 + c]! * fx;
-      out[o + c] = ((top * (1 - fy) + bottom * fy) / 255) * 2 - 1;
+    const fx = weight[x]!;
+    const gx = rest[x]!;
+    const a = top + before[x]!;
+    const b = top + after[x]!;
+    const c = bottom + before[x]!;
+    const d = bottom + after[x]!;
+    for (let k = 0; k < 3; k++) {
+      const upper = data[a + k]! * gx + data[b + k]! * fx;
+      const lower = data[c + k]! * gx + data[d + k]! * fx;
+      out[o + k] = ((upper * gy + lower * fy) / 255) * 2 - 1;
     }
   }
 }
