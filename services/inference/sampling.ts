@@ -278,56 +278,60 @@ const CLOSING = new Scratch();
 export function closeGrid(rgb: Float32Array, cols: number): Float32Array {
   const spare = CLOSING.take(rgb.length);
   const row = cols * 3;
-  largestAlongRows(rgb, spare, row);
-  largestAlongColumns(spare, rgb, row);
-  smallestAlongRows(rgb, spare, row);
-  smallestAlongColumns(spare, rgb, row);
+  alongRows(rgb, spare, row, true);
+  alongColumns(spare, rgb, row, true);
+  alongRows(rgb, spare, row, false);
+  alongColumns(spare, rgb, row, false);
   return rgb;
 }
 
-// The closing's four passes, each a function of its own so that V8 compiles its loop whole, each going
-// through memory in order. A value becomes the largest (or smallest) of itself and the same channel of
+// The closing's four passes. A value becomes the largest (or smallest) of itself and the same channel of
 // the samples before and after it along its row (3 values away) or its column (a row away); at the grid's
-// edge, of those inside it.
+// edge, of those inside it (edgeValue). Away from the edge the same three values are compared by a loop
+// without the edge's tests (largestOf3, smallestOf3, functions of their own that V8 compiles whole): the
+// same values, as the largest and smallest of numbers are exact.
 
-function largestAlongRows(src: Float32Array, out: Float32Array, row: number): void {
+function alongRows(src: Float32Array, out: Float32Array, row: number, largest: boolean): void {
   for (let start = 0; start < src.length; start += row) {
     const end = start + row;
-    for (let i = start; i < end; i++) {
-      const before = i - 3 >= start ? src[i - 3]! : src[i]!;
-      const after = i + 3 < end ? src[i + 3]! : src[i]!;
-      out[i] = Math.max(Math.max(before, src[i]!), after);
-    }
+    for (let i = start; i < Math.min(end, start + 3); i++) edgeValue(src, out, i, start, end, 3, largest);
+    if (largest) largestOf3(src, out, start + 3, end - 3, 3);
+    else smallestOf3(src, out, start + 3, end - 3, 3);
+    for (let i = Math.max(start + 3, end - 3); i < end; i++) edgeValue(src, out, i, start, end, 3, largest);
   }
 }
 
-function smallestAlongRows(src: Float32Array, out: Float32Array, row: number): void {
-  for (let start = 0; start < src.length; start += row) {
-    const end = start + row;
-    for (let i = start; i < end; i++) {
-      const before = i - 3 >= start ? src[i - 3]! : src[i]!;
-      const after = i + 3 < end ? src[i + 3]! : src[i]!;
-      out[i] = Math.min(Math.min(before, src[i]!), after);
-    }
-  }
-}
-
-function largestAlongColumns(src: Float32Array, out: Float32Array, row: number): void {
+function alongColumns(src: Float32Array, out: Float32Array, row: number, largest: boolean): void {
   const n = src.length;
-  for (let i = 0; i < n; i++) {
-    const above = i >= row ? src[i - row]! : src[i]!;
-    const below = i + row < n ? src[i + row]! : src[i]!;
-    out[i] = Math.max(Math.max(above, src[i]!), below);
+  for (let i = 0; i < Math.min(n, row); i++) edgeValue(src, out, i, 0, n, row, largest);
+  for (let start = row; start < n - row; start += row) {
+    if (largest) largestOf3(src, out, start, start + row, row);
+    else smallestOf3(src, out, start, start + row, row);
   }
+  for (let i = Math.max(row, n - row); i < n; i++) edgeValue(src, out, i, 0, n, row, largest);
 }
 
-function smallestAlongColumns(src: Float32Array, out: Float32Array, row: number): void {
-  const n = src.length;
-  for (let i = 0; i < n; i++) {
-    const above = i >= row ? src[i - row]! : src[i]!;
-    const below = i + row < n ? src[i + row]! : src[i]!;
-    out[i] = Math.min(Math.min(above, src[i]!), below);
-  }
+/** Value i of a pass along a line from `lo` to `hi` (exclusive), its neighbours `step` away if inside. */
+function edgeValue(
+  src: Float32Array,
+  out: Float32Array,
+  i: number,
+  lo: number,
+  hi: number,
+  step: number,
+  largest: boolean,
+): void {
+  const before = i - step >= lo ? src[i - step]! : src[i]!;
+  const after = i + step < hi ? src[i + step]! : src[i]!;
+  out[i] = largest ? Math.max(Math.max(before, src[i]!), after) : Math.min(Math.min(before, src[i]!), after);
+}
+
+function largestOf3(src: Float32Array, out: Float32Array, from: number, to: number, step: number): void {
+  for (let i = from; i < to; i++) out[i] = Math.max(Math.max(src[i - step]!, src[i]!), src[i + step]!);
+}
+
+function smallestOf3(src: Float32Array, out: Float32Array, from: number, to: number, step: number): void {
+  for (let i = from; i < to; i++) out[i] = Math.min(Math.min(src[i - step]!, src[i]!), src[i + step]!);
 }
 
 /** A (2·cols)×(2·rows) RGB grid to cols×rows, each value the mean of its 2×2 block, into `out` when given. */

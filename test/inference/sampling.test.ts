@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { enlarge, readsAtLeast, sampleRect } from '../../services/inference/sampling.ts';
+import { closeGrid, enlarge, readsAtLeast, sampleRect } from '../../services/inference/sampling.ts';
 
 /** sampleRect as its plain per-sample formula, every sample clamped to the image. */
 function reference(
@@ -116,6 +116,57 @@ describe('scanning a rectangle for white before sampling it', () => {
     data[(2 * width + 20) * 3] = 255;
     assert.equal(readsAtLeast({ data, width, height }, [6, 14], [1, 0], [0, 1], 6, 4, 250), false);
     assert.equal(readsAtLeast({ data, width, height }, [18, 4], [1, 0], [0, 1], 6, 4, 250), true);
+  });
+});
+
+describe('closing a grid', () => {
+  /** closeGrid as its per-value formula: each pass compares a value with its neighbours inside the grid. */
+  function referenceClosing(rgb: Float32Array, cols: number): Float32Array {
+    const rows = rgb.length / (cols * 3);
+    const at = (grid: Float32Array, x: number, y: number, c: number) => grid[(y * cols + x) * 3 + c]!;
+    const pass = (grid: Float32Array, dx: number, dy: number, pick: (...v: number[]) => number) => {
+      const out = new Float32Array(grid.length);
+      for (let y = 0; y < rows; y++) {
+        for (let x = 0; x < cols; x++) {
+          for (let c = 0; c < 3; c++) {
+            const inside = (xx: number, yy: number) => xx >= 0 && yy >= 0 && xx < cols && yy < rows;
+            const here = at(grid, x, y, c);
+            const before = inside(x - dx, y - dy) ? at(grid, x - dx, y - dy, c) : here;
+            const after = inside(x + dx, y + dy) ? at(grid, x + dx, y + dy, c) : here;
+            out[(y * cols + x) * 3 + c] = pick(pick(before, here), after);
+          }
+        }
+      }
+      return out;
+    };
+    const dilated = pass(pass(rgb, 1, 0, Math.max), 0, 1, Math.max);
+    return pass(pass(dilated, 1, 0, Math.min), 0, 1, Math.min);
+  }
+
+  for (const [cols, rows] of [
+    [108, 92],
+    [7, 2],
+    [3, 3],
+    [2, 1],
+    [1, 5],
+    [1, 1],
+  ] as const) {
+    it(`a ${cols}×${rows} grid: the same values, to the bit, as the per-value formula`, () => {
+      const grid = Float32Array.from({ length: cols * rows * 3 }, (_, i) => ((i * 7919) % 1013) / 4);
+      assert.deepEqual(closeGrid(grid.slice(), cols), referenceClosing(grid, cols));
+    });
+  }
+
+  it('fills in a dark sample one wide and keeps a dark patch three wide', () => {
+    const cols = 9;
+    const grid = new Float32Array(cols * 9 * 3).fill(200);
+    const set = (x: number, y: number, value: number) =>
+      grid.fill(value, (y * cols + x) * 3, (y * cols + x) * 3 + 3);
+    set(1, 1, 10);
+    for (let y = 4; y < 7; y++) for (let x = 4; x < 7; x++) set(x, y, 10);
+    const closed = closeGrid(grid, cols);
+    assert.equal(closed[(1 * cols + 1) * 3], 200);
+    assert.equal(closed[(5 * cols + 5) * 3], 10);
   });
 });
 
