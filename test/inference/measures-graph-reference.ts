@@ -254,6 +254,13 @@ export function referenceFeatures(
     const g = Math.max(1e-4, toLinear(patch[area + i]!));
     return 100 * Math.log10(r / g);
   });
+  // The same of B/G: with the erythema index, the spread of the patch's colour whatever its lightness.
+  const blueIndex = plane(SIZE, SIZE, (x, y) => {
+    const i = y * SIZE + x;
+    const b = Math.max(1e-4, toLinear(patch[2 * area + i]!));
+    const g = Math.max(1e-4, toLinear(patch[area + i]!));
+    return 100 * Math.log10(b / g);
+  });
 
   return {
     l_mean: mean(L),
@@ -312,5 +319,6 @@ export function referenceFeatures(
     // The eye's: the 70th percentile of the first 33 rows, the 2nd of the rows from the 16th on.
     l_light: [...L.data.slice(0, 33 * SIZE)].sort((a, b) => b - a)[Math.round(0.3 * 33 * SIZE) - 1]!,
     l_dark: [...L.data.slice(15 * SIZE)].sort((a, b) => a - b)[Math.round(0.02 * (SIZE - 15) * SIZE) - 1]!,
+    chroma_spread: Math.hypot(weightedStd(erythema, ones), weightedStd(blueIndex, ones)),
   };
 }

@@ -27,6 +27,7 @@ export type ColourFeatures = {
   l_median: string;
   l_light: string;
   l_dark: string;
+  chroma_spread: string;
 };
 
 /**
@@ -191,6 +192,7 @@ export function addColourFeatures(
     'erythema_sum',
   );
   const skinErythema = g.node('Div', [skinSum, skinTotal], ['erythema_skin']);
+  const chromaSpread = addChromaSpread(g);
   const features = {
     l_mean: g.mean(l, 'l_mean'),
     a_mean: g.mean(a, 'a_mean'),
@@ -223,6 +225,7 @@ export function addColourFeatures(
       ],
       ['l_dark'],
     ),
+    chroma_spread: chromaSpread,
   };
   // By degree: a fold or a faint spot whose contrast is near spotContrast, which a re-encoding tips one way
   // or the other, then moves tone a little, not the whole 9×9 neighbourhood of each pixel at once.
@@ -329,6 +332,45 @@ function addErythema(g: GraphBuilder, linear: string): string {
     'Mul',
     [g.node('Log', [ratio], ['log_red_over_green']), g.scalar('erythema_scale', 100 / Math.LN10)],
     ['erythema'],
+  );
+}
+
+/**
+ * How much the patch's colour varies, whatever its lightness: √(var(E) + var(K)) over every pixel, E the
+ * erythema index (100·log10 R/G, addErythema's) and K the same of B/G (linear light, each floored at
+ * THRESHOLDS.erythemaFloor). A camera's white balance and exposure multiply the channels, which shifts E
+ * and K alike on every pixel and leaves their spread as it was; a less saturated photo brings every
+ * pixel's colour nearer grey, and the spread shrinks. Read after addErythema (its R, G and B planes).
+ */
+function addChromaSpread(g: GraphBuilder): string {
+  const floor = g.scalar('chroma_spread_floor', THRESHOLDS.erythemaFloor);
+  const blueOverGreen = g.node(
+    'Div',
+    [
+      g.node('Max', ['linear_b', floor], ['linear_b_floored']),
+      g.node('Max', ['linear_g', floor], ['linear_g_floored_for_blue']),
+    ],
+    ['blue_over_green'],
+  );
+  const blue = g.node(
+    'Mul',
+    [g.node('Log', [blueOverGreen], ['log_blue_over_green']), g.scalar('blue_index_scale', 100 / Math.LN10)],
+    ['blue_index'],
+  );
+  const variance = (x: string, name: string) => {
+    const centred = g.node('Sub', [x, g.mean(x, `${name}_mean`)], [`${name}_centred`]);
+    return g.mean(g.node('Mul', [centred, centred], [`${name}_centred_squared`]), `${name}_variance`);
+  };
+  return g.node(
+    'Sqrt',
+    [
+      g.node(
+        'Add',
+        [variance('erythema', 'erythema_spread'), variance(blue, 'blue_spread')],
+        ['chroma_spread_variance'],
+      ),
+    ],
+    ['chroma_spread'],
   );
 }
 
