@@ -150,6 +150,7 @@ export class LiveCatalog {
       this.#reloadSoon(RELOAD_DEBOUNCE_MS);
     });
     await this.reload().catch(() => {});
+    if (this.#stopped) return;
     this.#check = setInterval(() => void this.#checkWrites(), this.#checkMs);
     this.#check.unref();
   }

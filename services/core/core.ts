@@ -87,7 +87,17 @@ export function requestMaxBytes(photoMaxBytes: number): number {
 /** Default abandonment bound: the guest token's lifetime, so an upload link works the seven days promised. */
 export const DEFAULT_ABANDONED_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
 
-export async function startCore(options: CoreOptions): Promise<RunningServer> {
+/** A running core; `catalogLoaded` settles once its first catalog load has ended, loaded or failed. */
+export interface RunningCore extends RunningServer {
+  readonly catalogLoaded: Promise<void>;
+}
+
+/**
+ * Starts core and resolves once it listens. The catalog's first load runs behind it (seconds for 40 000
+ * products, minutes for millions): meanwhile core answers, its `readiness` check NOT_SERVING and the
+ * catalog's calls `catalog_unavailable`, rather than refusing connections as a dead process does.
+ */
+export async function startCore(options: CoreOptions): Promise<RunningCore> {
   const { orm, logger } = options;
   const notifications = new Notifications(options.databaseUrl, ['scan_changed', 'catalog_changed'], logger);
   await notifications.start();
@@ -106,7 +116,6 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
     retry: options.analysisRetry,
   });
   const catalog = new LiveCatalog(orm, logger, options.catalogCheckMs);
-  await catalog.start(notifications);
   const sql = await plainSql(orm);
   // A call abandoned (deadline, cancel) before it has a connection does no database work.
   skipAbandonedCalls(sql);
@@ -154,6 +163,7 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
   governor?.start();
   const limits = options.limits ?? DEFAULT_SERVER_LIMITS;
   // Shared by every caller (health.ts): no one call's deadline fails it for the others.
+  const ready = () => !options.readiness?.draining && catalog.state !== 'loading';
   const serving = () => outsideCalls(async () => !options.readiness?.draining && (await orm.isConnected()));
   const server = await startServer({
     port: options.port,
@@ -185,14 +195,19 @@ export async function startCore(options: CoreOptions): Promise<RunningServer> {
         new HealthService(
           services.map((s) => s.typeName),
           serving,
-          { stopping: stopping.signal, checks: { readiness: async () => !options.readiness?.draining } },
+          // Not ready either until the first catalog load has ended: a core still loading answers every
+          // catalog call `catalog_unavailable`, which another replica may be able to serve.
+          { stopping: stopping.signal, checks: { readiness: async () => ready() } },
         ),
       );
       router.service(ServerReflection, new ReflectionService([...services, Health, ServerReflection]));
     },
   });
+  // Listening already: probes and callers learn that the catalog is loading instead of being refused.
+  const catalogLoaded = catalog.start(notifications);
   return {
     port: server.port,
+    catalogLoaded,
     // The server keeps answering the calls in flight while the worker finishes (or hands back) its jobs.
     close: async () => {
       clearInterval(purge);

@@ -137,6 +137,8 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
     admissions: options.admissions,
     limits: options.serverLimits,
   });
+  // Tests start from a loaded catalog (core itself answers while it loads: test/core/catalog-first-load.test.ts).
+  await core.catalogLoaded;
   const coreUrl = `http://127.0.0.1:${core.port}`;
   // The façade's transport to core, as facade/main.ts builds it.
   const transport = createInternalTransport({

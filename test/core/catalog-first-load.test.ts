@@ -1,0 +1,108 @@
+/**
+ * Core answers while its first catalog load runs, through real core and façade processes. Core opened its
+ * port only once the whole catalog was loaded (about 5 s at 40 000 products, far longer for a large
+ * catalog): meanwhile probes and callers got connection refused, as from a dead process, and a load longer
+ * than the chart's startup probe allows had the pod restarted. Now it listens at once: grpc.health.v1's
+ * `readiness` check NOT_SERVING (the chart's readinessProbe) while the overall status SERVING (the
+ * database answers: the startupProbe), the catalog's calls `catalog_unavailable`, the façade's /health
+ * `catalog: loading`; ready once the load has ended.
+ *
+ * The load is held by the database itself: the test holds an exclusive lock on the products table, so
+ * core's `select … from products` waits as it waits on a large catalog, for as long as the test wants.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Code, ConnectError, createClient } from '@connectrpc/connect';
+import { createConnectTransport } from '@connectrpc/connect-node';
+import pg from 'pg';
+import { ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.ts';
+import { Health, HealthCheckResponse_ServingStatus as Status } from '../../gen/grpc/health/v1/health_pb.ts';
+import { CatalogService } from '../../gen/skinmatch/v1/catalog_pb.ts';
+import { upsertProducts } from '../../services/catalog/catalog-store.ts';
+import { openDatabase } from '../../services/core/db/orm.ts';
+import { createTestDatabase } from '../support/database.ts';
+import { TEST_CATALOG } from '../support/fixtures.ts';
+import { type RunningProcess, startProcess, stopAll, until } from '../support/processes.ts';
+
+describe('core’s first catalog load, through real core and façade processes', function () {
+  this.timeout(180_000);
+  const running = new Set<RunningProcess>();
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  let lock: pg.Client;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'skinmatch-first-load-'));
+    const db = await createTestDatabase();
+    env = {
+      DATA_DIR: dir,
+      DATABASE_URL: db.url,
+      TOKEN_PEPPER: randomBytes(32).toString('hex'),
+      ALTCHA_HMAC_KEY: randomBytes(32).toString('hex'),
+    };
+    running.add(await startProcess('migrate', env));
+    const orm = await openDatabase(db.url);
+    await upsertProducts(orm.em.fork(), TEST_CATALOG);
+    await orm.close();
+    lock = new pg.Client({ connectionString: db.url });
+    await lock.connect();
+  });
+  after(async () => {
+    await lock?.end();
+    await stopAll(running);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers not ready and catalog_unavailable while the load runs, ready once it has ended', async () => {
+    await lock.query('begin');
+    await lock.query('lock table products in access exclusive mode');
+    // Resolves once core listens: before, not until the load had ended (startProcess gives up after 60 s).
+    const core = await startProcess('core', env);
+    running.add(core);
+    const health = createClient(Health, createConnectTransport({ baseUrl: core.url, httpVersion: '2' }));
+    const coreSays = async (service: string) => (await health.check({ service }, { timeoutMs: 3000 })).status;
+    const catalog = createClient(
+      CatalogService,
+      createConnectTransport({ baseUrl: core.url, httpVersion: '2' }),
+    );
+    const productId = TEST_CATALOG[0]!.product_id;
+    const getProduct = () => catalog.getProduct({ productId }, { timeoutMs: 3000 });
+
+    assert.equal(await coreSays('readiness'), Status.NOT_SERVING);
+    assert.equal(await coreSays(''), Status.SERVING, 'the database answers: the startup probe passes');
+    const refused = await getProduct().then(
+      () => assert.fail('served a product before the catalog was loaded'),
+      (err: unknown) => ConnectError.from(err),
+    );
+    assert.equal(refused.code, Code.Unavailable);
+    assert.equal(refused.findDetails(ErrorInfoSchema)[0]?.reason, 'catalog_unavailable');
+
+    const facade = await startProcess('facade', { ...env, CORE_URL: core.url });
+    running.add(facade);
+    const get = async (path: string) => {
+      const res = await fetch(new URL(path, facade.url), { signal: AbortSignal.timeout(3000) });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const loading = await get('/health');
+    assert.equal(loading.status, 200);
+    assert.equal(loading.body.catalog, 'loading');
+    assert.equal(loading.body.catalog_tools_enabled, false);
+    assert.deepEqual(await get('/ready'), { status: 200, body: { ready: true } });
+    // Still loading all along: nothing above was answered by a loaded catalog.
+    assert.equal(await coreSays('readiness'), Status.NOT_SERVING);
+    assert.deepEqual(core.logged(/^catalog loaded$/), []);
+    assert.equal(core.logged(/^core listening/).length, 1);
+
+    await lock.query('commit');
+    await until('core ready', async () => (await coreSays('readiness')) === Status.SERVING);
+    assert.equal(core.logged(/^catalog loaded$/)[0]?.products, TEST_CATALOG.length);
+    assert.equal((await getProduct()).product?.productId, productId);
+    const loaded = await get('/health');
+    assert.equal(loaded.status, 200);
+    assert.equal(loaded.body.catalog, undefined);
+    assert.equal(loaded.body.catalog_tools_enabled, true);
+  });
+});
