@@ -3,7 +3,8 @@
  * photo by some factor. Dividing each channel by the face's own baseline skin colour — the per-channel
  * median, in linear light, of the forehead, nose and chin — and multiplying by a fixed reference skin
  * colour undoes any such scaling, so every colour measure reads the skin relative to the person's own
- * baseline: redness is the cheeks' erythema index above it, dark circles the under-eyes' L* below it. The medians
+ * baseline: redness is the cheeks' erythema index above it, dark circles the under-eyes' L* below the
+ * forehead's and nose's (UNDER_EYE_BASELINE: no chin, where beards grow, and no shine). The medians
  * ignore small features (spots, lines, shine) painted or grown on the baseline skin, lines across the
  * forehead are filled in first (a closing down its patch's columns), and pixels darker than their
  * surroundings (lines, creases, pores, hairs) are left out. The cost, stated in
@@ -17,6 +18,19 @@ import { PATCH, REGIONS, type Region } from './regions.ts';
  * those changes do not shift the correction of every other measure.
  */
 export const BASELINE_REGIONS: readonly Region[] = ['forehead', 'nose', 'chin'];
+/**
+ * The skin the regions under the eyes are corrected against (dark circles: how much darker they are): the
+ * forehead and nose, not the chin, where a beard, moustache or stubble grows. Dark hair on a third of the
+ * baseline lowered its median, the correction lifted the under-eyes with it, and a painted full beard
+ * moved dark circles by up to 20 points (docs/inference.md, "Beards"). Without the chin the forehead's
+ * and nose's shine would weigh more (the oiliness edit moved dark circles by 6): their pixels lighter, in
+ * green (linear), than SHINE_RATIO times their region's median are left out of this baseline. Every other
+ * region keeps BASELINE_REGIONS' correction, whose chin makes it steadier for them (dullness, tone).
+ */
+export const UNDER_EYE_BASELINE: readonly Region[] = ['forehead', 'nose'];
+const SHINE_RATIO = 1.3;
+/** The patches (their places in REGIONS) corrected against UNDER_EYE_BASELINE. */
+const UNDER_EYES = new Set(['right_under_eye', 'left_under_eye'].map((r) => REGIONS.indexOf(r as Region)));
 /** The reference skin colour the baseline is mapped to, sRGB 0..255 (a light-to-mid skin tone, L* ≈ 72). */
 export const REFERENCE_SRGB = [214, 168, 142] as const;
 
@@ -62,7 +76,7 @@ const AROUND = new Float64Array(PATCH * PATCH);
 const SKIN = new Uint8Array(BASELINE_REGIONS.length * PATCH * PATCH);
 /** Scratch planes for the closing. */
 const DILATED = new Float32Array(PATCH * PATCH);
-const CLOSED = new Float32Array(PATCH * PATCH);
+const CLOSED = [0, 1, 2].map(() => new Float32Array(PATCH * PATCH));
 
 /**
  * Marks in `skin` (one plane) with 1 each pixel of the region's patch at `offset` (its R plane) that shows
@@ -128,35 +142,111 @@ function boxMeanEdge(values: Float64Array, out: Float64Array, start: number, ste
   out[start + k * step] = sum / count;
 }
 
+type Gains = [number, number, number];
+
+/** Both corrections' gains: every region's (BASELINE_REGIONS) and the regions under the eyes' (UNDER_EYE_BASELINE). */
+export interface ColourGains {
+  readonly gains: Gains;
+  readonly underEye: Gains;
+}
+
+/** Where UNDER_EYE_BASELINE's regions are in BASELINE_REGIONS (it is a part of it). */
+const EYE_BASELINE = UNDER_EYE_BASELINE.map((region) => {
+  const at = BASELINE_REGIONS.indexOf(region);
+  if (at < 0) throw new Error(`${region} is not a baseline region`);
+  return at;
+});
+/** The skin of UNDER_EYE_BASELINE's regions, shine left out (scratch). */
+const EYE_SKIN = new Uint8Array(UNDER_EYE_BASELINE.length * PATCH * PATCH);
+
 /**
  * The gains that map the baseline's per-channel median (linear light) to the reference colour, over the
- * baseline pixels that show the skin (skinPixels). The sRGB curve is monotonic, so the median is found on
+ * baseline pixels that show the skin (skinPixels); for the regions under the eyes, over forehead's and
+ * nose's such pixels that are not lighter, in green, than SHINE_RATIO times their region's median. Both
+ * share the skin masks and the forehead's closing. The sRGB curve is monotonic, so a median is found on
  * the sRGB values, by histogram, and converted once.
  */
-export function baselineGains(patches: Float32Array): [number, number, number] {
+export function colourGains(patches: Float32Array): ColourGains {
   const plane = PATCH * PATCH;
   const histogram = new Uint32Array(LEVELS);
   const offsets = BASELINE_REGIONS.map((region) => REGIONS.indexOf(region) * 3 * plane);
   const forehead = REGIONS.indexOf('forehead') * 3 * plane;
   const skin = offsets.map((_, r) => SKIN.subarray(r * plane, (r + 1) * plane));
   const counted = offsets.reduce((sum, offset, r) => sum + skinPixels(patches, offset, skin[r]!), 0);
+  // Each region's three planes, the forehead's closed down its columns.
+  const planes = offsets.map((offset) =>
+    [0, 1, 2].map((c) => {
+      const values = patches.subarray(offset + c * plane, offset + (c + 1) * plane);
+      return offset === forehead ? closeDown(values, DILATED, CLOSED[c]!) : values;
+    }),
+  );
+  const gains = medianGains(planes, skin, counted, histogram);
+  let eyeCounted = 0;
+  const eyeSkin = EYE_BASELINE.map((r, e) => {
+    const kept = EYE_SKIN.subarray(e * plane, (e + 1) * plane);
+    kept.set(skin[r]!);
+    histogram.fill(0);
+    const marked = count(planes[r]![1]!, kept, histogram);
+    eyeCounted += marked - leaveOutShine(planes[r]![1]!, kept, histogram, marked);
+    return kept;
+  });
+  const eyePlanes = EYE_BASELINE.map((r) => planes[r]!);
+  return { gains, underEye: medianGains(eyePlanes, eyeSkin, eyeCounted, histogram) };
+}
+
+/** The gains of every region but those under the eyes (colourGains). */
+export function baselineGains(patches: Float32Array): Gains {
+  return colourGains(patches).gains;
+}
+
+/**
+ * Per channel, the gain that maps the median of the regions' planes (`planes[r][c]`) over the pixels
+ * `skin[r]` marks (`counted` in all) to the reference colour. `histogram` is scratch.
+ */
+function medianGains(
+  planes: readonly (readonly Float32Array[])[],
+  skin: readonly Uint8Array[],
+  counted: number,
+  histogram: Uint32Array,
+): Gains {
   return [0, 1, 2].map((c) => {
     histogram.fill(0);
-    for (const [r, offset] of offsets.entries()) {
-      const at = offset + c * plane;
-      const values = patches.subarray(at, at + plane);
-      count(offset === forehead ? closeDown(values, DILATED, CLOSED) : values, skin[r]!, histogram);
-    }
+    for (const [r, region] of planes.entries()) count(region[c]!, skin[r]!, histogram);
     const half = counted / 2;
     let level = 0;
     for (let count = histogram[0]!; count < half; count += histogram[++level]!);
     const median = toLinear((level + 0.5) / LEVELS);
     return Math.min(MAX_GAIN, Math.max(1 / MAX_GAIN, REFERENCE[c]! / Math.max(median, 1e-4)));
-  }) as [number, number, number];
+  }) as Gains;
 }
 
 /**
- * The patches with the gains (baselineGains unless given) applied in linear light, back in sRGB, into `out`
+ * Clears in `skin` the pixels of `values` (one plane, 0..1) lighter than SHINE_RATIO times the median
+ * (linear) of the pixels it marks, whose histogram (`histogram`, `counted` of them) is given; returns how
+ * many it cleared.
+ */
+function leaveOutShine(
+  values: Float32Array,
+  skin: Uint8Array,
+  histogram: Uint32Array,
+  counted: number,
+): number {
+  let level = 0;
+  for (let n = histogram[0]!; n < counted / 2; n += histogram[++level]!);
+  const ceiling = toSrgb(SHINE_RATIO * toLinear((level + 0.5) / LEVELS));
+  let cleared = 0;
+  for (let i = 0; i < values.length; i++) {
+    if (skin[i] && values[i]! > ceiling) {
+      skin[i] = 0;
+      cleared++;
+    }
+  }
+  return cleared;
+}
+
+/**
+ * The patches with the gains (colourGains' unless given; the regions under the eyes with the second
+ * ones given, colourGains' `underEye` unless given) applied in linear light, back in sRGB, into `out`
  * when given (which may be `patches` itself: each value is read before it is written). Not clipped at
  * white: a channel the gain lifts past 1 keeps its value above 1, so the correction undoes a camera's
  * scaling of the channels whatever the exposure (clipped at 1, 36 % of face e's nose's red channel was,
@@ -165,13 +255,18 @@ export function baselineGains(patches: Float32Array): [number, number, number] {
 export function normaliseColour(
   patches: Float32Array,
   out: Float32Array = new Float32Array(patches.length),
-  gains: readonly number[] = baselineGains(patches),
+  given?: readonly number[],
+  givenUnderEye?: readonly number[],
 ): Float32Array {
+  const both = given && givenUnderEye ? undefined : colourGains(patches);
+  const gains = given ?? both!.gains;
+  const underEye = givenUnderEye ?? both!.underEye;
   const plane = PATCH * PATCH;
   const curves = gains.map((gain, c) => curve(gain, LEVELS_OF[c]!, STEPS_OF[c]!));
+  const eyeCurves = underEye.map((gain, c) => curve(gain, LEVELS_OF[3 + c]!, STEPS_OF[3 + c]!));
   for (let p = 0; p < patches.length / (3 * plane); p++) {
     for (let c = 0; c < 3; c++) {
-      const { levels, steps } = curves[c]!;
+      const { levels, steps } = (UNDER_EYES.has(p) ? eyeCurves : curves)[c]!;
       applyCurve(patches, (p * 3 + c) * plane, plane, levels, steps, out);
     }
   }
@@ -217,8 +312,8 @@ export function clipLevels(gains: readonly number[]): number[] {
 }
 
 /** Each channel's curve at the 256 levels, and its steps to the next level (normaliseColour's scratch). */
-const LEVELS_OF = [0, 1, 2].map(() => new Float64Array(256));
-const STEPS_OF = [0, 1, 2].map(() => new Float64Array(256));
+const LEVELS_OF = [0, 1, 2, 3, 4, 5].map(() => new Float64Array(256));
+const STEPS_OF = [0, 1, 2, 3, 4, 5].map(() => new Float64Array(256));
 
 /*
  * The per-pixel loops are functions of their own: called for every plane, they are compiled whole by V8
@@ -267,11 +362,19 @@ function slidingExtreme(plane: Float32Array, out: Float32Array, sign: 1 | -1): F
   return out;
 }
 
-/** Adds each value (0..1) of a plane whose pixel shows the skin (`skin` 1) to the histogram of LEVELS levels. */
-function count(plane: Float32Array, skin: Uint8Array, histogram: Uint32Array): void {
+/**
+ * Adds each value (0..1) of a plane whose pixel shows the skin (`skin` 1) to the histogram of LEVELS
+ * levels; returns how many it added.
+ */
+function count(plane: Float32Array, skin: Uint8Array, histogram: Uint32Array): number {
+  let added = 0;
   for (let i = 0; i < plane.length; i++) {
-    if (skin[i]) histogram[Math.min(LEVELS - 1, Math.max(0, Math.floor(plane[i]! * LEVELS)))]!++;
+    if (skin[i]) {
+      histogram[Math.min(LEVELS - 1, Math.max(0, Math.floor(plane[i]! * LEVELS)))]!++;
+      added++;
+    }
   }
+  return added;
 }
 
 /**

@@ -7,7 +7,7 @@ import { setTimeout } from 'node:timers/promises';
 import type { FailureReason } from '../shared/failure-messages.ts';
 import type { Measure } from '../shared/measures.ts';
 import { BufferPool } from './buffer-pool.ts';
-import { baselineGains, clipLevels, normaliseColour } from './colour-constancy.ts';
+import { clipLevels, colourGains, normaliseColour } from './colour-constancy.ts';
 import { decodeImage, ImageError, releaseImage } from './decode.ts';
 import { FaceDetector } from './face-detector.ts';
 import { FaceLandmarker } from './landmarks.ts';
@@ -156,8 +156,9 @@ export class FaceAnalysis {
       yield await progress('measuring');
       const features = await this.#patches.lend((buffer) => {
         const patches = regionPatches(image, landmarks, buffer);
-        const gains = baselineGains(patches);
-        return this.#measurer.measure(normaliseColour(patches, patches, gains), poreFloor, clipLevels(gains));
+        const { gains, underEye } = colourGains(patches);
+        const corrected = normaliseColour(patches, patches, gains, underEye);
+        return this.#measurer.measure(corrected, poreFloor, clipLevels(gains));
       });
       yield await progress('scoring');
       const { scores, raw, concerns } = scoreFeatures(features);

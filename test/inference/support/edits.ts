@@ -132,7 +132,7 @@ function noise(g: FaceGeometry, regions: Region[], period: number, depth: number
 }
 
 /** A deterministic generator of numbers in [0, 1) (mulberry32). */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
