@@ -113,9 +113,13 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
   const app = new Koa();
   // Koa's own handler writes the stack of an error on a request's connection to stderr, outside the log:
   // a browser gone mid-upload (a phone losing its signal) is Node's "Parse Error" or ECONNRESET on the
-  // socket. One log line instead: the client's doing at info, anything else at error.
+  // socket. One log line instead: the client's doing at info, anything else at error. It stands for the
+  // request's own line (no `request` 400 after it), and a client the façade refused as too slow has its
+  // line already (slow-bodies.ts): its connection ending is no news.
   app.on('error', (err: NodeJS.ErrnoException, ctx?: Koa.Context) => {
+    if (ctx?.state.slowClient !== undefined) return;
     const client = /^HPE_|^ECONN(RESET|ABORTED)$|^EPIPE$/.test(err.code ?? '') || err.message === 'aborted';
+    if (client && ctx) ctx.state.logged = true;
     logger[client ? 'info' : 'error'](
       { path: ctx ? routeTemplate(ctx.path) : undefined, err: err.message, code: err.code },
       client ? 'client connection ended before its request did' : 'connection error',
@@ -143,16 +147,25 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
     // The route, not the path: paths hold ids, and whatever a client put in them (route-template.ts).
     const route = routeTemplate(ctx.path);
     await context.with(withRequestId(extractTraceContext(ctx.headers), requestId), async () => {
-      await next();
-      logger[PROBES.has(route) ? 'debug' : 'info'](
-        {
+      let answered = false;
+      try {
+        await next();
+        answered = true;
+      } finally {
+        const bound: string | undefined = ctx.state.slowClient;
+        const line = {
           method: ctx.method,
           path: route,
           status: ctx.status,
           ms: Math.round(performance.now() - started),
-        },
-        'request',
-      );
+        };
+        // A client refused as too slow (408 or 429): its one line says so (also when the route gave up on
+        // the body it was reading), as a warning — many at once are a probe holding the façade's
+        // connections (skinmatch_slow_client_refusals_total counts them).
+        if (bound !== undefined) logger.warn({ ...line, bound }, 'slow client refused');
+        else if (answered && ctx.state.logged !== true)
+          logger[PROBES.has(route) ? 'debug' : 'info'](line, 'request');
+      }
     });
   });
   // Slow bodies cut, and too many at once from one network (or on a connection past its network's bound of

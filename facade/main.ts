@@ -73,7 +73,7 @@ const metrics = await startMetricsServer({
   logger,
 });
 // Bounds on slow clients: headers, bodies, idle connections, connections per network (facade/server.ts).
-const server = createFacadeServer(serverBounds(config.trustedProxyHops > 0, config.photoMaxBytes));
+const server = createFacadeServer(serverBounds(config.trustedProxyHops > 0, config.photoMaxBytes), logger);
 server.on('request', app.callback());
 server.listen(config.facadePort, () => {
   logger.info({ port: config.facadePort, base_url: config.publicBaseUrl }, 'facade listening');

@@ -21,6 +21,9 @@
  */
 import http from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { Logger } from '../services/shared/logger.ts';
+import { slowClientRefusals } from '../services/shared/metrics.ts';
 import { networkOf } from './rate-limits.ts';
 import { DEFAULT_BODY_BOUNDS, refuseConnection } from './slow-bodies.ts';
 
@@ -55,8 +58,11 @@ export function serverBounds(trustProxy: boolean, photoMaxBytes: number): Server
   };
 }
 
-/** An HTTP server with these bounds; the app is attached by the caller (`server.on('request', …)`). */
-export function createFacadeServer(bounds: ServerBounds): http.Server {
+/**
+ * An HTTP server with these bounds; the app is attached by the caller (`server.on('request', …)`). A
+ * client whose headers missed their bound is logged as the façade's other refusals of slow clients are.
+ */
+export function createFacadeServer(bounds: ServerBounds, logger?: Logger): http.Server {
   const server = http.createServer({
     headersTimeout: bounds.headersTimeoutMs,
     requestTimeout: bounds.requestTimeoutMs,
@@ -65,7 +71,32 @@ export function createFacadeServer(bounds: ServerBounds): http.Server {
   });
   server.keepAliveTimeout = bounds.keepAliveTimeoutMs;
   if (bounds.connectionsPerNetwork > 0) boundConnections(server, bounds.connectionsPerNetwork);
+  if (logger) server.on('clientError', (err, socket) => clientError(err, socket, logger));
   return server;
+}
+
+/** Node's answers to a connection's error outside any request (its own, for want of a listener). */
+const ANSWERS: Readonly<Record<string, string>> = {
+  HPE_HEADER_OVERFLOW: '431 Request Header Fields Too Large',
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: '413 Payload Too Large',
+  ERR_HTTP_REQUEST_TIMEOUT: '408 Request Timeout',
+};
+
+/**
+ * What Node does with a connection's error when nobody listens (an answer if none went out yet, then the
+ * connection closed), and, for headers that missed their bound (408), one line: `slow client refused`.
+ */
+function clientError(err: NodeJS.ErrnoException, socket: Duplex, logger: Logger): void {
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    slowClientRefusals.inc({ bound: 'headers' });
+    logger.warn({ status: 408, bound: 'headers' }, 'slow client refused');
+  }
+  const inFlight = (socket as Socket & { _httpMessage?: http.ServerResponse })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
+    const answer = ANSWERS[err.code ?? ''] ?? '400 Bad Request';
+    socket.write(`HTTP/1.1 ${answer}\r\nConnection: close\r\n\r\n`);
+  }
+  socket.destroy(err);
 }
 
 function boundConnections(server: http.Server, perNetwork: number): void {

@@ -63,13 +63,13 @@ export function slowBodies(bounds: BodyBounds = DEFAULT_BODY_BOUNDS): Middleware
   return async (ctx, next) => {
     const { req } = ctx;
     if (refusedConnections.has(req.socket)) {
-      return refuseSlow(ctx, 'Too many open connections from this network');
+      return refuseSlow(ctx, 'connections', 'Too many open connections from this network');
     }
     if (!bodyToCome(ctx)) return next();
     const network = networkOf(ctx.ip);
     if ((slow.get(network) ?? 0) >= bounds.perNetwork) {
       slowClientRefusals.inc({ bound: 'bodies' });
-      return refuseSlow(ctx, 'Too many requests from this network are still sending their bodies');
+      return refuseSlow(ctx, 'bodies', 'Too many requests from this network are still sending their bodies');
     }
     const socket = req.socket;
     const startedAt = Date.now();
@@ -120,8 +120,12 @@ function bodyToCome(ctx: Context): boolean {
   return ctx.get('transfer-encoding') !== '' || Number(ctx.get('content-length') || 0) > 0;
 }
 
-/** 429 `rate_limited` in the route's shape, the body left unread and the connection closed after it. */
-function refuseSlow(ctx: Context, why: string): void {
+/**
+ * 429 `rate_limited` in the route's shape, the body left unread and the connection closed after it. The
+ * request's log line is then the refusal's (`slow client refused`, app.ts), with the bound.
+ */
+function refuseSlow(ctx: Context, bound: 'connections' | 'bodies', why: string): void {
+  ctx.state.slowClient = bound;
   const message = `${why}; wait ${SLOW_RETRY_SECONDS} s before trying again.`;
   if (!ctx.req.complete) closeAfterAnswer(ctx);
   else ctx.set('Connection', 'close');
@@ -139,6 +143,12 @@ function refuseSlow(ctx: Context, why: string): void {
  */
 function cut(ctx: Context): void {
   const { res, req } = ctx;
+  ctx.state.slowClient = 'body_rate';
+  // Node ends a request whose connection closes before its body only while its answer is unsent: after
+  // ours, a route still reading the body would wait for ever, and the request would never be logged.
+  req.socket.once('close', () => {
+    if (!req.complete) req.destroy(Object.assign(new Error('aborted'), { code: 'ECONNABORTED' }));
+  });
   if (res.headersSent) {
     req.socket.destroy();
     return;

@@ -55,7 +55,7 @@ export const pageStreamsRefused = new Counter({
 });
 export const slowClientRefusals = new Counter({
   name: 'skinmatch_slow_client_refusals_total',
-  help: 'Connections and requests the façade refused or cut for slow clients, by bound: connections (a network over its open connections, 429), bodies (over its request bodies arriving at once, 429), body_rate (a body slower than the minimum rate, cut: 408).',
+  help: 'Connections and requests the façade refused or cut for slow clients, by bound: connections (a network over its open connections, 429), bodies (over its request bodies arriving at once, 429), body_rate (a body slower than the minimum rate, cut: 408), headers (headers not whole within their bound: 408).',
   labelNames: ['bound'] as const,
   registers: [],
 });

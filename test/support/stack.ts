@@ -116,7 +116,7 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
     ...(options.facade?.trustProxy ? {} : { keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS }),
     ...options.server,
   };
-  const server = createFacadeServer(bounds);
+  const server = createFacadeServer(bounds, logger.child({ name: 'facade' }));
   await new Promise<void>((ready) => server.listen(options.port ?? 0, '127.0.0.1', ready));
   const port = (server.address() as AddressInfo).port;
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -181,7 +181,7 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
     clock,
     mux,
     addFacade: async () => {
-      const replica = createFacadeServer(bounds);
+      const replica = createFacadeServer(bounds, logger.child({ name: 'facade' }));
       await new Promise<void>((ready) => replica.listen(0, '127.0.0.1', ready));
       servers.push(replica);
       await serveFacade(replica);
