@@ -106,11 +106,14 @@ export function regionLayout(points: Landmarks): Record<Region, RegionRect> {
     left_under_eye: { centre: shift(meanOf(points, [46, 47]), 0, 0.2), w: 0.34, h: 0.1 },
     right_crows_feet: { centre: shift(p(36), -0.17, 0.02), w: 0.2, h: 0.24 },
     left_crows_feet: { centre: shift(p(45), 0.17, 0.02), w: 0.2, h: 0.24 },
-    // The whole face from the brows to the chin, inside the jaw: its features and their contrast.
+    // The middle of the face, from the brows to the nose's base and half the face's width (about an eye
+    // distance: brows, the eyes' inner halves, nose): its features and their contrast (dullness). Not down to
+    // the chin, where a beard or a moustache read as contrast (up to 42 points), nor across the cheeks, whose
+    // relief then weighed more (texture edit → dullness 7): docs/inference.md, "Beards".
     face: {
-      centre: meanOf([brows, p(8)], [0, 1]),
-      w: (0.8 * distance(p(0), p(16))) / d,
-      h: distance(brows, p(8)) / d,
+      centre: meanOf([brows, p(33)], [0, 1]),
+      w: (0.5 * distance(p(0), p(16))) / d,
+      h: distance(brows, p(33)) / d,
     },
     right_cheek_relief: rightCheek,
     left_cheek_relief: leftCheek,
