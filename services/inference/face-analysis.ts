@@ -10,6 +10,7 @@ import { BufferPool } from './buffer-pool.ts';
 import { clipLevels, colourGains, normaliseColour } from './colour-constancy.ts';
 import { decodeImage, ImageError, releaseImage } from './decode.ts';
 import { FaceDetector } from './face-detector.ts';
+import { removeFrames } from './frames.ts';
 import { FaceLandmarker } from './landmarks.ts';
 import { Measurer } from './measurer.ts';
 import { PATCH_SIZE } from './measures-graph/features.ts';
@@ -156,6 +157,7 @@ export class FaceAnalysis {
       yield await progress('measuring');
       const features = await this.#patches.lend((buffer) => {
         const patches = regionPatches(image, landmarks, buffer);
+        removeFrames(patches, landmarks);
         const { gains, underEye } = colourGains(patches);
         const corrected = normaliseColour(patches, patches, gains, underEye);
         return this.#measurer.measure(corrected, poreFloor, clipLevels(gains));

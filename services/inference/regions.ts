@@ -17,7 +17,7 @@ export const PATCH = 64;
  * texture is measured at the same scale relative to the face whatever the photo's resolution (a face too
  * small to give this many pixels fails the face_too_small gate first).
  */
-const SAMPLES_PER_EYE_DISTANCE = 64;
+export const SAMPLES_PER_EYE_DISTANCE = 64;
 
 export const REGIONS = [
   'forehead',
