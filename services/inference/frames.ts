@@ -37,21 +37,30 @@ const MARGIN = 2;
 const FILL_ROUNDS = 20;
 
 const toLinear = (c: number) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+const toSrgb = (l: number) => (l <= 0.0031308 ? 12.92 * l : 1.055 * l ** (1 / 2.4) - 0.055);
+/**
+ * How far from the threshold, in sRGB, a value is compared in linear light after all: the two curves'
+ * rounding is many orders smaller, so beyond it the comparison in sRGB gives the same answer.
+ */
+const NEAR = 1e-6;
 
 const PLANE = PATCH * PATCH;
 const DARK = new Uint8Array(PLANE);
 const LABEL = new Int32Array(PLANE);
 const OUT = new Uint8Array(PLANE);
 const STACK = new Int32Array(PLANE);
-const GREEN = new Float64Array(PLANE);
 /** The previous round of the fill, and a 0 after it for the neighbours outside the patch. */
 const PREVIOUS = new Float32Array(PLANE + 1);
 const NEIGHBOURS = new Int32Array(4 * PLANE);
 const COUNTS = new Uint8Array(PLANE);
 const KEPT = new Float32Array(PLANE);
 const ALONG = new Uint8Array(PLANE);
+/** Per pixel of a line, how far back the nearest marked one is. */
+const BEHIND = new Float64Array(PATCH);
 /** The pixels marked in OUT, in order, and how many. */
 const MARKED = new Int32Array(PLANE);
+/** The marked pixels' values of the round being filled in, in MARKED's order. */
+const NEXT = new Float32Array(PLANE);
 
 /**
  * Takes glasses frames out of the frame regions of a batch of patches (regions.ts layout), in place.
@@ -74,11 +83,15 @@ export function removeFrames(patches: Float32Array, points: Landmarks): number {
 /** One patch (its R plane at `offset`): how many pixels it filled in. */
 function removeFrame(patches: Float32Array, offset: number, marginX: number, marginY: number): number {
   const green = patches.subarray(offset + PLANE, offset + 2 * PLANE);
-  for (let i = 0; i < PLANE; i++) GREEN[i] = toLinear(green[i]!);
   // The percentile of the sRGB values, then in linear light: the same pixel's value (the curve rises).
   KEPT.set(green);
-  const skin = toLinear(KEPT.sort()[Math.floor(0.75 * (PLANE - 1))]!);
-  for (let i = 0; i < PLANE; i++) DARK[i] = GREEN[i]! < FRAME_DARKNESS * skin ? 1 : 0;
+  const dark = FRAME_DARKNESS * toLinear(kthSmallest(KEPT, Math.floor(0.75 * (PLANE - 1))));
+  // Compared in sRGB (the curve rises), in linear light only near the threshold.
+  const threshold = toSrgb(dark);
+  for (let i = 0; i < PLANE; i++) {
+    const g = green[i]!;
+    DARK[i] = (Math.abs(g - threshold) > NEAR ? g < threshold : toLinear(g) < dark) ? 1 : 0;
+  }
   if (!markBands()) return 0;
   const count = widen(marginX, marginY);
   fill(patches, offset);
@@ -135,23 +148,29 @@ function visit(at: number, label: number, top: number): number {
  * the same as the rectangle at once); returns how many pixels it marks.
  */
 function widen(marginX: number, marginY: number): number {
-  for (let y = 0; y < PATCH; y++) {
-    for (let x = 0; x < PATCH; x++) {
-      let hit = 0;
-      for (let xx = Math.max(0, x - marginX); xx <= Math.min(PATCH - 1, x + marginX) && !hit; xx++) {
-        hit = OUT[y * PATCH + xx]!;
-      }
-      ALONG[y * PATCH + x] = hit;
-    }
-  }
+  spread(OUT, ALONG, marginX, 1, PATCH);
+  return spread(ALONG, OUT, marginY, PATCH, 1);
+}
+
+/**
+ * Marks in `to` every pixel with one marked in `from` within `margin` of it along its line (PATCH lines
+ * `stride` apart, their pixels `step` apart); returns how many.
+ */
+function spread(from: Uint8Array, to: Uint8Array, margin: number, step: number, stride: number): number {
   let count = 0;
-  for (let y = 0; y < PATCH; y++) {
-    for (let x = 0; x < PATCH; x++) {
-      let hit = 0;
-      for (let yy = Math.max(0, y - marginY); yy <= Math.min(PATCH - 1, y + marginY) && !hit; yy++) {
-        hit = ALONG[yy * PATCH + x]!;
-      }
-      OUT[y * PATCH + x] = hit;
+  for (let line = 0; line < PATCH; line++) {
+    const start = line * stride;
+    // How far back the nearest marked pixel is, then how far ahead.
+    let last = Number.NEGATIVE_INFINITY;
+    for (let p = 0; p < PATCH; p++) {
+      if (from[start + p * step]) last = p;
+      BEHIND[p] = p - last;
+    }
+    let next = Number.POSITIVE_INFINITY;
+    for (let p = PATCH - 1; p >= 0; p--) {
+      if (from[start + p * step]) next = p;
+      const hit = Math.min(BEHIND[p]!, next - p) <= margin ? 1 : 0;
+      to[start + p * step] = hit;
       count += hit;
     }
   }
@@ -182,18 +201,43 @@ function fill(patches: Float32Array, offset: number): void {
     let kept = 0;
     for (let i = 0; i < PLANE; i++) if (!OUT[i]) KEPT[kept++] = plane[i]!;
     if (kept === 0) continue;
-    const base = KEPT.subarray(0, kept).sort()[kept >> 1]!;
+    const base = kthSmallest(KEPT.subarray(0, kept), kept >> 1);
     for (let k = 0; k < marked; k++) plane[MARKED[k]!] = base;
     // Every pixel from the previous round's neighbours (so a mirrored patch is filled as the mirror image),
     // each pair of opposite neighbours added first (addition is commutative: the same sums mirrored).
+    // Only the marked pixels change: each round's go to NEXT, then into PREVIOUS (and, at the end, the patch).
+    const [previous, neighbours, counts, next] = [PREVIOUS, NEIGHBOURS, COUNTS, NEXT];
+    previous.set(plane);
     for (let round = 0; round < FILL_ROUNDS; round++) {
-      PREVIOUS.set(plane);
-      for (let k = 0; k < marked; k++) {
-        const n = 4 * k;
-        const across = PREVIOUS[NEIGHBOURS[n]!]! + PREVIOUS[NEIGHBOURS[n + 1]!]!;
-        const down = PREVIOUS[NEIGHBOURS[n + 2]!]! + PREVIOUS[NEIGHBOURS[n + 3]!]!;
-        plane[MARKED[k]!] = (across + down) / COUNTS[k]!;
+      for (let k = 0, n = 0; k < marked; k++, n += 4) {
+        const across = previous[neighbours[n]!]! + previous[neighbours[n + 1]!]!;
+        const down = previous[neighbours[n + 2]!]! + previous[neighbours[n + 3]!]!;
+        next[k] = (across + down) / counts[k]!;
+      }
+      for (let k = 0; k < marked; k++) previous[MARKED[k]!] = next[k]!;
+    }
+    for (let k = 0; k < marked; k++) plane[MARKED[k]!] = next[k]!;
+  }
+}
+
+/** The k-th smallest of `values` (from 0), as `values.sort()[k]` gives it, reordering them (Hoare's select). */
+export function kthSmallest(values: Float32Array, k: number): number {
+  let [lo, hi] = [0, values.length - 1];
+  while (lo < hi) {
+    const pivot = values[(lo + hi) >> 1]!;
+    let [i, j] = [lo, hi];
+    while (i <= j) {
+      while (values[i]! < pivot) i++;
+      while (values[j]! > pivot) j--;
+      if (i <= j) {
+        [values[i], values[j]] = [values[j]!, values[i]!];
+        i++;
+        j--;
       }
     }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
   }
+  return values[k]!;
 }
