@@ -1,0 +1,116 @@
+/**
+ * A darker (or lighter) skin on the same face: the skin's pixels scaled by `factor` in linear light, the
+ * eyes, brows, lips, nostrils, hair and background kept as they are — the same person's spots, lines, pores
+ * and shine, at another skin tone. What is skin is decided twice, both from the face itself:
+ * - where: inside the face's outline (jaw line, landmarks 0–16, closed over the forehead 0.9 eye distances
+ *   above the brows), with the eyes (36–47), the brows (17–26) and the lips (48–59), each widened by 0.06 eye
+ *   distances, cut out; the outline's edge blurred over 0.03 eye distances;
+ * - what: a pixel's linear luminance against the skin's own median (sampled on the cheeks, forehead and
+ *   nose): from 0.35 of it down it is not skin (hair, nostrils, lashes, shadows of a frame), fully skin from
+ *   0.55 up, a ramp between (so a dark pixel inside the outline keeps its own lightness).
+ * Deterministic; re-encoded as JPEG at quality 95, as the other edits are.
+ */
+import sharp from 'sharp';
+import type { Point } from '../../../services/inference/face.ts';
+import { regionCorners } from '../../../services/inference/regions.ts';
+import type { FaceGeometry } from './edits.ts';
+
+const toLinear = (c: number) => {
+  const s = c / 255;
+  return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+};
+const toSrgb = (l: number) => {
+  const s = l <= 0.0031308 ? 12.92 * l : 1.055 * l ** (1 / 2.4) - 0.055;
+  return Math.round(255 * Math.min(1, Math.max(0, s)));
+};
+const LINEAR = Float64Array.from({ length: 256 }, (_, c) => toLinear(c));
+
+/** Luminance below NOT_SKIN × the skin's median is not skin; from SKIN × the median it is. */
+const NOT_SKIN = 0.35;
+const SKIN = 0.55;
+
+/** Where the skin is, 0..1 per pixel, from the landmarks alone (before the colour test). */
+async function outlineMask(g: FaceGeometry): Promise<Uint8Array> {
+  const { v, d } = g.frame;
+  const p = (i: number) => g.points[i]!;
+  const up = (q: Point, dv: number): Point => [q[0] + dv * v[0] * d, q[1] + dv * v[1] * d];
+  const path = (points: Point[]) =>
+    `M${points.map(([x, y]) => `${x.toFixed(1)} ${y.toFixed(1)}`).join(' L')} Z`;
+  const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, k) => p(a + k));
+  // The jaw, then back over the forehead: the brows raised by 0.9 eye distances, from the left to the right.
+  const outline = [
+    ...range(0, 16),
+    up(p(16), -0.55),
+    ...range(17, 26)
+      .reverse()
+      .map((q) => up(q, -0.9)),
+    up(p(0), -0.55),
+  ];
+  const widen = (0.12 * d).toFixed(1);
+  const holes = [range(36, 41), range(42, 47), range(17, 21), range(22, 26), range(48, 59)]
+    .map(
+      (points) =>
+        `<path d="${path(points)}" fill="black" stroke="black" stroke-width="${widen}" stroke-linejoin="round"/>`,
+    )
+    .join('');
+  const svg = `<svg width="${g.width}" height="${g.height}" xmlns="http://www.w3.org/2000/svg"><defs>
+<filter id="edge" filterUnits="userSpaceOnUse" x="0" y="0" width="${g.width}" height="${g.height}"><feGaussianBlur stdDeviation="${0.03 * d}"/></filter></defs>
+<rect width="${g.width}" height="${g.height}" fill="black"/><g filter="url(#edge)"><path d="${path(outline)}" fill="white"/>${holes}</g></svg>`;
+  const { data } = await sharp(Buffer.from(svg))
+    .extractChannel(0)
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return new Uint8Array(data.buffer, data.byteOffset, data.length);
+}
+
+/** The skin's median linear luminance, over the cheeks, forehead and nose rectangles. */
+function skinMedian(g: FaceGeometry, lum: Float64Array): number {
+  const values: number[] = [];
+  for (const region of ['right_cheek', 'left_cheek', 'forehead', 'nose'] as const) {
+    const [a, b, , c] = regionCorners(g.regions[region], g.frame);
+    for (let i = 0; i <= 20; i++) {
+      for (let j = 0; j <= 20; j++) {
+        const x = Math.round(a![0] + ((b![0] - a![0]) * i) / 20 + ((c![0] - a![0]) * j) / 20);
+        const y = Math.round(a![1] + ((b![1] - a![1]) * i) / 20 + ((c![1] - a![1]) * j) / 20);
+        if (x >= 0 && y >= 0 && x < g.width && y < g.height) values.push(lum[y * g.width + x]!);
+      }
+    }
+  }
+  values.sort((x, y) => x - y);
+  return values[values.length >> 1] ?? 0;
+}
+
+/** How much of each pixel is skin, 0..1 (the outline times the colour test). */
+export async function skinWeights(photo: Buffer, g: FaceGeometry): Promise<Float64Array> {
+  const { data } = await sharp(photo).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const n = g.width * g.height;
+  const lum = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    lum[k] =
+      0.2126 * LINEAR[data[3 * k]!]! +
+      0.7152 * LINEAR[data[3 * k + 1]!]! +
+      0.0722 * LINEAR[data[3 * k + 2]!]!;
+  }
+  const median = skinMedian(g, lum);
+  const outline = await outlineMask(g);
+  const weights = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    const colour = Math.min(1, Math.max(0, (lum[k]! / median - NOT_SKIN) / (SKIN - NOT_SKIN)));
+    weights[k] = (outline[k]! / 255) * colour;
+  }
+  return weights;
+}
+
+/** The photo with its skin's linear light scaled by `factor` (0.25: a much darker skin). */
+export async function skinTone(photo: Buffer, g: FaceGeometry, factor: number): Promise<Buffer> {
+  const weights = await skinWeights(photo, g);
+  const { data, info } = await sharp(photo).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const out = Buffer.alloc(data.length);
+  for (let k = 0; k < weights.length; k++) {
+    const scale = 1 + (factor - 1) * weights[k]!;
+    for (let c = 0; c < 3; c++) out[3 * k + c] = toSrgb(LINEAR[data[3 * k + c]!]! * scale);
+  }
+  return sharp(out, { raw: { width: info.width, height: info.height, channels: 3 } })
+    .jpeg({ quality: 95 })
+    .toBuffer();
+}
