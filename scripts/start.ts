@@ -1,7 +1,7 @@
 /**
  * `npm start`: the whole service on one machine. Starts an embedded PostgreSQL under .data/ when
- * DATABASE_URL is unset, then inference, core (which migrates) and the façade as separate processes, prefixes their
- * logs, prints the base URL, and on Ctrl-C (or when any process dies) stops everything, PostgreSQL last.
+ * DATABASE_URL is unset, then inference, core (which migrates and loads the catalog once it listens: the
+ * façade starts once core is ready) and the façade as separate processes, prefixes their logs, prints the base URL, and on Ctrl-C (or when any process dies) stops everything, PostgreSQL last.
  * Each process gets only the variables the chart would give it (services/shared/process-env.ts): the shared
  * configuration and its own secrets, so inference holds none and the façade never the token pepper.
  */
@@ -14,6 +14,7 @@ import { loadOrExit } from '../services/shared/env-reader.ts';
 import { type ProcessRole, processEnv } from '../services/shared/process-env.ts';
 import { EMBEDDED_PG_PORT } from './cli-database.ts';
 import { freePort, waitForPort } from './port.ts';
+import { waitForReady } from './ready.ts';
 
 const config = loadOrExit('start', () => loadFacadeConfig());
 for (const warning of config.warnings) say('start', `WARNING: ${warning}`);
@@ -117,6 +118,8 @@ if (config.oauth.upstreams.length === 0) {
 }
 await started('infer', 'services/inference/main.ts', 'inference', config.inferencePort);
 await started('core', 'services/core/main.ts', 'core', config.corePort);
+// Core listens at once, then migrates and loads the catalog: the façade starts once core is ready.
+await coreReady(config.corePort);
 await started('facade', 'facade/main.ts', 'facade', config.facadePort);
 say('start', `skinmatch is up: MCP at ${config.publicBaseUrl}/mcp, health at ${config.publicBaseUrl}/health`);
 say('start', `signed-in MCP at ${config.publicBaseUrl}/mcp/account (OAuth 2.1, sign in through the browser)`);
@@ -134,6 +137,14 @@ async function started(
     say('start', `${name}: nothing listens on port ${port} after 60 s`);
     await stop(1);
   }
+}
+
+/** Resolves once core's `readiness` check answers SERVING (its migrations and first catalog load ended). */
+async function coreReady(port: number): Promise<void> {
+  if (await waitForReady(port, 60_000, () => stopping)) return;
+  if (stopping) return;
+  say('start', 'core is not ready after 60 s (its migrations, or a large catalog, still loading): waiting');
+  await waitForReady(port, Number.POSITIVE_INFINITY, () => stopping);
 }
 
 function say(name: string, line: string): void {

@@ -3,6 +3,7 @@
  * server reflection. Only core talks to PostgreSQL.
  */
 
+import type { Interceptor } from '@connectrpc/connect';
 import { Health } from '../../gen/grpc/health/v1/health_pb.ts';
 import { ServerReflection } from '../../gen/grpc/reflection/v1/reflection_pb.ts';
 import { AccountService } from '../../gen/skinmatch/v1/account_pb.ts';
@@ -25,6 +26,7 @@ import type { AnalysisRetry } from '../scan/analysis-retry.ts';
 import type { Analyzer } from '../scan/analyzer.ts';
 import { ScanServiceImpl } from '../scan/scan-service.ts';
 import { prepareQueue, startScanWorker } from '../scan/scan-worker.ts';
+import { serviceError } from '../shared/errors.ts';
 import { HealthService } from '../shared/health.ts';
 import type { Logger } from '../shared/logger.ts';
 import { analysisOldestJobAge, analysisQueueDepth, recordAdmissions } from '../shared/metrics.ts';
@@ -74,6 +76,13 @@ export interface CoreOptions {
   readonly shutdownGraceMs?: number;
   /** Streams, watches, request and connection bounds of the server (GRPC_* configuration). */
   readonly limits?: ServerLimits;
+  /**
+   * Run once core listens, before it takes work (main.ts: the migrations and the demo catalog); meanwhile
+   * `readiness` answers NOT_SERVING and every other call `unavailable`. Its failure fails the start.
+   */
+  readonly prepare?: () => Promise<void>;
+  /** Called once core listens, before `prepare`. */
+  readonly listening?: (port: number) => void;
 }
 
 /** Room in a request for what surrounds the photo in UploadPhoto (run id, browser secret, framing). */
@@ -93,28 +102,16 @@ export interface RunningCore extends RunningServer {
 }
 
 /**
- * Starts core and resolves once it listens. The catalog's first load runs behind it (seconds for 40 000
- * products, minutes for millions): meanwhile core answers, its `readiness` check NOT_SERVING and the
- * catalog's calls `catalog_unavailable`, rather than refusing connections as a dead process does.
+ * Starts core and resolves once it has started: listening at once, then `options.prepare` (main.ts: the
+ * migrations, which may wait for a migration Job's lock), the queue and the worker. Until then core answers
+ * its health checks (`readiness` NOT_SERVING) and every other call `unavailable`, rather than refusing
+ * connections as a dead process does. The catalog's first load runs behind it (seconds for 40 000
+ * products, minutes for millions): meanwhile `readiness` stays NOT_SERVING and the catalog's calls answer
+ * `catalog_unavailable`.
  */
 export async function startCore(options: CoreOptions): Promise<RunningCore> {
   const { orm, logger } = options;
   const notifications = new Notifications(options.databaseUrl, ['scan_changed', 'catalog_changed'], logger);
-  await notifications.start();
-  await prepareQueue(options.databaseUrl, logger);
-  const worker = await startScanWorker({
-    orm,
-    databaseUrl: options.databaseUrl,
-    analyzer: options.analyzer,
-    notifications,
-    logger,
-    purge: {
-      now: options.now ?? (() => new Date()),
-      abandonedAfterMs: options.abandonedAfterMs ?? DEFAULT_ABANDONED_AFTER_MS,
-    },
-    handBackAfterMs: options.shutdownGraceMs,
-    retry: options.analysisRetry,
-  });
   const catalog = new LiveCatalog(orm, logger, options.catalogCheckMs);
   const sql = await plainSql(orm);
   // A call abandoned (deadline, cancel) before it has a connection does no database work.
@@ -138,15 +135,15 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     notifications,
     stopping: stopping.signal,
   });
-  const purge = setInterval(() => {
+  let purge: NodeJS.Timeout | undefined;
+  const purgeState = () => {
     purgeExpiredState(orm.em.fork()).catch((err: Error) =>
       logger.warn({ err: err.message }, 'purging expired OAuth state failed'),
     );
     purgeUsedChallenges(sql).catch((err: Error) =>
       logger.warn({ err: err.message }, 'purging used challenge solutions failed'),
     );
-  }, STATE_PURGE_INTERVAL_MS);
-  purge.unref();
+  };
   const governor = options.admissions
     ? new AdmissionsGovernor({
         orm,
@@ -160,10 +157,10 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
         },
       })
     : undefined;
-  governor?.start();
   const limits = options.limits ?? DEFAULT_SERVER_LIMITS;
   // Shared by every caller (health.ts): no one call's deadline fails it for the others.
-  const ready = () => !options.readiness?.draining && catalog.state !== 'loading';
+  let started = false;
+  const ready = () => started && !options.readiness?.draining && catalog.state !== 'loading';
   const serving = () => outsideCalls(async () => !options.readiness?.draining && (await orm.isConnected()));
   const server = await startServer({
     port: options.port,
@@ -171,6 +168,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     logger,
     limits,
     interceptors: [
+      refuseUntil(() => started, [Health.typeName, ServerReflection.typeName]),
       callScope(),
       capOpenCalls(limits.maxWatches, [ScanService.method.watchScan, IntakeService.method.watchIntake]),
     ],
@@ -203,7 +201,36 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
       router.service(ServerReflection, new ReflectionService([...services, Health, ServerReflection]));
     },
   });
-  // Listening already: probes and callers learn that the catalog is loading instead of being refused.
+  let worker: Awaited<ReturnType<typeof startScanWorker>>;
+  try {
+    // Listening already: probes and callers learn that core is starting instead of being refused.
+    options.listening?.(server.port);
+    await options.prepare?.();
+    await notifications.start();
+    await prepareQueue(options.databaseUrl, logger);
+    worker = await startScanWorker({
+      orm,
+      databaseUrl: options.databaseUrl,
+      analyzer: options.analyzer,
+      notifications,
+      logger,
+      purge: {
+        now: options.now ?? (() => new Date()),
+        abandonedAfterMs: options.abandonedAfterMs ?? DEFAULT_ABANDONED_AFTER_MS,
+      },
+      handBackAfterMs: options.shutdownGraceMs,
+      retry: options.analysisRetry,
+    });
+  } catch (err) {
+    stopping.abort();
+    await server.close(0);
+    await notifications.close();
+    throw err;
+  }
+  purge = setInterval(purgeState, STATE_PURGE_INTERVAL_MS);
+  purge.unref();
+  governor?.start();
+  started = true;
   const catalogLoaded = catalog.start(notifications);
   return {
     port: server.port,
@@ -217,5 +244,19 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
       catalog.stop();
       await notifications.close();
     },
+  };
+}
+
+/**
+ * Answers every call but those of `open` services `unavailable` until `started()`: a core still starting
+ * (its migrations may wait minutes for a migration Job's lock) has no queue nor worker to serve them with.
+ */
+function refuseUntil(started: () => boolean, open: readonly string[]): Interceptor {
+  return (next) => async (req) => {
+    if (started() || open.includes(req.method.parent.typeName)) return next(req);
+    throw serviceError(
+      'unavailable',
+      'Core is starting (its database migrations have not ended); try again shortly.',
+    );
   };
 }

@@ -1,5 +1,5 @@
 /**
- * The core process: opens the database, applies migrations and serves the business services.
+ * The core process: opens the database, listens, applies migrations and serves the business services.
  * Started by `npm start`'s supervisor, or on its own with DATABASE_URL set.
  */
 
@@ -33,21 +33,28 @@ if (!config.databaseUrl) {
   logger.fatal('DATABASE_URL is required (npm start provides one on an embedded PostgreSQL)');
   process.exit(1);
 }
+const databaseUrl = config.databaseUrl;
 const readiness = new Readiness();
-// Migrations (and the demo catalog) on connections without the serving timeouts: a migration may run long.
-const setup = await openDatabase(config.databaseUrl);
-try {
-  await migrate(setup);
-  if (config.loadSampleCatalog) {
-    const demo = await loadDemoCatalog(setup.em.fork());
-    if (demo.skipped === null)
-      logger.info({ products: demo.loaded }, 'catalog was empty: loaded the demo catalog');
-    else logger.info({ reason: demo.skipped }, 'demo catalog not loaded');
-  }
-} finally {
-  await setup.close();
-}
 const orm = await openDatabase(config.databaseUrl, { serving: true });
+/**
+ * Migrations (and the demo catalog) once core listens — a migration may run long, or wait for the chart's
+ * migration Job to release the lock: meanwhile core answers its probes, `readiness` NOT_SERVING — on
+ * connections without the serving timeouts.
+ */
+async function prepare(): Promise<void> {
+  const setup = await openDatabase(databaseUrl);
+  try {
+    await migrate(setup, logger);
+    if (config.loadSampleCatalog) {
+      const demo = await loadDemoCatalog(setup.em.fork());
+      if (demo.skipped === null)
+        logger.info({ products: demo.loaded }, 'catalog was empty: loaded the demo catalog');
+      else logger.info({ reason: demo.skipped }, 'demo catalog not loaded');
+    }
+  } finally {
+    await setup.close();
+  }
+}
 const inference = createConnectTransport({
   baseUrl: config.inferenceUrl,
   httpVersion: '2',
@@ -77,12 +84,14 @@ const core = await startCore({
   shutdownGraceMs: shutdownGraceMs(config),
   limits: config.serverLimits,
   analyzer: new InferenceAnalyzer(inference, config.inferenceTimeoutMs),
+  listening: (port) =>
+    logger.info(
+      { host: config.coreHost, port },
+      'core listening (Connect, gRPC, gRPC-Web on h2c and HTTP/1.1)',
+    ),
+  prepare,
 });
 const stopInferenceWatch = watchInference({ transport: inference, logger, readiness });
-logger.info(
-  { host: config.coreHost, port: core.port },
-  'core listening (Connect, gRPC, gRPC-Web on h2c and HTTP/1.1)',
-);
 const metrics = await startMetricsServer({
   process: 'core',
   port: config.metricsPorts.core,

@@ -26,7 +26,7 @@ const logger = createLogger('migrate');
 guardStartup(logger, databaseUrl);
 const orm = await openDatabase(databaseUrl);
 try {
-  const applied = await migrate(orm);
+  const applied = await migrate(orm, logger);
   await prepareQueue(databaseUrl, logger);
   logger.info({ applied }, applied.length ? 'migrations applied' : 'schema already up to date');
 } finally {

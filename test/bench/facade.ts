@@ -18,6 +18,7 @@ import { createConnectTransport } from '@connectrpc/connect-node';
 import pg from 'pg';
 import { ScanService } from '../../gen/skinmatch/v1/scan_pb.ts';
 import { freePort, waitForPort } from '../../scripts/port.ts';
+import { waitForReady } from '../../scripts/ready.ts';
 import { createTestDatabase, stopTestDatabaseServer } from '../support/database.ts';
 import { JSON_RPC_HEADERS } from '../support/mcp.ts';
 import { type LoadResult, load, row } from './load.ts';
@@ -50,7 +51,8 @@ const start = (script: string, name = '') => {
 
 try {
   const core = start('services/core/main.ts', 'core');
-  if (!(await waitForPort(CORE_PORT))) throw new Error('core did not start');
+  // Ready, not only listening: core migrates and loads the catalog once it listens.
+  if (!(await waitForReady(CORE_PORT))) throw new Error('core did not start');
   const facadeProcess = start('facade/main.ts', 'facade');
   if (!(await waitForPort(FACADE_PORT))) throw new Error('the façade did not start');
   const bare = start('test/bench/bare-koa.ts');

@@ -18,7 +18,8 @@ import { createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { MatchService } from '../../gen/skinmatch/v1/match_pb.ts';
 import { ScanService } from '../../gen/skinmatch/v1/scan_pb.ts';
-import { freePort, waitForPort } from '../../scripts/port.ts';
+import { freePort } from '../../scripts/port.ts';
+import { waitForReady } from '../../scripts/ready.ts';
 import { CatalogIndex } from '../../services/catalog/catalog-index.ts';
 import { upsertProducts } from '../../services/catalog/catalog-store.ts';
 import type { DerivedProduct } from '../../services/catalog/derive.ts';
@@ -69,7 +70,8 @@ try {
   const floorPort = await new Promise<number>((resolve) =>
     floor.once('message', (m: any) => resolve(m.port)),
   );
-  if (!(await waitForPort(corePort, 120_000))) throw new Error('core did not start');
+  // Ready, not only listening: core loads the catalog once it listens.
+  if (!(await waitForReady(corePort, 120_000))) throw new Error('core did not start');
   console.log(`core and the floor loaded the catalog in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   const connectTo = (port: number) =>
     createConnectTransport({ baseUrl: `http://127.0.0.1:${port}`, httpVersion: '2', useBinaryFormat: true });

@@ -60,7 +60,7 @@ describe('core’s first catalog load, through real core and façade processes',
     await lock.query('begin');
     await lock.query('lock table products in access exclusive mode');
     // Resolves once core listens: before, not until the load had ended (startProcess gives up after 60 s).
-    const core = await startProcess('core', env);
+    const core = await startProcess('core', env, undefined, { ready: false });
     running.add(core);
     const health = createClient(Health, createConnectTransport({ baseUrl: core.url, httpVersion: '2' }));
     const coreSays = async (service: string) => (await health.check({ service }, { timeoutMs: 3000 })).status;
@@ -73,10 +73,16 @@ describe('core’s first catalog load, through real core and façade processes',
 
     assert.equal(await coreSays('readiness'), Status.NOT_SERVING);
     assert.equal(await coreSays(''), Status.SERVING, 'the database answers: the startup probe passes');
-    const refused = await getProduct().then(
-      () => assert.fail('served a product before the catalog was loaded'),
-      (err: unknown) => ConnectError.from(err),
-    );
+    const refusal = () =>
+      getProduct().then(
+        () => assert.fail('served a product before the catalog was loaded'),
+        (err: unknown) => ConnectError.from(err),
+      );
+    // Every call is `unavailable` until core's migrations have ended (test/core/migration-lock.test.ts).
+    const refused: ConnectError = await until('core past its migrations', async () => {
+      const err = await refusal();
+      return err.findDetails(ErrorInfoSchema)[0]?.reason === 'unavailable' ? undefined : err;
+    }).then((err) => err!);
     assert.equal(refused.code, Code.Unavailable);
     assert.equal(refused.findDetails(ErrorInfoSchema)[0]?.reason, 'catalog_unavailable');
 

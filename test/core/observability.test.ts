@@ -19,6 +19,7 @@ import { createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { IntakeService } from '../../gen/skinmatch/v1/intake_pb.ts';
 import { freePort, waitForPort } from '../../scripts/port.ts';
+import { waitForReady } from '../../scripts/ready.ts';
 import { openDatabase } from '../../services/core/db/orm.ts';
 import { CONSENT_VERSION } from '../../services/intake/consent.ts';
 import { setAdmissions } from '../../services/scan/admissions.ts';
@@ -164,6 +165,9 @@ describe('metrics and traces of the real processes under a small load', function
       child.stderr!.pipe(log);
       children.set(role, child);
       assert.ok(await waitForPort(ports[role], 60_000, () => child.exitCode !== null), `${role} listens`);
+      // Core listens, then migrates and loads the catalog: ready before the façade sends it work.
+      if (role === 'core')
+        assert.ok(await waitForReady(ports.core, 60_000, () => child.exitCode !== null), 'core is ready');
       assert.ok(await waitForPort(metricsPorts[role], 10_000), `${role}'s metrics port listens`);
     }
     base = `http://127.0.0.1:${ports.facade}`;

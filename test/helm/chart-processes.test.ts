@@ -14,6 +14,7 @@ import { createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { Health, HealthCheckResponse_ServingStatus } from '../../gen/grpc/health/v1/health_pb.ts';
 import { freePort, waitForPort } from '../../scripts/port.ts';
+import { waitForReady } from '../../scripts/ready.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { find, type Manifest, render } from '../support/helm.ts';
 
@@ -151,6 +152,9 @@ describe('the chart’s processes, started with the environment it gives them', 
     for (const role of ['inference', 'core', 'facade'] as const) {
       const child = start(role);
       assert.ok(await waitForPort(ports[role], 60_000, () => child.exitCode !== null), `${role} listens`);
+      // Core listens, then migrates and loads the catalog: its readinessProbe passes once both have ended.
+      if (role === 'core')
+        assert.ok(await waitForReady(ports.core, 60_000, () => child.exitCode !== null), 'core is ready');
     }
     for (const role of ['inference', 'core'] as const) {
       // The overall status, and each gRPC probe the pod declares (its `service`: readiness, liveness).

@@ -9,6 +9,7 @@ import { createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { Health, type HealthCheckResponse_ServingStatus } from '../../gen/grpc/health/v1/health_pb.ts';
 import { freePort, waitForPort } from '../../scripts/port.ts';
+import { waitForReady } from '../../scripts/ready.ts';
 
 export type Role = 'facade' | 'core' | 'inference' | 'migrate';
 
@@ -35,11 +36,24 @@ const PORT_VARIABLE: Record<Role, string | undefined> = {
   migrate: undefined,
 };
 
-/** Starts a role and waits until it listens (migrate: until it has run); on a free port unless given one. */
+export interface StartOptions {
+  /**
+   * Core: whether to wait, once it listens, until its `readiness` check answers SERVING (its migrations and
+   * first catalog load have ended), as the chart's readinessProbe does before sending it work. True unless a
+   * test wants core while it is still starting.
+   */
+  readonly ready?: boolean;
+}
+
+/**
+ * Starts a role and waits until it listens — core also until it is ready (`options.ready`) — or, migrate,
+ * until it has run; on a free port unless given one.
+ */
 export async function startProcess(
   role: Role,
   env: NodeJS.ProcessEnv,
   port?: number,
+  options: StartOptions = {},
 ): Promise<RunningProcess> {
   port ??= await freePort();
   const variable = PORT_VARIABLE[role];
@@ -90,6 +104,10 @@ export async function startProcess(
   }
   const ended = () => child.exitCode !== null || child.signalCode !== null;
   if (!(await waitForPort(port, 60_000, ended))) throw new Error(`${role} did not start: ${text}`);
+  // Listening is not serving: core answers `unavailable` until its migrations have ended and the catalog's
+  // calls `catalog_unavailable` until its first load has.
+  if (role === 'core' && options.ready !== false && !(await waitForReady(port, 60_000, ended)))
+    throw new Error(`core did not become ready: ${text}`);
   return running;
 }
 

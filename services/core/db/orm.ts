@@ -7,6 +7,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { ProductSchema } from '../../catalog/product-entity.ts';
+import type { Logger } from '../../shared/logger.ts';
 import { ScansMigration } from './migrations/0001-scans.ts';
 import { CatalogMigration } from './migrations/0002-catalog.ts';
 import { PhotosMigration } from './migrations/0003-photos.ts';
@@ -96,20 +97,26 @@ export async function openDatabase(databaseUrl: string, options: DatabaseOptions
  * would otherwise all create the same tables, and all but one fail (`UniqueConstraintViolationException ...
  * (typname, typnamespace)=(scans, 2200)`).
  */
-const MIGRATION_LOCK = [0x5c1c, 0] as const;
+export const MIGRATION_LOCK = [0x5c1c, 0] as const;
 
 /**
  * Applies pending migrations, each in its own transaction, and answers their names; never
  * `schema.update()`. Run by the migrate role (the Helm migration Job) and by core at start. One process at
  * a time: the others wait for the lock, then find nothing left to apply.
  */
-export async function migrate(orm: Orm): Promise<string[]> {
+export async function migrate(orm: Orm, logger?: Logger): Promise<string[]> {
   // Its own connection, not one of the pool's: the lock must outlive every migration's transaction.
   const lock = new pg.Client({ connectionString: orm.config.get('clientUrl'), ...CONNECTION });
   lock.on('error', () => {}); // a lost connection fails the query under way, which is thrown
   await lock.connect();
   try {
-    await lock.query('select pg_advisory_lock($1, $2)', [...MIGRATION_LOCK]);
+    const free = await lock.query<{ locked: boolean }>('select pg_try_advisory_lock($1, $2) as locked', [
+      ...MIGRATION_LOCK,
+    ]);
+    if (!free.rows[0]?.locked) {
+      logger?.info('another process holds the migration lock (a migration Job, a replica): waiting for it');
+      await lock.query('select pg_advisory_lock($1, $2)', [...MIGRATION_LOCK]);
+    }
     const applied = await orm.migrator.up();
     await lock.query('select pg_advisory_unlock($1, $2)', [...MIGRATION_LOCK]);
     return applied.map((migration) => migration.name);

@@ -1,0 +1,96 @@
+/**
+ * Core answers while its migrations wait, through a real core process. Core ran its migrations before it
+ * opened its port: while the chart's migration Job held the migration lock (a long migration), or another
+ * replica did, core refused every connection as a dead process does, and the chart's startup probe counted
+ * failures until the pod was restarted — into the same wait. Now it listens at once: grpc.health.v1's
+ * `readiness` check NOT_SERVING while the overall status SERVING (the database answers: the startupProbe),
+ * every call but health `unavailable`; ready once the migrations and the first catalog load have ended.
+ *
+ * The test holds the migrations' advisory lock (orm.ts MIGRATION_LOCK) as a migration Job does while it runs.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Code, ConnectError, createClient } from '@connectrpc/connect';
+import { createConnectTransport } from '@connectrpc/connect-node';
+import pg from 'pg';
+import { ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.ts';
+import { Health, HealthCheckResponse_ServingStatus as Status } from '../../gen/grpc/health/v1/health_pb.ts';
+import { CatalogService } from '../../gen/skinmatch/v1/catalog_pb.ts';
+import { ScanService } from '../../gen/skinmatch/v1/scan_pb.ts';
+import { upsertProducts } from '../../services/catalog/catalog-store.ts';
+import { MIGRATION_LOCK, openDatabase } from '../../services/core/db/orm.ts';
+import { createTestDatabase } from '../support/database.ts';
+import { TEST_CATALOG } from '../support/fixtures.ts';
+import { type RunningProcess, startProcess, stopAll, until } from '../support/processes.ts';
+
+describe('core while another process holds the migration lock, through a real core process', function () {
+  this.timeout(180_000);
+  const running = new Set<RunningProcess>();
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  let lock: pg.Client;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'skinmatch-migration-lock-'));
+    const db = await createTestDatabase();
+    env = {
+      DATA_DIR: dir,
+      DATABASE_URL: db.url,
+      TOKEN_PEPPER: randomBytes(32).toString('hex'),
+      ALTCHA_HMAC_KEY: randomBytes(32).toString('hex'),
+    };
+    running.add(await startProcess('migrate', env));
+    const orm = await openDatabase(db.url);
+    await upsertProducts(orm.em.fork(), TEST_CATALOG);
+    await orm.close();
+    lock = new pg.Client({ connectionString: db.url });
+    await lock.connect();
+  });
+  after(async () => {
+    await lock?.end();
+    await stopAll(running);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers not ready and unavailable while the migrations wait, ready once they and the load have ended', async () => {
+    await lock.query('select pg_advisory_lock($1, $2)', [...MIGRATION_LOCK]);
+    // Resolves once core listens: before, never while the lock was held (startProcess gives up after 60 s).
+    const core = await startProcess('core', env, undefined, { ready: false });
+    running.add(core);
+    const transport = createConnectTransport({ baseUrl: core.url, httpVersion: '2' });
+    const health = createClient(Health, transport);
+    const coreSays = async (service: string) => (await health.check({ service }, { timeoutMs: 3000 })).status;
+    const productId = TEST_CATALOG[0]!.product_id;
+    const getProduct = () =>
+      createClient(CatalogService, transport).getProduct({ productId }, { timeoutMs: 3000 });
+    const startScan = () =>
+      createClient(ScanService, transport).startScan({ source: 'web' }, { timeoutMs: 3000 });
+    const refusal = (call: () => Promise<unknown>) =>
+      call().then(
+        () => assert.fail('answered before the migrations had ended'),
+        (err: unknown) => ConnectError.from(err),
+      );
+
+    await until('core waiting for the migration lock', () => core.logged(/migration lock/).length > 0);
+    assert.equal(await coreSays('readiness'), Status.NOT_SERVING);
+    assert.equal(await coreSays(''), Status.SERVING, 'the database answers: the startup probe passes');
+    for (const call of [getProduct, startScan]) {
+      const refused = await refusal(call);
+      assert.equal(refused.code, Code.Unavailable);
+      assert.equal(refused.findDetails(ErrorInfoSchema)[0]?.reason, 'unavailable');
+    }
+    // Still waiting all along: nothing above was answered by a started core.
+    assert.equal(await coreSays('readiness'), Status.NOT_SERVING);
+    assert.deepEqual(core.logged(/^catalog loaded$/), []);
+    assert.equal(core.logged(/^core listening/).length, 1);
+
+    await lock.query('select pg_advisory_unlock($1, $2)', [...MIGRATION_LOCK]);
+    await until('core ready', async () => (await coreSays('readiness')) === Status.SERVING);
+    assert.equal(core.logged(/^catalog loaded$/)[0]?.products, TEST_CATALOG.length);
+    assert.equal((await getProduct()).product?.productId, productId);
+    assert.ok((await startScan()).runId);
+  });
+});
