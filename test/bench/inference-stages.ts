@@ -6,10 +6,11 @@
  */
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
-import { normaliseColour } from '../../services/inference/colour-constancy.ts';
+import { clipLevels, colourGains, normaliseColour } from '../../services/inference/colour-constancy.ts';
 import { decodeImage, type RgbImage } from '../../services/inference/decode.ts';
 import type { Face } from '../../services/inference/face.ts';
 import { FaceDetector } from '../../services/inference/face-detector.ts';
+import { removeFrames } from '../../services/inference/frames.ts';
 import { FaceLandmarker, type Landmarks } from '../../services/inference/landmarks.ts';
 import { Measurer } from '../../services/inference/measurer.ts';
 import { judgeQuality, mainFace } from '../../services/inference/quality.ts';
@@ -32,6 +33,7 @@ type Stage =
   | 'orientation'
   | 'quality'
   | 'regions'
+  | 'frames'
   | 'colour'
   | 'measure'
   | 'score';
@@ -42,6 +44,7 @@ const STAGES: readonly Stage[] = [
   'orientation',
   'quality',
   'regions',
+  'frames',
   'colour',
   'measure',
   'score',
@@ -64,8 +67,12 @@ async function analyse(photo: Buffer, cpu: Map<Stage, number[]>, wall: Map<Stage
   const upsideDown = await timed('orientation', () => detector.upsideDown(image, main));
   await timed('quality', () => judgeQuality(image, { detections: faces, landmarks, upsideDown }));
   const patches = await timed('regions', () => regionPatches(image, landmarks));
-  const normalised = await timed('colour', () => normaliseColour(patches, patches));
-  const features = await timed('measure', () => measurer.measure(normalised, poreFloor));
+  await timed('frames', () => removeFrames(patches, landmarks));
+  const { normalised, gains } = await timed('colour', () => {
+    const { gains, underEye } = colourGains(patches);
+    return { normalised: normaliseColour(patches, patches, gains, underEye), gains };
+  });
+  const features = await timed('measure', () => measurer.measure(normalised, poreFloor, clipLevels(gains)));
   return timed('score', () => scoreFeatures(features));
 }
 
