@@ -106,13 +106,14 @@ export function regionLayout(points: Landmarks): Record<Region, RegionRect> {
     left_under_eye: { centre: shift(meanOf(points, [46, 47]), 0, 0.2), w: 0.34, h: 0.1 },
     right_crows_feet: { centre: shift(p(36), -0.17, 0.02), w: 0.2, h: 0.24 },
     left_crows_feet: { centre: shift(p(45), 0.17, 0.02), w: 0.2, h: 0.24 },
-    // The middle of the face, from the brows to the nose's base and half the face's width (about an eye
-    // distance: brows, the eyes' inner halves, nose): its features and their contrast (dullness). Not down to
-    // the chin, where a beard or a moustache read as contrast (up to 42 points), nor across the cheeks, whose
-    // relief then weighed more (texture edit → dullness 7): docs/inference.md, "Beards".
+    // The middle of the face, from the brows to the nose's base and 0.4 of the face's width (brows, the eyes'
+    // inner corners, nose): its skin's contrast (dullness). Not down to the chin, where a beard or a moustache
+    // read as contrast (up to 42 points), nor across the cheeks, whose relief then weighs more (texture edit
+    // → dullness 7; 6 at half the face's width once dullness reads the skin only, skin-measures-29.0.0):
+    // docs/inference.md, "Beards" and "Skin tone alone".
     face: {
       centre: meanOf([brows, p(33)], [0, 1]),
-      w: (0.5 * distance(p(0), p(16))) / d,
+      w: (0.4 * distance(p(0), p(16))) / d,
       h: distance(brows, p(33)) / d,
     },
     right_cheek_relief: rightCheek,

@@ -53,10 +53,12 @@ export const RAW_MEASURES: Readonly<Record<Measure, (read: Read) => number>> = {
   /** Share of pixels far lighter than their own patch's median L* (shine, counted by degree) on forehead and nose. */
   oiliness: (read) => read(['forehead', 'nose'], 'specular_frac'),
   /**
-   * Flatness of the middle of the face (brows to the nose's base, where no beard grows) in light and
-   * colour: minus the standard deviation of its L* (luminance contrast) and CHROMA_WEIGHT times the
+   * Flatness of the middle of the face's skin (brows to the nose's base, where no beard grows) in light
+   * and colour: minus the standard deviation of its L* (luminance contrast) and CHROMA_WEIGHT times the
    * spread of its colour (chroma_spread: how far its pixels' R/G and B/G vary, which white balance and
-   * exposure do not change and a less saturated photo lowers).
+   * exposure do not change and a less saturated photo lowers); both over its skin only, brows, lashes,
+   * pupils, nostrils and the eyes' whites left out by their lightness against the skin's, so that a darker
+   * skin does not read duller (skin-measures-29.0.0; docs/inference.md, "Skin tone alone").
    */
   dullness: (read) => -(read(['face'], 'l_contrast') + CHROMA_WEIGHT * read(['face'], 'chroma_spread')),
 };
@@ -67,9 +69,11 @@ export const RAW_MEASURES: Readonly<Record<Measure, (read: Read) => number>> = {
  * saturation loses at least 10 points of dullness on every controlled-edit face; each larger weight
  * tells people apart less well (repeatability ratio 0.83 at 0.25, 0.93 at 0.5, 1.05 at 1). 0.3 since
  * dullness reads the middle of the face (skin-measures-27.0.0, "Beards"), which holds less colour: at 0.25
- * face c lost 9 points at 20 % saturation (ratio 0.95; 0.3: 0.96; 0.35: 0.97).
+ * face c lost 9 points at 20 % saturation (ratio 0.95; 0.3: 0.96; 0.35: 0.97). 0.2 since the spreads are
+ * the skin's only (skin-measures-29.0.0): the skin's colour spread is small, and a red patch painted on the
+ * cheeks' inner edge (the acne and redness edits) then moved dullness by 7 on face c at 0.3.
  */
-const CHROMA_WEIGHT = 0.3;
+const CHROMA_WEIGHT = 0.2;
 
 /**
  * The photo's contrast as the eyes show it, in L*: the light skin of the upper lids (70th percentile of the

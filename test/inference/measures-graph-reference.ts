@@ -298,9 +298,10 @@ export function referenceFeatures(
     line_energy: mean(lineMap),
     specular_frac: mean(levelShine),
     red_frac: share(A, (a) => a > 15),
+    // Skin only (addSkinWeight): linear luminance 0.5–2.2 of the median's, ramps of 0.2 inside each bound.
     l_contrast: weightedStd(
       blurred,
-      plane(blurred.width, blurred.height, () => 1),
+      plane(blurred.width, blurred.height, (x, y) => skinWeight(pixel(blurred, x, y), median)),
     ),
     erythema_skin: weightedMean(
       erythema,
@@ -319,6 +320,23 @@ export function referenceFeatures(
     // The eye's: the 70th percentile of the first 33 rows, the 2nd of the rows from the 16th on.
     l_light: [...L.data.slice(0, 33 * SIZE)].sort((a, b) => b - a)[Math.round(0.3 * 33 * SIZE) - 1]!,
     l_dark: [...L.data.slice(15 * SIZE)].sort((a, b) => a - b)[Math.round(0.02 * (SIZE - 15) * SIZE) - 1]!,
-    chroma_spread: Math.hypot(weightedStd(erythema, ones), weightedStd(blueIndex, ones)),
+    // Over the skin too, judged on L* at full size.
+    chroma_spread: Math.hypot(
+      weightedStd(
+        erythema,
+        plane(SIZE, SIZE, (x, y) => skinWeight(pixel(L, x, y), median)),
+      ),
+      weightedStd(
+        blueIndex,
+        plane(SIZE, SIZE, (x, y) => skinWeight(pixel(L, x, y), median)),
+      ),
+    ),
   };
+}
+
+/** A pixel's share of skin by its linear luminance against the patch median's (L* in, addSkinWeight). */
+function skinWeight(l: number, median: number): number {
+  const y = ((l + 16) / (median + 16)) ** 3;
+  const clip = (t: number) => Math.min(1, Math.max(0, t));
+  return clip((y - 0.5) / 0.2) * clip((2.2 - y) / 0.2);
 }

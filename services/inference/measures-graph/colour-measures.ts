@@ -12,7 +12,14 @@ import {
   THRESHOLDS,
 } from './features.ts';
 import { FLOAT, type GraphBuilder } from './graph-builder.ts';
-import { addKthLargest, addLessPlane, addMedian, addRows } from './patch-ops.ts';
+import {
+  addKthLargest,
+  addLessPlane,
+  addMedian,
+  addRows,
+  addSkinWeight,
+  addWeightedVariance,
+} from './patch-ops.ts';
 
 export type ColourFeatures = {
   l_mean: string;
@@ -192,7 +199,7 @@ export function addColourFeatures(
     'erythema_sum',
   );
   const skinErythema = g.node('Div', [skinSum, skinTotal], ['erythema_skin']);
-  const chromaSpread = addChromaSpread(g);
+  const chromaSpread = addChromaSpread(g, l, lMedian);
   const features = {
     l_mean: g.mean(l, 'l_mean'),
     a_mean: g.mean(a, 'a_mean'),
@@ -342,7 +349,7 @@ function addErythema(g: GraphBuilder, linear: string): string {
  * and K alike on every pixel and leaves their spread as it was; a less saturated photo brings every
  * pixel's colour nearer grey, and the spread shrinks. Read after addErythema (its R, G and B planes).
  */
-function addChromaSpread(g: GraphBuilder): string {
+function addChromaSpread(g: GraphBuilder, l: string, lMedian: string): string {
   const floor = g.scalar('chroma_spread_floor', THRESHOLDS.erythemaFloor);
   const blueOverGreen = g.node(
     'Div',
@@ -357,10 +364,8 @@ function addChromaSpread(g: GraphBuilder): string {
     [g.node('Log', [blueOverGreen], ['log_blue_over_green']), g.scalar('blue_index_scale', 100 / Math.LN10)],
     ['blue_index'],
   );
-  const variance = (x: string, name: string) => {
-    const centred = g.node('Sub', [x, g.mean(x, `${name}_mean`)], [`${name}_centred`]);
-    return g.mean(g.node('Mul', [centred, centred], [`${name}_centred_squared`]), `${name}_variance`);
-  };
+  const skin = addSkinWeight(g, l, lMedian, 'chroma_spread_skin');
+  const variance = (x: string, name: string) => addWeightedVariance(g, x, skin, `${name}_variance`);
   return g.node(
     'Sqrt',
     [

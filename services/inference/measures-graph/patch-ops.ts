@@ -70,3 +70,53 @@ export function addKthLargest(g: GraphBuilder, input: string, k: number, output:
   const least = g.node('ReduceMin', [upper], [`${output}_least`], { axes: [1], keepdims: 1 });
   return g.node('Reshape', [least, g.ints(`${output}_shape`, [-1, 1, 1, 1])], [output]);
 }
+
+/**
+ * How much each pixel of `l` (L*) is the patch's skin, 0..1, by its linear luminance Y relative to the
+ * patch's median (`median`, L*): brows, lashes, pupils, nostrils (Y under SKIN_SHARE.darkFrom of the
+ * median) and the whites of the eyes (over SKIN_SHARE.lightTo) are not, with a ramp of SKIN_SHARE.ramp
+ * (a share of the median's Y) inside each bound. A ratio of linear luminance, so a darker skin at its own
+ * lightness is judged the same (docs/inference.md, "Skin tone alone").
+ */
+export function addSkinWeight(g: GraphBuilder, l: string, median: string, name: string): string {
+  const offset = g.scalar(`${name}_offset`, 16);
+  const ratio = g.node(
+    'Div',
+    [g.node('Add', [l, offset], [`${name}_l16`]), g.node('Add', [median, offset], [`${name}_median16`])],
+    [`${name}_cube_root_ratio`],
+  );
+  const y = g.node('Mul', [g.node('Mul', [ratio, ratio], [`${name}_ratio2`]), ratio], [`${name}_ratio`]);
+  const clip = (x: string, out: string) =>
+    g.node('Clip', [x, g.scalar(`${out}_lo`, 0), g.scalar(`${out}_hi`, 1)], [out]);
+  const ramp = g.scalar(`${name}_ramp`, 1 / SKIN_SHARE.ramp);
+  const above = clip(
+    g.node(
+      'Mul',
+      [g.node('Sub', [y, g.scalar(`${name}_dark_from`, SKIN_SHARE.darkFrom)], [`${name}_over_dark`]), ramp],
+      [`${name}_above_raw`],
+    ),
+    `${name}_above`,
+  );
+  const below = clip(
+    g.node(
+      'Mul',
+      [g.node('Sub', [g.scalar(`${name}_light_to`, SKIN_SHARE.lightTo), y], [`${name}_under_light`]), ramp],
+      [`${name}_below_raw`],
+    ),
+    `${name}_below`,
+  );
+  return g.node('Mul', [above, below], [name]);
+}
+
+/** Bounds of the skin in a patch, as shares of the median's linear luminance (addSkinWeight). */
+export const SKIN_SHARE = { darkFrom: 0.5, lightTo: 2.2, ramp: 0.2 } as const;
+
+/** Σw(x − x̄_w)² / Σw per image, x̄_w the weighted mean: [n, 1, h, w] → [n, 1, 1, 1]. */
+export function addWeightedVariance(g: GraphBuilder, x: string, w: string, name: string): string {
+  const mean = (input: string, out: string) => {
+    const total = g.node('Add', [g.mean(w, `${out}_w`), g.scalar(`${out}_eps`, 1e-6)], [`${out}_wt`]);
+    return g.node('Div', [g.mean(g.node('Mul', [input, w], [`${out}_xw`]), `${out}_xwm`), total], [out]);
+  };
+  const centred = g.node('Sub', [x, mean(x, `${name}_mean`)], [`${name}_centred`]);
+  return mean(g.node('Mul', [centred, centred], [`${name}_sq`]), name);
+}

@@ -9,6 +9,7 @@
 import { PATCH_SIZE, THRESHOLDS } from './features.ts';
 import { addClosing, addGaussianBlur, addNormalisedBlur, addSquareMax, weightedMean } from './filters.ts';
 import { FLOAT, type GraphBuilder } from './graph-builder.ts';
+import { addSkinWeight, addWeightedVariance } from './patch-ops.ts';
 
 export type TextureFeatures = {
   pit_depth: string;
@@ -128,9 +129,8 @@ export function addTextureFeatures(
 
 /** Luminance contrast: the standard deviation of every pixel of the 3×3-blurred L*, features and all. */
 function addContrast(g: GraphBuilder, blurred: string): string {
-  const centred = g.node('Sub', [blurred, g.mean(blurred, 'l_blurred_mean')], ['l_blurred_centred']);
-  const squared = g.node('Mul', [centred, centred], ['l_blurred_centred_squared']);
-  return g.node('Sqrt', [g.mean(squared, 'l_blurred_variance')], ['l_contrast']);
+  const skin = addSkinWeight(g, blurred, 'l_median', 'l_contrast_skin');
+  return g.node('Sqrt', [addWeightedVariance(g, blurred, skin, 'l_blurred_variance')], ['l_contrast']);
 }
 
 /**

@@ -3,8 +3,10 @@
  * eyes, brows, lips, nostrils, hair and background kept as they are — the same person's spots, lines, pores
  * and shine, at another skin tone. What is skin is decided twice, both from the face itself:
  * - where: inside the face's outline (jaw line, landmarks 0–16, closed over the forehead 0.9 eye distances
- *   above the brows), with the eyes (36–47), the brows (17–26) and the lips (48–59), each widened by 0.06 eye
- *   distances, cut out; the outline's edge blurred over 0.03 eye distances;
+ *   above the brows), with the eyes' openings (36–47) and the lips (48–59) cut out, and the brows (17–26) as a
+ *   line 0.04 eye distances thick (the colour test below takes the rest of a dark brow), with sharp edges (a wider or blurred hole leaves a ring of undarkened
+ *   skin around each feature, which reads as contrast no skin tone has); the outline blurred over 0.03 eye
+ *   distances;
  * - what: a pixel's linear luminance against the skin's own median (sampled on the cheeks, forehead and
  *   nose): from 0.35 of it down it is not skin (hair, nostrils, lashes, shadows of a frame), fully skin from
  *   0.55 up, a ramp between (so a dark pixel inside the outline keeps its own lightness).
@@ -46,16 +48,23 @@ async function outlineMask(g: FaceGeometry): Promise<Uint8Array> {
       .map((q) => up(q, -0.9)),
     up(p(0), -0.55),
   ];
-  const widen = (0.12 * d).toFixed(1);
-  const holes = [range(36, 41), range(42, 47), range(17, 21), range(22, 26), range(48, 59)]
+  // The eyes' openings and the lips as they are, the brows (landmarks along their middle) 0.04 eye distances
+  // thick: a hole wider than the feature leaves a ring of lighter skin around it, which is no skin tone.
+  const holes = [
+    [range(36, 41), 0.03],
+    [range(42, 47), 0.03],
+    [range(17, 21), 0.04],
+    [range(22, 26), 0.04],
+    [range(48, 59), 0.03],
+  ]
     .map(
-      (points) =>
-        `<path d="${path(points)}" fill="black" stroke="black" stroke-width="${widen}" stroke-linejoin="round"/>`,
+      ([points, width]) =>
+        `<path d="${path(points as Point[])}" fill="black" stroke="black" stroke-width="${((width as number) * d).toFixed(1)}" stroke-linejoin="round"/>`,
     )
     .join('');
   const svg = `<svg width="${g.width}" height="${g.height}" xmlns="http://www.w3.org/2000/svg"><defs>
 <filter id="edge" filterUnits="userSpaceOnUse" x="0" y="0" width="${g.width}" height="${g.height}"><feGaussianBlur stdDeviation="${0.03 * d}"/></filter></defs>
-<rect width="${g.width}" height="${g.height}" fill="black"/><g filter="url(#edge)"><path d="${path(outline)}" fill="white"/>${holes}</g></svg>`;
+<rect width="${g.width}" height="${g.height}" fill="black"/><path d="${path(outline)}" fill="white" filter="url(#edge)"/>${holes}</svg>`;
   const { data } = await sharp(Buffer.from(svg))
     .extractChannel(0)
     .raw()
