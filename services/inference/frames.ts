@@ -49,8 +49,11 @@ const DARK = new Uint8Array(PLANE);
 const LABEL = new Int32Array(PLANE);
 const OUT = new Uint8Array(PLANE);
 const STACK = new Int32Array(PLANE);
-/** The previous round of the fill, and a 0 after it for the neighbours outside the patch. */
-const PREVIOUS = new Float32Array(PLANE + 1);
+/**
+ * The fill's rounds, read from one and written to the other in turn: the three channels of each pixel
+ * together, and after them a pixel of 0s for the neighbours outside the patch.
+ */
+const FILLING = [new Float32Array(3 * (PLANE + 1)), new Float32Array(3 * (PLANE + 1))] as const;
 const NEIGHBOURS = new Int32Array(4 * PLANE);
 const COUNTS = new Uint8Array(PLANE);
 const KEPT = new Float32Array(PLANE);
@@ -59,8 +62,6 @@ const ALONG = new Uint8Array(PLANE);
 const BEHIND = new Float64Array(PATCH);
 /** The pixels marked in OUT, in order, and how many. */
 const MARKED = new Int32Array(PLANE);
-/** The marked pixels' values of the round being filled in, in MARKED's order. */
-const NEXT = new Float32Array(PLANE);
 
 /**
  * Takes glasses frames out of the frame regions of a batch of patches (regions.ts layout), in place.
@@ -94,7 +95,7 @@ function removeFrame(patches: Float32Array, offset: number, marginX: number, mar
   }
   if (!markBands()) return 0;
   const count = widen(marginX, marginY);
-  fill(patches, offset);
+  fillMarks(patches, offset, OUT);
   return count;
 }
 
@@ -178,45 +179,73 @@ function spread(from: Uint8Array, to: Uint8Array, margin: number, step: number, 
 }
 
 /**
- * The pixels marked in OUT, in each channel, filled in from the skin around them: first the median of the
- * skin left, then FILL_ROUNDS rounds in which each becomes the mean of its four neighbours (a smooth
- * surface spanning the gap, as the skin would be).
+ * The pixels marked in `marks`, in each channel of the patch whose R plane is at `offset`, filled in from
+ * the skin around them: first the median of the skin left, then FILL_ROUNDS rounds in which each becomes
+ * the mean of its four neighbours (a smooth surface spanning the gap, as the skin would be). The three
+ * channels go through each round together (FILLING), each with the arithmetic of a fill of its own.
  */
-function fill(patches: Float32Array, offset: number): void {
+export function fillMarks(patches: Float32Array, offset: number, marks: Uint8Array): void {
   let marked = 0;
   for (let i = 0; i < PLANE; i++) {
-    if (!OUT[i]) continue;
+    if (!marks[i]) continue;
     const x = i % PATCH;
-    // A neighbour outside the patch reads PREVIOUS[PLANE], which holds 0, and does not count.
-    NEIGHBOURS[4 * marked] = x > 0 ? i - 1 : PLANE;
-    NEIGHBOURS[4 * marked + 1] = x < PATCH - 1 ? i + 1 : PLANE;
-    NEIGHBOURS[4 * marked + 2] = i >= PATCH ? i - PATCH : PLANE;
-    NEIGHBOURS[4 * marked + 3] = i < PLANE - PATCH ? i + PATCH : PLANE;
+    // A neighbour outside the patch reads FILLING's pixel PLANE, which holds 0, and does not count.
+    NEIGHBOURS[4 * marked] = 3 * (x > 0 ? i - 1 : PLANE);
+    NEIGHBOURS[4 * marked + 1] = 3 * (x < PATCH - 1 ? i + 1 : PLANE);
+    NEIGHBOURS[4 * marked + 2] = 3 * (i >= PATCH ? i - PATCH : PLANE);
+    NEIGHBOURS[4 * marked + 3] = 3 * (i < PLANE - PATCH ? i + PATCH : PLANE);
     COUNTS[marked] =
       (x > 0 ? 1 : 0) + (x < PATCH - 1 ? 1 : 0) + (i >= PATCH ? 1 : 0) + (i < PLANE - PATCH ? 1 : 0);
     MARKED[marked++] = i;
   }
+  // No skin left to fill from: every pixel marked, left as it is.
+  if (marked === PLANE) return;
   for (let c = 0; c < 3; c++) {
     const plane = patches.subarray(offset + c * PLANE, offset + (c + 1) * PLANE);
     let kept = 0;
-    for (let i = 0; i < PLANE; i++) if (!OUT[i]) KEPT[kept++] = plane[i]!;
-    if (kept === 0) continue;
+    for (let i = 0; i < PLANE; i++) if (!marks[i]) KEPT[kept++] = plane[i]!;
     const base = kthSmallest(KEPT.subarray(0, kept), kept >> 1);
-    for (let k = 0; k < marked; k++) plane[MARKED[k]!] = base;
-    // Every pixel from the previous round's neighbours (so a mirrored patch is filled as the mirror image),
-    // each pair of opposite neighbours added first (addition is commutative: the same sums mirrored).
-    // Only the marked pixels change: each round's go to NEXT, then into PREVIOUS (and, at the end, the patch).
-    const [previous, neighbours, counts, next] = [PREVIOUS, NEIGHBOURS, COUNTS, NEXT];
-    previous.set(plane);
-    for (let round = 0; round < FILL_ROUNDS; round++) {
-      for (let k = 0, n = 0; k < marked; k++, n += 4) {
-        const across = previous[neighbours[n]!]! + previous[neighbours[n + 1]!]!;
-        const down = previous[neighbours[n + 2]!]! + previous[neighbours[n + 3]!]!;
-        next[k] = (across + down) / counts[k]!;
-      }
-      for (let k = 0; k < marked; k++) previous[MARKED[k]!] = next[k]!;
-    }
-    for (let k = 0; k < marked; k++) plane[MARKED[k]!] = next[k]!;
+    interleave(plane, c, base, marks);
+  }
+  // Every pixel from the previous round's neighbours (so a mirrored patch is filled as the mirror image),
+  // each pair of opposite neighbours added first (addition is commutative: the same sums mirrored).
+  // Only the marked pixels change, each round from one FILLING into the other, at the end into the patch.
+  // A round is a function of its own: nested here it ran as on-stack-replaced code (docs/inference.md,
+  // Performance).
+  for (let round = 0; round < FILL_ROUNDS; round++)
+    fillRound(marked, FILLING[round % 2]!, FILLING[(round + 1) % 2]!);
+  const filled = FILLING[FILL_ROUNDS % 2]!;
+  for (let c = 0; c < 3; c++) {
+    const plane = patches.subarray(offset + c * PLANE, offset + (c + 1) * PLANE);
+    for (let k = 0; k < marked; k++) plane[MARKED[k]!] = filled[3 * MARKED[k]! + c]!;
+  }
+}
+
+/** Channel `c` of FILLING from its plane, its marked pixels at `base`. */
+function interleave(plane: Float32Array, c: number, base: number, marks: Uint8Array): void {
+  const [first, second] = FILLING as [Float32Array, Float32Array];
+  for (let i = 0; i < PLANE; i++) {
+    const value = marks[i] ? base : plane[i]!;
+    first[3 * i + c] = value;
+    second[3 * i + c] = value;
+  }
+}
+
+/**
+ * One round of the fill over the `marked` pixels, three channels each: from `from` into `to`, which hold
+ * the same unmarked pixels.
+ */
+function fillRound(marked: number, from: Float32Array, to: Float32Array): void {
+  for (let k = 0, n = 0; k < marked; k++, n += 4) {
+    const a = NEIGHBOURS[n]!;
+    const b = NEIGHBOURS[n + 1]!;
+    const d = NEIGHBOURS[n + 2]!;
+    const e = NEIGHBOURS[n + 3]!;
+    const count = COUNTS[k]!;
+    const at = 3 * MARKED[k]!;
+    to[at] = (from[a]! + from[b]! + (from[d]! + from[e]!)) / count;
+    to[at + 1] = (from[a + 1]! + from[b + 1]! + (from[d + 1]! + from[e + 1]!)) / count;
+    to[at + 2] = (from[a + 2]! + from[b + 2]! + (from[d + 2]! + from[e + 2]!)) / count;
   }
 }
 
