@@ -4,6 +4,7 @@
  * facing the camera, then lighting and focus.
  */
 import type { RgbImage } from './decode.ts';
+import { eyeLight } from './eye-light.ts';
 import type { Face, Point } from './face.ts';
 import type { Landmarks } from './landmarks.ts';
 import {
@@ -48,7 +49,21 @@ const MAX_YAW = 0.35;
  * stays here. docs/inference.md, "Gates on the face's frame".
  */
 const MAX_ROLL_DEGREES = 40;
+/**
+ * Mean luma of the face crop below which the photo is too dark, unless its eyes show the light (MIN_EYE_LIGHT).
+ * The crop's mean is mostly skin, so alone it judged the skin, not the light: a darker skin in the light a
+ * lighter one is accepted in read under it (docs/inference.md, "Too dark: the light, not the skin").
+ */
 const MIN_BRIGHTNESS = 55;
+/**
+ * The eyes' whites (eyeLight: the 90th percentile of luma inside each eye's outline) at which a face
+ * darker than MIN_BRIGHTNESS is still in enough light: the brighter eye at least MIN_EYE_LIGHT, the darker
+ * at least MIN_OTHER_EYE (a face lit from one side shades one eye; a reflection in one lens, one eye closed
+ * or behind a dark lens does not pass). Set for parity: the median of the brighter eye's value on the
+ * reference and package faces darkened in linear light until their mean reads MIN_BRIGHTNESS.
+ */
+const MIN_EYE_LIGHT = 51;
+const MIN_OTHER_EYE = 25;
 const MAX_BRIGHTNESS = 215;
 /**
  * Share of the skin's samples (clippedSkin) with a channel at white above which the photo is overexposed.
@@ -101,6 +116,8 @@ export interface Quality {
   readonly yaw: number;
   readonly roll: number;
   readonly brightness: number;
+  /** eyeLight's two eyes, the brighter first (0 for a closed eye), when the landmarks were found. */
+  readonly eyeLight: readonly [number, number];
   /** Share of the skin's samples with any channel at white (clippedSkin). */
   readonly clippedFraction: number;
   readonly sharpness: number;
@@ -142,6 +159,7 @@ export function judgeQuality(image: RgbImage, findings: Findings): QualityVerdic
     yaw: 0,
     roll: 0,
     brightness: 0,
+    eyeLight: [0, 0] as const,
     clippedFraction: 0,
     sharpness: 0,
     colourfulness: 0,
@@ -152,7 +170,11 @@ export function judgeQuality(image: RgbImage, findings: Findings): QualityVerdic
   const largest = Math.max(...faces.map(area));
   const prominent = faces.filter((f) => area(f) >= PROMINENT_AREA * largest).length;
   const { yaw, roll } = pose(face);
-  const light = { ...lighting(image, face), clippedFraction: landmarks ? clippedSkin(image, landmarks) : 0 };
+  const light = {
+    ...lighting(image, face),
+    eyeLight: landmarks ? eyeLight(image, landmarks) : ([0, 0] as const),
+    clippedFraction: landmarks ? clippedSkin(image, landmarks) : 0,
+  };
   const quality: Quality = {
     ...base,
     faces: prominent,
@@ -172,13 +194,18 @@ export function judgeQuality(image: RgbImage, findings: Findings): QualityVerdic
     ['several_faces', () => prominent > 1],
     ['face_too_small', () => faceFrame(landmarks!).d < MIN_EYE_DISTANCE],
     ['face_turned', () => Math.abs(yaw) > MAX_YAW],
-    ['too_dark', () => light.brightness < MIN_BRIGHTNESS],
+    ['too_dark', () => light.brightness < MIN_BRIGHTNESS && !eyesLit(light.eyeLight)],
     ['overexposed', () => light.brightness > MAX_BRIGHTNESS || light.clippedFraction > MAX_CLIPPED],
     ['too_blurry', () => light.sharpness < MIN_SHARPNESS],
     ['no_colour', () => light.colourfulness < MIN_COLOURFULNESS],
   ];
   const failure = gates.find(([, failed]) => failed())?.[0];
   return { face, quality, failure };
+}
+
+/** Whether the eyes show enough light for a face whose mean luma is below MIN_BRIGHTNESS. */
+function eyesLit([brighter, darker]: readonly [number, number]): boolean {
+  return brighter >= MIN_EYE_LIGHT && darker >= MIN_OTHER_EYE;
 }
 
 /**
