@@ -8,9 +8,8 @@ import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { FaceAnalysis } from '../../services/inference/face-analysis.ts';
 import { MEASURES, type Measure } from '../../services/shared/measures.ts';
+import { type Scores, scoresOf } from './support/analysed.ts';
 import { moreFace, singleFace } from './support/photos.ts';
-
-type Scores = Record<Measure, number>;
 
 const FACES: [string, () => Promise<Buffer>][] = [
   ['b', () => singleFace('b')],
@@ -28,13 +27,6 @@ const SATURATIONS = [0.8, 0.6, 0.4, 0.2];
  * (up to 11 points at 20 %, on the old code as on this one; docs/inference.md). Held to that, plus 2.
  */
 const BOUND: Partial<Record<Measure, number>> = { redness: 13 };
-
-async function scoresOf(analysis: FaceAnalysis, photo: Buffer): Promise<Scores> {
-  let last: Awaited<ReturnType<AsyncGenerator['next']>>['value'];
-  for await (const event of analysis.analyze(photo)) last = event;
-  if (last?.kind !== 'result') throw new Error(`expected a result, got ${JSON.stringify(last)}`);
-  return last.scores as Scores;
-}
 
 describe('dullness reads colour: a less saturated photo reads duller', function () {
   this.timeout(300_000);

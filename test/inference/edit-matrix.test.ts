@@ -10,10 +10,9 @@ import { FaceAnalysis } from '../../services/inference/face-analysis.ts';
 import { FaceDetector } from '../../services/inference/face-detector.ts';
 import { FaceLandmarker } from '../../services/inference/landmarks.ts';
 import { MEASURES, type Measure } from '../../services/shared/measures.ts';
+import { type Scores, scoresOf } from './support/analysed.ts';
 import { edit, type FaceGeometry, faceGeometry, type Strength } from './support/edits.ts';
 import { moreFace, singleFace } from './support/photos.ts';
-
-type Scores = Record<Measure, number>;
 
 /** Five faces: two of the full-size package crops and three of the enlarged ones. */
 const FACES: [string, () => Promise<Buffer>][] = [
@@ -31,13 +30,6 @@ const STRENGTHS: Strength[] = [1, 2, 3];
  * (`skin-measures-24.0.0`); the list stays so that a limit found later is stated where it is tested.
  */
 const KNOWN_CROSS_TALK: Partial<Record<Measure, Partial<Record<Measure, number>>>> = {};
-
-async function scoresOf(analysis: FaceAnalysis, photo: Buffer): Promise<Scores> {
-  let last: Awaited<ReturnType<AsyncGenerator['next']>>['value'];
-  for await (const event of analysis.analyze(photo)) last = event;
-  if (last?.kind !== 'result') throw new Error(`expected a result, got ${JSON.stringify(last)}`);
-  return last.scores as Scores;
-}
 
 describe('controlled edits: every measure alive and selective on five faces', function () {
   this.timeout(300_000);

@@ -5,11 +5,8 @@
  * f, j and k) and the rims as relief.
  */
 import assert from 'node:assert/strict';
-import { FaceAnalysis } from '../../services/inference/face-analysis.ts';
-import { FaceDetector } from '../../services/inference/face-detector.ts';
-import { FaceLandmarker } from '../../services/inference/landmarks.ts';
 import type { Measure } from '../../services/shared/measures.ts';
-import { faceGeometry } from './support/edits.ts';
+import { analysisSuite } from './support/analysed.ts';
 import { paintGlasses } from './support/glasses.ts';
 import { moreFace, singleFace } from './support/photos.ts';
 
@@ -27,35 +24,17 @@ const FACES: [string, () => Promise<Buffer>][] = [
   ['k', () => moreFace('k')],
 ];
 
-async function scoresOf(analysis: FaceAnalysis, photo: Buffer): Promise<Record<Measure, number>> {
-  let last: Awaited<ReturnType<AsyncGenerator['next']>>['value'];
-  for await (const event of analysis.analyze(photo)) last = event;
-  if (last?.kind !== 'result') throw new Error(`expected a result, got ${JSON.stringify(last)}`);
-  return last.scores as Record<Measure, number>;
-}
-
 describe('glasses frames are not read as skin', function () {
   this.timeout(300_000);
-  let analysis: FaceAnalysis;
-  let detector: FaceDetector;
-  let landmarker: FaceLandmarker;
-
-  before(async () => {
-    analysis = await FaceAnalysis.load();
-    detector = await FaceDetector.load();
-    landmarker = await FaceLandmarker.load();
-  });
-  after(async () => {
-    await Promise.all([analysis.close(), detector.release(), landmarker.release()]);
-  });
+  const suite = analysisSuite();
 
   for (const [name, load] of FACES) {
     it(`face ${name}: thin and thick frames move wrinkles and texture by at most 5`, async () => {
       const photo = await load();
-      const geometry = await faceGeometry(photo, detector, landmarker);
-      const base = await scoresOf(analysis, photo);
+      const geometry = await suite.geometry(photo);
+      const base = await suite.scores(photo);
       for (const thickness of [0.025, 0.05]) {
-        const worn = await scoresOf(analysis, await paintGlasses(photo, geometry, thickness));
+        const worn = await suite.scores(await paintGlasses(photo, geometry, thickness));
         const moves = Object.fromEntries(HELD.map((m) => [m, worn[m] - base[m]]));
         for (const m of HELD) {
           assert.ok(Math.abs(worn[m] - base[m]) <= 5, `${thickness}: ${JSON.stringify(moves)}`);

@@ -9,15 +9,10 @@
  */
 import assert from 'node:assert/strict';
 import { CALIBRATION } from '../../services/inference/calibration/calibration.ts';
-import { FaceAnalysis } from '../../services/inference/face-analysis.ts';
-import { FaceDetector } from '../../services/inference/face-detector.ts';
-import { FaceLandmarker } from '../../services/inference/landmarks.ts';
-import type { Measure } from '../../services/shared/measures.ts';
-import { faceGeometry } from './support/edits.ts';
+import type { FaceAnalysis } from '../../services/inference/face-analysis.ts';
+import { analysisSuite, resultOf } from './support/analysed.ts';
 import { moreFace, singleFace } from './support/photos.ts';
 import { skinTone } from './support/skin-tone.ts';
-
-type Scores = Record<Measure, number>;
 
 /** Each face and the darkenings it is held to. */
 const FACES: [string, () => Promise<Buffer>, number[]][] = [
@@ -30,36 +25,23 @@ const FACES: [string, () => Promise<Buffer>, number[]][] = [
 
 /** Dullness's score, unclamped: its raw value mapped by the calibration, not held within 0–100. */
 async function dullnessOf(analysis: FaceAnalysis, photo: Buffer): Promise<number> {
-  let last: Awaited<ReturnType<AsyncGenerator['next']>>['value'];
-  for await (const event of analysis.analyze(photo)) last = event;
-  if (last?.kind !== 'result') throw new Error(`expected a result, got ${JSON.stringify(last)}`);
+  const { raw } = await resultOf(analysis, photo);
   const { good, bad } = CALIBRATION.dullness;
-  return 100 * (1 - ((last.raw as Scores).dullness - good) / (bad - good));
+  return 100 * (1 - (raw.dullness - good) / (bad - good));
 }
 
 describe('skin tone: a darker skin on the same face reads as dull as the lighter one', function () {
   this.timeout(300_000);
-  let analysis: FaceAnalysis;
-  let detector: FaceDetector;
-  let landmarker: FaceLandmarker;
-
-  before(async () => {
-    analysis = await FaceAnalysis.load();
-    detector = await FaceDetector.load();
-    landmarker = await FaceLandmarker.load();
-  });
-  after(async () => {
-    await Promise.all([analysis.close(), detector.release(), landmarker.release()]);
-  });
+  const suite = analysisSuite();
 
   for (const [name, load, factors] of FACES) {
     it(`face ${name}: skin at ${factors.map((f) => `×${f}`).join(' and ')} of its linear light moves dullness by at most 5`, async () => {
       const photo = await load();
-      const geometry = await faceGeometry(photo, detector, landmarker);
-      const base = await dullnessOf(analysis, photo);
+      const geometry = await suite.geometry(photo);
+      const base = await dullnessOf(suite.analysis, photo);
       const moves: string[] = [];
       for (const factor of factors) {
-        const darker = await dullnessOf(analysis, await skinTone(photo, geometry, factor));
+        const darker = await dullnessOf(suite.analysis, await skinTone(photo, geometry, factor));
         moves.push(`×${factor}: ${base.toFixed(1)} → ${darker.toFixed(1)}`);
         assert.ok(Math.abs(darker - base) <= 5, moves.join('; '));
       }
