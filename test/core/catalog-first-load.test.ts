@@ -11,57 +11,25 @@
  * core's `select … from products` waits as it waits on a large catalog, for as long as the test wants.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
-import pg from 'pg';
 import { ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.ts';
 import { Health, HealthCheckResponse_ServingStatus as Status } from '../../gen/grpc/health/v1/health_pb.ts';
 import { CatalogService } from '../../gen/skinmatch/v1/catalog_pb.ts';
-import { upsertProducts } from '../../services/catalog/catalog-store.ts';
-import { openDatabase } from '../../services/core/db/orm.ts';
-import { createTestDatabase } from '../support/database.ts';
 import { TEST_CATALOG } from '../support/fixtures.ts';
-import { type RunningProcess, startProcess, stopAll, until } from '../support/processes.ts';
+import { heldDatabase } from '../support/held-database.ts';
+import { startProcess, until } from '../support/processes.ts';
 
 describe('core’s first catalog load, through real core and façade processes', function () {
   this.timeout(180_000);
-  const running = new Set<RunningProcess>();
-  let dir: string;
-  let env: NodeJS.ProcessEnv;
-  let lock: pg.Client;
-
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'skinmatch-first-load-'));
-    const db = await createTestDatabase();
-    env = {
-      DATA_DIR: dir,
-      DATABASE_URL: db.url,
-      TOKEN_PEPPER: randomBytes(32).toString('hex'),
-      ALTCHA_HMAC_KEY: randomBytes(32).toString('hex'),
-    };
-    running.add(await startProcess('migrate', env));
-    const orm = await openDatabase(db.url);
-    await upsertProducts(orm.em.fork(), TEST_CATALOG);
-    await orm.close();
-    lock = new pg.Client({ connectionString: db.url });
-    await lock.connect();
-  });
-  after(async () => {
-    await lock?.end();
-    await stopAll(running);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const held = heldDatabase('first-load');
 
   it('answers not ready and catalog_unavailable while the load runs, ready once it has ended', async () => {
-    await lock.query('begin');
-    await lock.query('lock table products in access exclusive mode');
+    await held.lock.query('begin');
+    await held.lock.query('lock table products in access exclusive mode');
     // Resolves once core listens: before, not until the load had ended (startProcess gives up after 60 s).
-    const core = await startProcess('core', env, undefined, { ready: false });
-    running.add(core);
+    const core = await startProcess('core', held.env, undefined, { ready: false });
+    held.running.add(core);
     const health = createClient(Health, createConnectTransport({ baseUrl: core.url, httpVersion: '2' }));
     const coreSays = async (service: string) => (await health.check({ service }, { timeoutMs: 3000 })).status;
     const catalog = createClient(
@@ -86,8 +54,8 @@ describe('core’s first catalog load, through real core and façade processes',
     assert.equal(refused.code, Code.Unavailable);
     assert.equal(refused.findDetails(ErrorInfoSchema)[0]?.reason, 'catalog_unavailable');
 
-    const facade = await startProcess('facade', { ...env, CORE_URL: core.url });
-    running.add(facade);
+    const facade = await startProcess('facade', { ...held.env, CORE_URL: core.url });
+    held.running.add(facade);
     const get = async (path: string) => {
       const res = await fetch(new URL(path, facade.url), { signal: AbortSignal.timeout(3000) });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
@@ -102,7 +70,7 @@ describe('core’s first catalog load, through real core and façade processes',
     assert.deepEqual(core.logged(/^catalog loaded$/), []);
     assert.equal(core.logged(/^core listening/).length, 1);
 
-    await lock.query('commit');
+    await held.lock.query('commit');
     await until('core ready', async () => (await coreSays('readiness')) === Status.SERVING);
     assert.equal(core.logged(/^catalog loaded$/)[0]?.products, TEST_CATALOG.length);
     assert.equal((await getProduct()).product?.productId, productId);

@@ -9,57 +9,26 @@
  * The test holds the migrations' advisory lock (orm.ts MIGRATION_LOCK) as a migration Job does while it runs.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
-import pg from 'pg';
 import { ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.ts';
 import { Health, HealthCheckResponse_ServingStatus as Status } from '../../gen/grpc/health/v1/health_pb.ts';
 import { CatalogService } from '../../gen/skinmatch/v1/catalog_pb.ts';
 import { ScanService } from '../../gen/skinmatch/v1/scan_pb.ts';
-import { upsertProducts } from '../../services/catalog/catalog-store.ts';
-import { MIGRATION_LOCK, openDatabase } from '../../services/core/db/orm.ts';
-import { createTestDatabase } from '../support/database.ts';
+import { MIGRATION_LOCK } from '../../services/core/db/orm.ts';
 import { TEST_CATALOG } from '../support/fixtures.ts';
-import { type RunningProcess, startProcess, stopAll, until } from '../support/processes.ts';
+import { heldDatabase } from '../support/held-database.ts';
+import { startProcess, until } from '../support/processes.ts';
 
 describe('core while another process holds the migration lock, through a real core process', function () {
   this.timeout(180_000);
-  const running = new Set<RunningProcess>();
-  let dir: string;
-  let env: NodeJS.ProcessEnv;
-  let lock: pg.Client;
-
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'skinmatch-migration-lock-'));
-    const db = await createTestDatabase();
-    env = {
-      DATA_DIR: dir,
-      DATABASE_URL: db.url,
-      TOKEN_PEPPER: randomBytes(32).toString('hex'),
-      ALTCHA_HMAC_KEY: randomBytes(32).toString('hex'),
-    };
-    running.add(await startProcess('migrate', env));
-    const orm = await openDatabase(db.url);
-    await upsertProducts(orm.em.fork(), TEST_CATALOG);
-    await orm.close();
-    lock = new pg.Client({ connectionString: db.url });
-    await lock.connect();
-  });
-  after(async () => {
-    await lock?.end();
-    await stopAll(running);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const held = heldDatabase('migration-lock');
 
   it('answers not ready and unavailable while the migrations wait, ready once they and the load have ended', async () => {
-    await lock.query('select pg_advisory_lock($1, $2)', [...MIGRATION_LOCK]);
+    await held.lock.query('select pg_advisory_lock($1, $2)', [...MIGRATION_LOCK]);
     // Resolves once core listens: before, never while the lock was held (startProcess gives up after 60 s).
-    const core = await startProcess('core', env, undefined, { ready: false });
-    running.add(core);
+    const core = await startProcess('core', held.env, undefined, { ready: false });
+    held.running.add(core);
     const transport = createConnectTransport({ baseUrl: core.url, httpVersion: '2' });
     const health = createClient(Health, transport);
     const coreSays = async (service: string) => (await health.check({ service }, { timeoutMs: 3000 })).status;
@@ -87,7 +56,7 @@ describe('core while another process holds the migration lock, through a real co
     assert.deepEqual(core.logged(/^catalog loaded$/), []);
     assert.equal(core.logged(/^core listening/).length, 1);
 
-    await lock.query('select pg_advisory_unlock($1, $2)', [...MIGRATION_LOCK]);
+    await held.lock.query('select pg_advisory_unlock($1, $2)', [...MIGRATION_LOCK]);
     await until('core ready', async () => (await coreSays('readiness')) === Status.SERVING);
     assert.equal(core.logged(/^catalog loaded$/)[0]?.products, TEST_CATALOG.length);
     assert.equal((await getProduct()).product?.productId, productId);
