@@ -1,7 +1,8 @@
 /**
  * `npm start`: the whole service on one machine. Starts an embedded PostgreSQL under .data/ when
  * DATABASE_URL is unset, then inference, core (which migrates and loads the catalog once it listens: the
- * façade starts once core is ready) and the façade as separate processes, prefixes their logs, prints the base URL, and on Ctrl-C (or when any process dies) stops everything, PostgreSQL last.
+ * façade starts once core is ready) and the façade as separate processes, prefixes their logs, prints the
+ * base URL, and on Ctrl-C (or when any process dies) stops everything, PostgreSQL last.
  * Each process gets only the variables the chart would give it (services/shared/process-env.ts): the shared
  * configuration and its own secrets, so inference holds none and the façade never the token pepper.
  */

@@ -10,6 +10,8 @@
  * surroundings (lines, creases, pores, hairs) are left out. The cost, stated in
  * docs/inference.md: skin tone itself is normalised away, so no measure reads how light or dark a skin is.
  */
+
+import { toLinear, toSrgb } from './pixel-math.ts';
 import { PATCH, REGIONS, type Region } from './regions.ts';
 
 /**
@@ -34,8 +36,6 @@ const UNDER_EYES = new Set(['right_under_eye', 'left_under_eye'].map((r) => REGI
 /** The reference skin colour the baseline is mapped to, sRGB 0..255 (a light-to-mid skin tone, L* ≈ 72). */
 export const REFERENCE_SRGB = [214, 168, 142] as const;
 
-const toLinear = (c: number) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
-const toSrgb = (c: number) => (c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055);
 const REFERENCE = REFERENCE_SRGB.map((c) => toLinear(c / 255));
 /** L* of the reference colour: the baseline's lightness after normalisation. */
 export const REFERENCE_L = (() => {

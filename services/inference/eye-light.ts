@@ -4,8 +4,8 @@
  * lighter skin's. The too_dark gate (quality.ts) takes this as a second way to pass.
  */
 import type { RgbImage } from './decode.ts';
-import { kthSmallest } from './frames.ts';
 import type { Landmarks } from './landmarks.ts';
+import { kthSmallest } from './pixel-math.ts';
 import { Scratch } from './sampling.ts';
 
 /** The 68-point landmarks' outline of each eye (the person's right eye first). */

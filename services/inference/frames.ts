@@ -11,6 +11,7 @@
  * they tip dark circles under a cast and redness's calibration; see the docs).
  */
 import type { Landmarks } from './landmarks.ts';
+import { kthSmallest, toLinear, toSrgb } from './pixel-math.ts';
 import { PATCH, REGIONS, type Region, regionLayout, SAMPLES_PER_EYE_DISTANCE } from './regions.ts';
 
 /** Regions frames are taken out of. */
@@ -36,8 +37,6 @@ const MARGIN = 2;
 /** Rounds of the fill (each pixel left out becomes the mean of its neighbours). */
 const FILL_ROUNDS = 20;
 
-const toLinear = (c: number) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
-const toSrgb = (l: number) => (l <= 0.0031308 ? 12.92 * l : 1.055 * l ** (1 / 2.4) - 0.055);
 /**
  * How far from the threshold, in sRGB, a value is compared in linear light after all: the two curves'
  * rounding is many orders smaller, so beyond it the comparison in sRGB gives the same answer.
@@ -247,26 +246,4 @@ function fillRound(marked: number, from: Float32Array, to: Float32Array): void {
     to[at + 1] = (from[a + 1]! + from[b + 1]! + (from[d + 1]! + from[e + 1]!)) / count;
     to[at + 2] = (from[a + 2]! + from[b + 2]! + (from[d + 2]! + from[e + 2]!)) / count;
   }
-}
-
-/** The k-th smallest of `values` (from 0), as `values.sort()[k]` gives it, reordering them (Hoare's select). */
-export function kthSmallest(values: Float32Array, k: number): number {
-  let [lo, hi] = [0, values.length - 1];
-  while (lo < hi) {
-    const pivot = values[(lo + hi) >> 1]!;
-    let [i, j] = [lo, hi];
-    while (i <= j) {
-      while (values[i]! < pivot) i++;
-      while (values[j]! > pivot) j--;
-      if (i <= j) {
-        [values[i], values[j]] = [values[j]!, values[i]!];
-        i++;
-        j--;
-      }
-    }
-    if (k <= j) hi = j;
-    else if (k >= i) lo = i;
-    else break;
-  }
-  return values[k]!;
 }

@@ -14,24 +14,15 @@ import { FaceLandmarker, type Landmarks } from '../../services/inference/landmar
 import { judgeQuality, mainFace } from '../../services/inference/quality.ts';
 import { type FaceGeometry, faceGeometry } from './support/edits.ts';
 import { type FaceName, type MoreFaceName, moreFace, singleFace } from './support/photos.ts';
-import { skinTone } from './support/skin-tone.ts';
+import { linearOf, skinTone, srgbOf } from './support/skin-tone.ts';
 
 const FACES = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k'];
 const load = (name: string) =>
   /^[a-d]$/.test(name) ? singleFace(name as FaceName) : moreFace(name as MoreFaceName);
 
-const toLinear = (c: number) => {
-  const s = c / 255;
-  return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
-};
-const toSrgb = (l: number) => {
-  const s = l <= 0.0031308 ? 12.92 * l : 1.055 * l ** (1 / 2.4) - 0.055;
-  return Math.round(255 * Math.min(1, Math.max(0, s)));
-};
-
 /** The image with its light scaled by `factor` in linear light (less light on the whole scene). */
 function darken(image: RgbImage, factor: number): RgbImage {
-  const lut = Uint8Array.from({ length: 256 }, (_, c) => toSrgb(toLinear(c) * factor));
+  const lut = Uint8Array.from({ length: 256 }, (_, c) => srgbOf(linearOf(c) * factor));
   return { ...image, data: image.data.map((c) => lut[c]!) };
 }
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { fillMarks, kthSmallest } from '../../services/inference/frames.ts';
+import { fillMarks } from '../../services/inference/frames.ts';
+import { kthSmallest } from '../../services/inference/pixel-math.ts';
 import { PATCH } from '../../services/inference/regions.ts';
 
 const PLANE = PATCH * PATCH;

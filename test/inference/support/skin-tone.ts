@@ -14,18 +14,15 @@
  */
 import sharp from 'sharp';
 import type { Point } from '../../../services/inference/face.ts';
+import { toLinear, toSrgb } from '../../../services/inference/pixel-math.ts';
 import { regionCorners } from '../../../services/inference/regions.ts';
 import type { FaceGeometry } from './edits.ts';
 
-const toLinear = (c: number) => {
-  const s = c / 255;
-  return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
-};
-const toSrgb = (l: number) => {
-  const s = l <= 0.0031308 ? 12.92 * l : 1.055 * l ** (1 / 2.4) - 0.055;
-  return Math.round(255 * Math.min(1, Math.max(0, s)));
-};
-const LINEAR = Float64Array.from({ length: 256 }, (_, c) => toLinear(c));
+/** An 8-bit sRGB value in linear light (0–1). */
+export const linearOf = (c: number) => toLinear(c / 255);
+/** A value in linear light as an 8-bit sRGB value, clipped at black and white. */
+export const srgbOf = (l: number) => Math.round(255 * Math.min(1, Math.max(0, toSrgb(l))));
+const LINEAR = Float64Array.from({ length: 256 }, (_, c) => linearOf(c));
 
 /** Luminance below NOT_SKIN × the skin's median is not skin; from SKIN × the median it is. */
 const NOT_SKIN = 0.35;
@@ -117,7 +114,7 @@ export async function skinTone(photo: Buffer, g: FaceGeometry, factor: number): 
   const out = Buffer.alloc(data.length);
   for (let k = 0; k < weights.length; k++) {
     const scale = 1 + (factor - 1) * weights[k]!;
-    for (let c = 0; c < 3; c++) out[3 * k + c] = toSrgb(LINEAR[data[3 * k + c]!]! * scale);
+    for (let c = 0; c < 3; c++) out[3 * k + c] = srgbOf(LINEAR[data[3 * k + c]!]! * scale);
   }
   return sharp(out, { raw: { width: info.width, height: info.height, channels: 3 } })
     .jpeg({ quality: 95 })

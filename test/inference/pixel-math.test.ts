@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { kthSmallest } from '../../services/inference/frames.ts';
+import { kthSmallest } from '../../services/inference/pixel-math.ts';
 
 /** A generator of the same numbers every run (a linear congruential one). */
 function numbers(seed: number) {
@@ -10,7 +10,7 @@ function numbers(seed: number) {
   };
 }
 
-describe('frames.ts kthSmallest: the value sort() puts at k, without sorting', () => {
+describe('pixel-math.ts kthSmallest: the value sort() puts at k, without sorting', () => {
   it('agrees with sort() at every k, on patch-sized values with repeats, runs and a constant patch', () => {
     const next = numbers(7);
     const shapes: Record<string, (i: number) => number> = {
