@@ -31,7 +31,14 @@ import { type AnswerFormat, answerFormat, sseEvent } from './answer-format.ts';
 import { type RequestMultiplexer, TIMED_OUT } from './multiplexer.ts';
 import { errorResult, ToolError, unavailable } from './tool-errors.ts';
 
-export const MAX_BODY_BYTES = 64 * 1024;
+/**
+ * The largest body read (1 MiB). A tool call's arguments are a few hundred bytes, but an agent that sends
+ * an overlong value (a 100 000-character `brand`) must get the tool's `invalid_input` naming the argument,
+ * not a transport error it cannot act on: the bound is well above any argument an agent would send, and
+ * under the SDK's own (4 MiB, DEFAULT_MAX_REQUEST_BODY_SIZE) and the drain budget (body.ts). Slow bodies
+ * are bounded by their rate, whatever their size (slow-bodies.ts).
+ */
+export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** The JSON-RPC error code of a request refused by the request budget (in the server-error range). */
 export const RATE_LIMITED = -32029;

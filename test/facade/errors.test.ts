@@ -196,12 +196,12 @@ describe('tool errors and HTTP behaviour of /mcp', () => {
       });
     }
 
-    it('a body over 64 KiB → 413', async () => {
+    it('a body over 1 MiB → 413', async () => {
       const big = JSON.stringify({
         jsonrpc: '2.0',
         id: 1,
         method: 'tools/list',
-        params: { pad: 'x'.repeat(70_000) },
+        params: { pad: 'x'.repeat(1024 * 1024) },
       });
       const res = await post(big);
       assert.equal(res.status, 413);

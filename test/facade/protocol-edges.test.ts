@@ -219,7 +219,7 @@ describe('MCP protocol edges', () => {
       try {
         const sockets = new Set();
         agent.on('free', (socket) => sockets.add(socket));
-        const big = await send(stack, agent, Buffer.alloc(1024 * 1024, 0x20));
+        const big = await send(stack, agent, Buffer.alloc(2 * 1024 * 1024, 0x20));
         assert.equal(big.status, 413);
         assert.equal(JSON.parse(big.text).error.code, -32600);
         assert.notEqual(big.headers.connection, 'close');
