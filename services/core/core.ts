@@ -83,6 +83,12 @@ export interface CoreOptions {
   readonly prepare?: () => Promise<void>;
   /** Called once core listens, before `prepare`. */
   readonly listening?: (port: number) => void;
+  /**
+   * Aborted to stop starting (main.ts: a SIGTERM while the migrations wait): once `prepare` has returned
+   * (it stops its own waits on this signal), no queue nor worker is started, the server is closed and
+   * startCore rejects with the signal's reason.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** Room in a request for what surrounds the photo in UploadPhoto (run id, browser secret, framing). */
@@ -206,8 +212,10 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     // Listening already: probes and callers learn that core is starting instead of being refused.
     options.listening?.(server.port);
     await options.prepare?.();
+    options.signal?.throwIfAborted();
     await notifications.start();
     await prepareQueue(options.databaseUrl, logger);
+    options.signal?.throwIfAborted();
     worker = await startScanWorker({
       orm,
       databaseUrl: options.databaseUrl,

@@ -36,6 +36,8 @@ if (!config.databaseUrl) {
 const databaseUrl = config.databaseUrl;
 const readiness = new Readiness();
 const orm = await openDatabase(config.databaseUrl, { serving: true });
+/** Aborted by a SIGTERM before core has started: the wait for the migration lock ends, nothing starts. */
+const starting = new AbortController();
 /**
  * Migrations (and the demo catalog) once core listens — a migration may run long, or wait for the chart's
  * migration Job to release the lock: meanwhile core answers its probes, `readiness` NOT_SERVING — on
@@ -44,8 +46,8 @@ const orm = await openDatabase(config.databaseUrl, { serving: true });
 async function prepare(): Promise<void> {
   const setup = await openDatabase(databaseUrl);
   try {
-    await migrate(setup, logger);
-    if (config.loadSampleCatalog) {
+    await migrate(setup, logger, starting.signal);
+    if (config.loadSampleCatalog && !starting.signal.aborted) {
       const demo = await loadDemoCatalog(setup.em.fork());
       if (demo.skipped === null)
         logger.info({ products: demo.loaded }, 'catalog was empty: loaded the demo catalog');
@@ -61,7 +63,7 @@ const inference = createConnectTransport({
   useBinaryFormat: true,
   interceptors: [clientTelemetry()],
 });
-const core = await startCore({
+const start = startCore({
   orm,
   databaseUrl: config.databaseUrl,
   pepper: config.tokenPepper,
@@ -90,28 +92,45 @@ const core = await startCore({
       'core listening (Connect, gRPC, gRPC-Web on h2c and HTTP/1.1)',
     ),
   prepare,
+  signal: starting.signal,
+}).catch((err: unknown) => {
+  if (!starting.signal.aborted) throw err; // a failed start: one fatal line, exit 1 (startup.ts)
+  logger.info('stopped while starting (waiting for the migrations, or preparing): no work taken');
+  return undefined;
 });
-const stopInferenceWatch = watchInference({ transport: inference, logger, readiness });
-const metrics = await startMetricsServer({
-  process: 'core',
-  port: config.metricsPorts.core,
-  host: config.metricsHost ?? config.coreHost,
-  logger,
-});
-startup.done();
+
+let core: Awaited<typeof start>;
+let stopInferenceWatch: (() => void) | undefined;
+let metrics: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
 
 // On SIGTERM: NOT_SERVING at once; after the drain delay no new job nor call is taken, the calls in flight
-// are answered and the analyses running finish, or are handed back to the queue for another core.
+// are answered and the analyses running finish, or are handed back to the queue for another core. While
+// core is still starting (its migrations waiting for another process's lock), it stops starting at once:
+// the server closed, the pool closed, exit 0.
 shutDownGracefully({
   logger,
   readiness,
   drainDelayMs: config.shutdownDrainDelayMs,
   timeoutMs: config.shutdownTimeoutMs,
+  started: () => core !== undefined,
   drain: async () => {
-    stopInferenceWatch();
-    await core.close();
+    starting.abort();
+    const running = await start;
+    stopInferenceWatch?.();
+    await running?.close();
     await metrics?.close();
     await traces?.shutdown();
     await orm.close();
   },
 });
+core = await start;
+if (core && !starting.signal.aborted) {
+  stopInferenceWatch = watchInference({ transport: inference, logger, readiness });
+  metrics = await startMetricsServer({
+    process: 'core',
+    port: config.metricsPorts.core,
+    host: config.metricsHost ?? config.coreHost,
+    logger,
+  });
+}
+startup.done();

@@ -52,6 +52,11 @@ export interface ShutdownOptions {
   readonly timeoutMs: number;
   /** Stops taking work and waits for the work in flight; resolves when nothing is left. */
   readonly drain: () => Promise<void>;
+  /**
+   * Whether the process has started taking work (default: it has). One still starting (core waiting for
+   * its migrations) is in no load balancer's rotation: it drains at once, without the drain delay.
+   */
+  readonly started?: () => boolean;
 }
 
 /** What is left for handing work back and closing connections once the grace for work in flight ends. */
@@ -75,15 +80,17 @@ export function shutDownGracefully(options: ShutdownOptions): void {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     readiness.drain();
+    const starting = options.started?.() === false;
+    const delayMs = starting ? 0 : drainDelayMs;
     logger.info(
-      { signal, drain_delay_ms: drainDelayMs, timeout_ms: timeoutMs },
+      { signal, drain_delay_ms: delayMs, timeout_ms: timeoutMs, ...(starting ? { starting } : {}) },
       'stopping: not ready any more, draining',
     );
     const bound = setTimeout(() => {
       logger.error({ ms: elapsed() }, 'shutdown bound reached: exiting with work still in flight');
       process.exit(1);
     }, timeoutMs);
-    await new Promise((resolve) => setTimeout(resolve, drainDelayMs));
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
     try {
       await options.drain();
     } catch (err) {

@@ -6,6 +6,11 @@
  * `readiness` check NOT_SERVING while the overall status SERVING (the database answers: the startupProbe),
  * every call but health `unavailable`; ready once the migrations and the first catalog load have ended.
  *
+ * A SIGTERM meanwhile (a rollout replacing the pod, a scale-down) ended core by the signal, without the
+ * graceful shutdown: the shutdown handlers were installed only once core had started. Now it stops waiting
+ * at once (the wait cancelled in PostgreSQL: no backend left queued for the lock), closes its server and
+ * pool, logs it and exits 0.
+ *
  * The test holds the migrations' advisory lock (orm.ts MIGRATION_LOCK) as a migration Job does while it runs.
  */
 import assert from 'node:assert/strict';
@@ -23,6 +28,16 @@ import { startProcess, until } from '../support/processes.ts';
 describe('core while another process holds the migration lock, through a real core process', function () {
   this.timeout(180_000);
   const held = heldDatabase('migration-lock');
+  /** Backends holding (granted) or queued for (not granted) the migration lock. */
+  const lockHolders = async (granted: boolean) => {
+    const { rows } = await held.lock.query<{ n: number }>(
+      `select count(*)::int as n from pg_locks
+        where locktype = 'advisory' and classid = $1 and objid = $2 and objsubid = 2 and granted = $3
+          and database = (select oid from pg_database where datname = current_database())`,
+      [...MIGRATION_LOCK, granted],
+    );
+    return rows[0]!.n;
+  };
 
   it('answers not ready and unavailable while the migrations wait, ready once they and the load have ended', async () => {
     await held.lock.query('select pg_advisory_lock($1, $2)', [...MIGRATION_LOCK]);
@@ -61,5 +76,37 @@ describe('core while another process holds the migration lock, through a real co
     assert.equal(core.logged(/^catalog loaded$/)[0]?.products, TEST_CATALOG.length);
     assert.equal((await getProduct()).product?.productId, productId);
     assert.ok((await startScan()).runId);
+  });
+
+  it('a SIGTERM while the migrations wait: stops waiting, closes, logs it and exits 0', async () => {
+    await held.lock.query('select pg_advisory_lock($1, $2)', [...MIGRATION_LOCK]);
+    try {
+      // A drain delay that would keep a started core serving on: a core still starting skips it.
+      const env = { ...held.env, SHUTDOWN_DRAIN_DELAY_MS: '20000', SHUTDOWN_TIMEOUT_MS: '60000' };
+      const core = await startProcess('core', env, undefined, { ready: false });
+      held.running.add(core);
+      await until('core waiting for the migration lock', () => core.logged(/migration lock/).length > 0);
+      await until('its wait queued in PostgreSQL', async () => (await lockHolders(false)) === 1);
+
+      core.signal('SIGTERM');
+      assert.equal(await core.exited, 0, core.output());
+      const [stopping] = core.logged(/^stopping: not ready any more, draining$/);
+      assert.deepEqual(
+        { signal: stopping?.signal, starting: stopping?.starting, delay: stopping?.drain_delay_ms },
+        { signal: 'SIGTERM', starting: true, delay: 0 },
+      );
+      assert.equal(core.logged(/^stopped while starting/).length, 1);
+      assert.equal(core.logged(/^stopped$/).length, 1);
+      assert.deepEqual(
+        core.logged(/./).filter((line) => line.level === 'error' || line.level === 'fatal'),
+        [],
+        'no error nor fatal line',
+      );
+      assert.deepEqual(core.logged(/^catalog loaded$/), []);
+      assert.equal(await lockHolders(false), 0, 'no backend left waiting for the lock');
+      assert.equal(await lockHolders(true), 1, 'the lock still the test’s');
+    } finally {
+      await held.lock.query('select pg_advisory_unlock($1, $2)', [...MIGRATION_LOCK]);
+    }
   });
 });

@@ -102,25 +102,53 @@ export const MIGRATION_LOCK = [0x5c1c, 0] as const;
 /**
  * Applies pending migrations, each in its own transaction, and answers their names; never
  * `schema.update()`. Run by the migrate role (the Helm migration Job) and by core at start. One process at
- * a time: the others wait for the lock, then find nothing left to apply.
+ * a time: the others wait for the lock, then find nothing left to apply. `signal` stops the wait for the
+ * lock (core shutting down while another process migrates): migrate then rejects with its reason, having
+ * applied nothing. Migrations already running are not stopped by it: each runs to its end.
  */
-export async function migrate(orm: Orm, logger?: Logger): Promise<string[]> {
+export async function migrate(orm: Orm, logger?: Logger, signal?: AbortSignal): Promise<string[]> {
+  signal?.throwIfAborted();
   // Its own connection, not one of the pool's: the lock must outlive every migration's transaction.
   const lock = new pg.Client({ connectionString: orm.config.get('clientUrl'), ...CONNECTION });
   lock.on('error', () => {}); // a lost connection fails the query under way, which is thrown
   await lock.connect();
   try {
-    const free = await lock.query<{ locked: boolean }>('select pg_try_advisory_lock($1, $2) as locked', [
-      ...MIGRATION_LOCK,
-    ]);
+    const free = await lock.query<{ locked: boolean; pid: number }>(
+      'select pg_try_advisory_lock($1, $2) as locked, pg_backend_pid() as pid',
+      [...MIGRATION_LOCK],
+    );
     if (!free.rows[0]?.locked) {
       logger?.info('another process holds the migration lock (a migration Job, a replica): waiting for it');
-      await lock.query('select pg_advisory_lock($1, $2)', [...MIGRATION_LOCK]);
+      await waitForLock(orm, lock, free.rows[0]!.pid, signal);
     }
+    signal?.throwIfAborted(); // stopped as the lock came: nothing applied, the lock released below
     const applied = await orm.migrator.up();
     await lock.query('select pg_advisory_unlock($1, $2)', [...MIGRATION_LOCK]);
     return applied.map((migration) => migration.name);
   } finally {
     await lock.end(); // also releases the lock if a migration failed
+  }
+}
+
+/**
+ * Waits on `lock` (backend `pid`) for the migration lock; `signal` cancels the wait in the server
+ * (pg_cancel_backend, on one of the pool's connections), so that no backend is left queued for the lock.
+ * Failing that (the database unreachable), the lock's connection is dropped instead.
+ */
+async function waitForLock(orm: Orm, lock: pg.Client, pid: number, signal?: AbortSignal): Promise<void> {
+  const cancel = () => {
+    orm.em
+      .getConnection()
+      .execute('select pg_cancel_backend(?)', [pid])
+      .catch(() => lock.end());
+  };
+  signal?.addEventListener('abort', cancel, { once: true });
+  try {
+    await lock.query('select pg_advisory_lock($1, $2)', [...MIGRATION_LOCK]);
+  } catch (err) {
+    signal?.throwIfAborted(); // the wait cancelled: the signal's reason, not PostgreSQL's 57014
+    throw err;
+  } finally {
+    signal?.removeEventListener('abort', cancel);
   }
 }
