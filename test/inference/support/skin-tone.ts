@@ -7,9 +7,15 @@
  *   line 0.04 eye distances thick (the colour test below takes the rest of a dark brow), with sharp edges (a wider or blurred hole leaves a ring of undarkened
  *   skin around each feature, which reads as contrast no skin tone has); the outline blurred over 0.03 eye
  *   distances;
- * - what: a pixel's linear luminance against the skin's own median (sampled on the cheeks, forehead and
- *   nose): from 0.35 of it down it is not skin (hair, nostrils, lashes, shadows of a frame), fully skin from
- *   0.55 up, a ramp between (so a dark pixel inside the outline keeps its own lightness).
+ * - what: a pixel's linear luminance against the skin around it (its Gaussian-like mean over LOCAL_SIGMA eye
+ *   distances): from 0.35 of it down it is not skin (nostrils, lashes, strands of hair, shadows of a frame),
+ *   fully skin from 0.55 up, a ramp between (so a dark pixel inside the outline keeps its own lightness);
+ *   and against the skin's own median (sampled on the cheeks, forehead and nose): from 0.1 of it down it is
+ *   not skin (dark hair over the face), fully from 0.2. Skin in shade is skin: judged against the whole
+ *   face's median alone (0.35 to 0.55 of it, before), the shaded side of a side-lit face (d, e: a quarter
+ *   to a third of the cheeks) was darkened less than its lit side, or not at all, so at ×0.4 and ×0.25 it
+ *   came out lighter than the lit skin with a ragged edge: shading turned inside out, which read as texture
+ *   and uneven tone (docs/inference.md, "Skin tone alone").
  * Deterministic; re-encoded as JPEG at quality 95, as the other edits are.
  */
 import sharp from 'sharp';
@@ -24,9 +30,14 @@ export const linearOf = (c: number) => toLinear(c / 255);
 export const srgbOf = (l: number) => Math.round(255 * Math.min(1, Math.max(0, toSrgb(l))));
 const LINEAR = Float64Array.from({ length: 256 }, (_, c) => linearOf(c));
 
-/** Luminance below NOT_SKIN × the skin's median is not skin; from SKIN × the median it is. */
+/** Luminance below NOT_SKIN × the skin around it is not skin; from SKIN × it, it is. */
 const NOT_SKIN = 0.35;
 const SKIN = 0.55;
+/** σ of the mean of the skin around a pixel, in eye distances: wider than a nostril or a strand of hair. */
+const LOCAL_SIGMA = 0.1;
+/** Luminance below NOT_SKIN_FACE × the skin's median is not skin (dark hair); from SKIN_FACE × it, it is. */
+const NOT_SKIN_FACE = 0.1;
+const SKIN_FACE = 0.2;
 
 /** Where the skin is, 0..1 per pixel, from the landmarks alone (before the colour test). */
 async function outlineMask(g: FaceGeometry): Promise<Uint8Array> {
@@ -98,13 +109,51 @@ export async function skinWeights(photo: Buffer, g: FaceGeometry): Promise<Float
       0.0722 * LINEAR[data[3 * k + 2]!]!;
   }
   const median = skinMedian(g, lum);
+  const around = blurred(lum, g.width, g.height, LOCAL_SIGMA * g.frame.d);
   const outline = await outlineMask(g);
+  const ramp = (x: number, from: number, to: number) => Math.min(1, Math.max(0, (x - from) / (to - from)));
   const weights = new Float64Array(n);
   for (let k = 0; k < n; k++) {
-    const colour = Math.min(1, Math.max(0, (lum[k]! / median - NOT_SKIN) / (SKIN - NOT_SKIN)));
+    const colour =
+      ramp(lum[k]! / around[k]!, NOT_SKIN, SKIN) * ramp(lum[k]! / median, NOT_SKIN_FACE, SKIN_FACE);
     weights[k] = (outline[k]! / 255) * colour;
   }
   return weights;
+}
+
+/**
+ * The plane blurred by three box passes along the rows and three down the columns (nearly a Gaussian of σ
+ * `sigma` pixels), each box over the values inside the image only.
+ */
+function blurred(values: Float64Array, width: number, height: number, sigma: number): Float64Array {
+  const half = Math.max(1, Math.round((Math.sqrt(4 * sigma * sigma + 1) - 1) / 2));
+  let from = Float64Array.from(values);
+  let to = new Float64Array(values.length);
+  const pass = (lines: number, length: number, lineStep: number, step: number) => {
+    for (let line = 0; line < lines; line++) {
+      const start = line * lineStep;
+      let sum = 0;
+      let count = 0;
+      for (let j = 0; j < Math.min(half, length); j++, count++) sum += from[start + j * step]!;
+      for (let i = 0; i < length; i++) {
+        if (i + half < length) {
+          sum += from[start + (i + half) * step]!;
+          count++;
+        }
+        if (i - half - 1 >= 0) {
+          sum -= from[start + (i - half - 1) * step]!;
+          count--;
+        }
+        to[start + i * step] = sum / count;
+      }
+    }
+    [from, to] = [to, from];
+  };
+  for (let k = 0; k < 3; k++) {
+    pass(height, width, width, 1);
+    pass(width, height, 1, width);
+  }
+  return from;
 }
 
 /** The photo with its skin's linear light scaled by `factor` (0.25: a much darker skin). */
