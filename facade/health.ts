@@ -6,6 +6,10 @@
  * `unavailable` while core retries a failed load, `unknown` when core does not answer). `photo_intake` says
  * whether a person can hand a photo to a scan now: `direct_or_link` while the upload page behind every
  * `upload_url` takes photos (core and its database answer), `unavailable` while it cannot.
+ * While core is starting (its migrations have not ended: they may wait for a migration Job's lock) the
+ * answer is 200 with `ok` false and `core: "starting"`: every tool answers `unavailable` meanwhile, but it is
+ * a step of every deploy, not an outage — a monitor or probe reading the status must not fail (or restart)
+ * façades for it; the change is logged as info, once.
  * Once this façade is shutting down it answers 503 with `shutting_down: true` (and `photo_intake`
  * `unavailable`).
  *
@@ -22,6 +26,8 @@ import type { Logger } from '../services/shared/logger.ts';
 import type { Readiness } from '../services/shared/shutdown.ts';
 
 const CORE_TIMEOUT_MS = 2000;
+
+const STARTING = 'core is starting';
 
 const NOT_READY = {
   ok: false,
@@ -47,7 +53,8 @@ export function readyEndpoint(readiness?: Readiness) {
 }
 
 export function healthEndpoint(status: Client<typeof StatusService>, logger: Logger, readiness?: Readiness) {
-  let lastFault: string | undefined;
+  /** The last answer's fault, STARTING, or undefined when all was well: logged when it changes. */
+  let lastState: string | undefined;
   return async (ctx: Context): Promise<void> => {
     ctx.set('Cache-Control', 'no-store');
     if (readiness?.draining) {
@@ -62,13 +69,17 @@ export function healthEndpoint(status: Client<typeof StatusService>, logger: Log
       return undefined;
     });
     if (core && !core.databaseOk) fault = 'core reports that its database does not answer';
-    if (fault !== lastFault) {
+    const starting = fault === undefined && core?.starting === true;
+    const state = fault ?? (starting ? STARTING : undefined);
+    if (state !== lastState) {
       if (fault) logger.error({ reason: fault }, 'health: answering 503');
+      else if (starting) logger.info('health: core is starting (its migrations have not ended): ok false');
+      else if (lastState === STARTING) logger.info('health: core has started');
       else logger.info('health: core and its database answer again');
-      lastFault = fault;
+      lastState = state;
     }
-    const ok = fault === undefined && core !== undefined;
-    ctx.status = ok ? 200 : 503;
+    const ok = fault === undefined && core !== undefined && !starting;
+    ctx.status = fault === undefined ? 200 : 503;
     const pausedBy = [
       ...(core?.pausedByOperator ? ['operator'] : []),
       ...(core?.pausedByBacklog ? ['backlog'] : []),
@@ -78,6 +89,7 @@ export function healthEndpoint(status: Client<typeof StatusService>, logger: Log
       admissions_enabled: ok && core.admissionsEnabled,
       // Why new scans are refused, while they are: the operator's switch and/or the analysis backlog.
       ...(ok && pausedBy.length > 0 ? { admissions_paused_by: pausedBy } : {}),
+      ...(starting ? { core: 'starting' } : {}),
       catalog_tools_enabled: ok && core.catalogToolsEnabled,
       // Only while the catalog is not loaded, like admissions_paused_by: all well, the spec's four keys.
       ...(core?.catalog === CatalogState.LOADED

@@ -174,7 +174,8 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     logger,
     limits,
     interceptors: [
-      refuseUntil(() => started, [Health.typeName, ServerReflection.typeName]),
+      // StatusService says that core is starting (the façade's /health), rather than failing.
+      refuseUntil(() => started, [Health.typeName, ServerReflection.typeName, StatusService.typeName]),
       callScope(),
       capOpenCalls(limits.maxWatches, [ScanService.method.watchScan, IntakeService.method.watchIntake]),
     ],
@@ -190,7 +191,7 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
       router.service(CatalogService, new CatalogServiceImpl(catalog, options.pepper));
       router.service(AccountService, new AccountServiceImpl({ ...options, scans }));
       router.service(OAuthStateService, new OAuthStateServiceImpl(orm));
-      router.service(StatusService, new StatusServiceImpl(orm, catalog, logger));
+      router.service(StatusService, new StatusServiceImpl(orm, catalog, logger, () => started));
       router.service(
         Health,
         // The overall status reports the database, for operators and callers; `readiness` (the chart's

@@ -3,7 +3,9 @@
  * switches (the operator's and the analysis backlog's) and the catalog's state. A database that does not
  * answer is logged with the reason, once per change. The read is bounded: a database that has not answered
  * within 1 s (one that hangs instead of refusing) is `database_ok: false`, not the caller's deadline, and
- * one read runs at a time (calls meanwhile share it, outside any one call: call-scope.ts).
+ * one read runs at a time (calls meanwhile share it, outside any one call: call-scope.ts). While core is
+ * starting (its migrations have not ended; the switches' table may not even exist yet) it answers
+ * `starting` with whether the database answers, and reads no switch.
  */
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
@@ -32,17 +34,24 @@ export class StatusServiceImpl implements ServiceImpl<typeof StatusService> {
   readonly #orm: Orm;
   readonly #catalog: LiveCatalog;
   readonly #logger: Logger;
+  readonly #started: () => boolean;
   #databaseDown = false;
   #reading: Promise<Admissions> | undefined;
 
-  constructor(orm: Orm, catalog: LiveCatalog, logger: Logger) {
+  constructor(orm: Orm, catalog: LiveCatalog, logger: Logger, started: () => boolean = () => true) {
     this.#orm = orm;
     this.#catalog = catalog;
     this.#logger = logger;
+    this.#started = started;
   }
 
   async getStatus() {
     const catalog = CATALOG_STATE[this.#catalog.state];
+    if (!this.#started()) {
+      const connected = outsideCalls(() => this.#orm.isConnected());
+      const databaseOk = await within(connected, READ_TIMEOUT_MS, false);
+      return create(GetStatusResponseSchema, { databaseOk, starting: true, catalog });
+    }
     try {
       const state = await within(this.#read(), READ_TIMEOUT_MS, undefined);
       if (!state) throw new Error(`no answer within ${READ_TIMEOUT_MS} ms`);

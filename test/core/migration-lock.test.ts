@@ -5,6 +5,8 @@
  * failures until the pod was restarted — into the same wait. Now it listens at once: grpc.health.v1's
  * `readiness` check NOT_SERVING while the overall status SERVING (the database answers: the startupProbe),
  * every call but health `unavailable`; ready once the migrations and the first catalog load have ended.
+ * The façade's /health said 503 meanwhile, as for an outage (core's StatusService was refused too): now 200
+ * with `ok` false and `core: "starting"`, logged once as info.
  *
  * A SIGTERM meanwhile (a rollout replacing the pod, a scale-down) ended core by the signal, without the
  * graceful shutdown: the shutdown handlers were installed only once core had started. Now it stops waiting
@@ -66,6 +68,25 @@ describe('core while another process holds the migration lock, through a real co
       assert.equal(refused.code, Code.Unavailable);
       assert.equal(refused.findDetails(ErrorInfoSchema)[0]?.reason, 'unavailable');
     }
+    // The façade: /ready 200, and /health 200 saying that core is starting, not the 503 of an outage.
+    const facade = await startProcess('facade', { ...held.env, CORE_URL: core.url });
+    held.running.add(facade);
+    const get = async (path: string) => {
+      const res = await fetch(new URL(path, facade.url), { signal: AbortSignal.timeout(3000) });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    assert.deepEqual(await get('/ready'), { status: 200, body: { ready: true } });
+    assert.deepEqual(await get('/health'), {
+      status: 200,
+      body: {
+        ok: false,
+        admissions_enabled: false,
+        core: 'starting',
+        catalog_tools_enabled: false,
+        catalog: 'loading',
+        photo_intake: 'unavailable',
+      },
+    });
     // Still waiting all along: nothing above was answered by a started core.
     assert.equal(await coreSays('readiness'), Status.NOT_SERVING);
     assert.deepEqual(core.logged(/^catalog loaded$/), []);
@@ -76,6 +97,14 @@ describe('core while another process holds the migration lock, through a real co
     assert.equal(core.logged(/^catalog loaded$/)[0]?.products, TEST_CATALOG.length);
     assert.equal((await getProduct()).product?.productId, productId);
     assert.ok((await startScan()).runId);
+    const started = await get('/health');
+    assert.equal(started.status, 200);
+    assert.equal(started.body.ok, true);
+    assert.equal(started.body.core, undefined);
+    // Said once each, as info: a deploy step, not an outage.
+    assert.equal(facade.logged(/^health: core is starting/).length, 1);
+    assert.equal(facade.logged(/^health: core has started$/).length, 1);
+    assert.deepEqual(facade.logged(/^health: answering 503$/), []);
   });
 
   it('a SIGTERM while the migrations wait: stops waiting, closes, logs it and exits 0', async () => {

@@ -10,7 +10,7 @@ import type { Message, UnknownEnum } from "@bufbuild/protobuf";
  * Describes the file skinmatch/v1/status.proto.
  */
 export const file_skinmatch_v1_status: GenFile = /*@__PURE__*/
-  fileDesc("Chlza2lubWF0Y2gvdjEvc3RhdHVzLnByb3RvEgxza2lubWF0Y2gudjEiEgoQR2V0U3RhdHVzUmVxdWVzdCLHAQoRR2V0U3RhdHVzUmVzcG9uc2USEwoLZGF0YWJhc2Vfb2sYASABKAgSGgoSYWRtaXNzaW9uc19lbmFibGVkGAIgASgIEh0KFWNhdGFsb2dfdG9vbHNfZW5hYmxlZBgDIAEoCBIaChJwYXVzZWRfYnlfb3BlcmF0b3IYBCABKAgSGQoRcGF1c2VkX2J5X2JhY2tsb2cYBSABKAgSKwoHY2F0YWxvZxgGIAEoDjIaLnNraW5tYXRjaC52MS5DYXRhbG9nU3RhdGUqgQEKDENhdGFsb2dTdGF0ZRIdChlDQVRBTE9HX1NUQVRFX1VOU1BFQ0lGSUVEEAASGQoVQ0FUQUxPR19TVEFURV9MT0FESU5HEAESGAoUQ0FUQUxPR19TVEFURV9MT0FERUQQAhIdChlDQVRBTE9HX1NUQVRFX1VOQVZBSUxBQkxFEAMyXQoNU3RhdHVzU2VydmljZRJMCglHZXRTdGF0dXMSHi5za2lubWF0Y2gudjEuR2V0U3RhdHVzUmVxdWVzdBofLnNraW5tYXRjaC52MS5HZXRTdGF0dXNSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("Chlza2lubWF0Y2gvdjEvc3RhdHVzLnByb3RvEgxza2lubWF0Y2gudjEiEgoQR2V0U3RhdHVzUmVxdWVzdCLZAQoRR2V0U3RhdHVzUmVzcG9uc2USEwoLZGF0YWJhc2Vfb2sYASABKAgSGgoSYWRtaXNzaW9uc19lbmFibGVkGAIgASgIEh0KFWNhdGFsb2dfdG9vbHNfZW5hYmxlZBgDIAEoCBIaChJwYXVzZWRfYnlfb3BlcmF0b3IYBCABKAgSGQoRcGF1c2VkX2J5X2JhY2tsb2cYBSABKAgSKwoHY2F0YWxvZxgGIAEoDjIaLnNraW5tYXRjaC52MS5DYXRhbG9nU3RhdGUSEAoIc3RhcnRpbmcYByABKAgqgQEKDENhdGFsb2dTdGF0ZRIdChlDQVRBTE9HX1NUQVRFX1VOU1BFQ0lGSUVEEAASGQoVQ0FUQUxPR19TVEFURV9MT0FESU5HEAESGAoUQ0FUQUxPR19TVEFURV9MT0FERUQQAhIdChlDQVRBTE9HX1NUQVRFX1VOQVZBSUxBQkxFEAMyXQoNU3RhdHVzU2VydmljZRJMCglHZXRTdGF0dXMSHi5za2lubWF0Y2gudjEuR2V0U3RhdHVzUmVxdWVzdBofLnNraW5tYXRjaC52MS5HZXRTdGF0dXNSZXNwb25zZWIGcHJvdG8z");
 
 /**
  * GetStatusRequest has no fields.
@@ -75,6 +75,15 @@ export type GetStatusResponse = Message<"skinmatch.v1.GetStatusResponse"> & {
    * @generated from field: skinmatch.v1.CatalogState catalog = 6;
    */
   catalog: CatalogState;
+
+  /**
+   * starting is true while core has not started: its migrations (which may wait for a migration Job's
+   * lock) have not ended, and every call but this one and health answers UNAVAILABLE. Only database_ok and
+   * catalog are set then.
+   *
+   * @generated from field: bool starting = 7;
+   */
+  starting: boolean;
 };
 
 /**
@@ -139,7 +148,7 @@ export const CatalogStateSchema: GenEnum<CatalogState> = /*@__PURE__*/
  */
 export const StatusService: GenService<{
   /**
-   * GetStatus checks the database and reads the admissions switches.
+   * GetStatus checks the database and reads the admissions switches; it answers while core is starting too.
    *
    * @generated from rpc skinmatch.v1.StatusService.GetStatus
    */
