@@ -3,11 +3,11 @@
  * Started by `npm start`'s supervisor, or on its own with DATABASE_URL set.
  */
 
-import { createConnectTransport } from '@connectrpc/connect-node';
 import { loadDemoCatalog } from '../catalog/demo-catalog.ts';
 import { AltchaChallenge } from '../intake/altcha-challenge.ts';
 import { DEFAULT_ANALYSIS_RETRY } from '../scan/analysis-retry.ts';
 import { InferenceAnalyzer } from '../scan/inference-analyzer.ts';
+import { createInferenceTransport } from '../scan/inference-transport.ts';
 import { watchInference } from '../scan/inference-watch.ts';
 import { loadCoreConfig } from '../shared/config.ts';
 import { loadOrExit } from '../shared/env-reader.ts';
@@ -15,7 +15,6 @@ import { createLogger } from '../shared/logger.ts';
 import { startMetricsServer } from '../shared/metrics.ts';
 import { Readiness, shutDownGracefully, shutdownGraceMs } from '../shared/shutdown.ts';
 import { guardStartup } from '../shared/startup.ts';
-import { clientTelemetry } from '../shared/telemetry.ts';
 import { startTraceExport, traceExportSettings } from '../shared/trace-export.ts';
 import { startCore } from './core.ts';
 import { migrate, openDatabase } from './db/orm.ts';
@@ -57,12 +56,7 @@ async function prepare(): Promise<void> {
     await setup.close();
   }
 }
-const inference = createConnectTransport({
-  baseUrl: config.inferenceUrl,
-  httpVersion: '2',
-  useBinaryFormat: true,
-  interceptors: [clientTelemetry()],
-});
+const inference = createInferenceTransport(config.inferenceUrl);
 const start = startCore({
   orm,
   databaseUrl: config.databaseUrl,

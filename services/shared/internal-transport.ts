@@ -35,11 +35,22 @@ export interface InternalTransportOptions {
   readonly interceptors?: Interceptor[];
 }
 
+/**
+ * HTTP/2 client sessions between our own processes (façade → core, core → inference). Node bounds what a
+ * session has queued to send (`maxSessionMemory`, default 10 MB) and refuses every new stream past it with
+ * NGHTTP2_ENHANCE_YOUR_CALM: 32 analyses of a 2048 px photo (578 kB) on core's one connection to inference,
+ * which reads them one at a time, got 14 of 32 refused — as would any tool call on the façade's one
+ * connection to core behind a few large photo uploads. What is queued is this process's own requests,
+ * already bounded by its own limits (the scan worker's concurrency, the façade's photo and body bounds) and
+ * its pod's memory: 1024 MB, above every pod's limit, so that this bound never acts.
+ */
+export const INTERNAL_SESSION_OPTIONS: http2.ClientSessionOptions = { maxSessionMemory: 1024 };
+
 const PROTO = 'application/proto';
 const TRAILER_PREFIX = 'trailer-';
 
 export function createInternalTransport(options: InternalTransportOptions): Transport {
-  const sessions = new Http2SessionManager(options.baseUrl);
+  const sessions = new Http2SessionManager(options.baseUrl, undefined, INTERNAL_SESSION_OPTIONS);
   const streaming = createConnectTransport({
     baseUrl: options.baseUrl,
     httpVersion: '2',
