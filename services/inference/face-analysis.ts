@@ -155,15 +155,15 @@ export class FaceAnalysis {
         return;
       }
       yield await progress('measuring');
-      const features = await this.#patches.lend((buffer) => {
+      const { features, gains } = await this.#patches.lend(async (buffer) => {
         const patches = regionPatches(image, landmarks, buffer);
         removeFrames(patches, landmarks);
         const { gains, underEye } = colourGains(patches);
         const corrected = normaliseColour(patches, patches, gains, underEye);
-        return this.#measurer.measure(corrected, poreFloor, clipLevels(gains));
+        return { features: await this.#measurer.measure(corrected, poreFloor, clipLevels(gains)), gains };
       });
       yield await progress('scoring');
-      const { scores, raw, concerns } = scoreFeatures(features);
+      const { scores, raw, concerns } = scoreFeatures(features, gains);
       yield { kind: 'result', scores, raw, concerns, quality: verdict.quality };
     } finally {
       // Nothing reads the pixels any more (measuring and scoring read the patches).

@@ -17,6 +17,10 @@ import { REGIONS, type Region } from './regions.ts';
 export { CALIBRATION_VERSION };
 
 type Read = (regions: readonly Region[], name: keyof Features) => number;
+/** Per channel R, G, B, the gains the colour correction multiplied the photo's linear light by (colour-constancy.ts). */
+type Gains = readonly number[];
+/** No correction: the gains of a photo already at the reference colour. */
+const UNCORRECTED: Gains = [1, 1, 1];
 
 const CHEEKS: Region[] = ['right_cheek', 'left_cheek'];
 const UNDER_EYES: Region[] = ['right_under_eye', 'left_under_eye'];
@@ -24,7 +28,7 @@ const CROWS_FEET: Region[] = ['right_crows_feet', 'left_crows_feet'];
 const EYES: Region[] = ['right_eye', 'left_eye'];
 
 /** Each measure's raw value, and what it means (docs/inference.md has the same table). */
-export const RAW_MEASURES: Readonly<Record<Measure, (read: Read) => number>> = {
+export const RAW_MEASURES: Readonly<Record<Measure, (read: Read, gains: Gains) => number>> = {
   /** Share of pixels redder (a*) than their 9×9 surroundings by more than 6. */
   acne: (read) => read([...CHEEKS, 'forehead', 'chin'], 'red_spot_frac'),
   /** Erythema index (100·log10 R/G) of the cheeks' skin (spots, shine and its halo left out) above the forehead's, nose's and chin's. */
@@ -39,12 +43,12 @@ export const RAW_MEASURES: Readonly<Record<Measure, (read: Read) => number>> = {
   pores: (read) => read(CHEEKS, 'pit_depth'),
   /**
    * Mean range (9×9 closing − opening) of the cheeks' smoothed L* less its wider mean, pores filled in first:
-   * bumps and hollows of a few millimetres;
-   * relative to the photo's contrast as the eyes show it (EYE_CONTRAST).
+   * bumps and hollows of a few millimetres; relative to the photo's contrast as the eyes show it
+   * (EYE_CONTRAST: the lids' corrected skin less the pupils as the photo recorded them).
    */
-  texture: (read) =>
+  texture: (read, gains) =>
     read(['right_cheek_relief', 'left_cheek_relief'], 'coarse_energy') *
-    (EYE_CONTRAST_REFERENCE / Math.max(EYE_CONTRAST_MIN, EYE_CONTRAST(read))) ** EYE_CONTRAST_POWER,
+    (EYE_CONTRAST_REFERENCE / Math.max(EYE_CONTRAST_MIN, EYE_CONTRAST(read, gains))) ** EYE_CONTRAST_POWER,
   /**
    * How much darker under the eyes is than the baseline skin, in L*: the median, so the lower lid's lashes
    * at the region's top edge and a spot or line that reaches it weigh little.
@@ -77,12 +81,31 @@ const CHROMA_WEIGHT = 0.2;
 
 /**
  * The photo's contrast as the eyes show it, in L*: the light skin of the upper lids (70th percentile of the
- * eye regions' upper rows) less the darkest of the eyes, lashes and pupils (2nd percentile of the lower rows). Relief shows as light and shade, which a
- * photo with less contrast (a flat tone curve, haze) shows less of, and the eyes' contrast falls with it; it
- * is nearly the same from one photo of a person to the next, so texture relative to it repeats better, not
- * worse (docs/inference.md). Partly (the power): the eyes' figure also moves a little with the landmarks.
+ * eye regions' upper rows, colour-corrected) less the darkest of the eyes, lashes and pupils (2nd percentile
+ * of the lower rows) as the photo recorded it, before the colour correction (photoLightness). Relief shows
+ * as light and shade, which a photo with less contrast (a flat tone curve, haze, lifted blacks) shows less
+ * of, and the eyes' contrast falls with it (docs/inference.md). The lid is skin, which the correction brings
+ * to the reference lightness whatever the person's skin tone; the pupil is not: read after the correction, a
+ * darker skin's larger gains lifted it and the contrast fell with the skin's tone (skin-measures-30.0.0,
+ * "Skin tone alone"). Partly (the power): the eyes' figure also moves a little with the landmarks.
  */
-const EYE_CONTRAST: (read: Read) => number = (read) => read(EYES, 'l_light') - read(EYES, 'l_dark');
+const EYE_CONTRAST = (read: Read, gains: Gains): number =>
+  read(EYES, 'l_light') -
+  EYES.reduce((sum, eye) => sum + photoLightness(read([eye], 'l_dark'), gains), 0) / EYES.length;
+
+/**
+ * The L* a corrected pixel of lightness `l` had in the photo: its luminance divided by the gains' (exact for
+ * a grey pixel; the pupils and lashes it is used for are nearly grey).
+ */
+function photoLightness(l: number, gains: Gains): number {
+  const gain = LUMINANCE.reduce((sum, weight, c) => sum + weight * gains[c]!, 0);
+  const y = (l > KAPPA * EPSILON ? ((l + 16) / 116) ** 3 : l / KAPPA) / gain;
+  return y > EPSILON ? 116 * Math.cbrt(y) - 16 : KAPPA * y;
+}
+/** sRGB's luminance weights (D65) and CIELAB's constants, as the measures graph uses them (cielab.ts). */
+const LUMINANCE = [0.2126729, 0.7151522, 0.072175];
+const EPSILON = 216 / 24389;
+const KAPPA = 24389 / 27;
 /** The calibration set's median eye contrast (L*), so texture keeps its scale; and a floor (closed eyes). */
 const EYE_CONTRAST_REFERENCE = 46;
 const EYE_CONTRAST_MIN = 15;
@@ -121,15 +144,24 @@ export const FEATURES_READ: readonly (readonly FeatureName[])[] = (() => {
     raw((regions, name) => {
       for (const region of regions) read[REGIONS.indexOf(region)]!.add(name);
       return 0;
-    });
+    }, UNCORRECTED);
   }
   return read.map((names) => [...names]);
 })();
 
-/** Raw values of every measure; `features` holds one row per region, in REGIONS order. */
-export function rawMeasures(features: readonly Features[]): Record<Measure, number> {
+/**
+ * Raw values of every measure; `features` holds one row per region, in REGIONS order, measured on patches
+ * the colour correction multiplied by `gains` (none when absent).
+ */
+export function rawMeasures(
+  features: readonly Features[],
+  gains: Gains = UNCORRECTED,
+): Record<Measure, number> {
   const read = reader(features);
-  return Object.fromEntries(MEASURES.map((m) => [m, RAW_MEASURES[m](read)])) as Record<Measure, number>;
+  return Object.fromEntries(MEASURES.map((m) => [m, RAW_MEASURES[m](read, gains)])) as Record<
+    Measure,
+    number
+  >;
 }
 
 function reader(features: readonly Features[]): Read {
@@ -143,8 +175,9 @@ export function scoreRaw(measure: Measure, value: number): number {
   return Math.round(100 * (1 - Math.min(1, Math.max(0, t))));
 }
 
-export function scoreFeatures(features: readonly Features[]): Scored {
-  const raw = rawMeasures(features);
+/** Scores and concerns of the features of patches corrected by `gains` (none when absent). */
+export function scoreFeatures(features: readonly Features[], gains: Gains = UNCORRECTED): Scored {
+  const raw = rawMeasures(features, gains);
   const scores = Object.fromEntries(MEASURES.map((m) => [m, scoreRaw(m, raw[m])])) as Record<Measure, number>;
   return { scores, raw, concerns: concernsFromScores(scores).map((c) => c.name) };
 }

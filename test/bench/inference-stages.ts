@@ -73,7 +73,7 @@ async function analyse(photo: Buffer, cpu: Map<Stage, number[]>, wall: Map<Stage
     return { normalised: normaliseColour(patches, patches, gains, underEye), gains };
   });
   const features = await timed('measure', () => measurer.measure(normalised, poreFloor, clipLevels(gains)));
-  return timed('score', () => scoreFeatures(features));
+  return timed('score', () => scoreFeatures(features, gains));
 }
 
 const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(0.5 * (xs.length - 1))]!;
