@@ -12,8 +12,9 @@
  * Texture is read relative to the eyes' contrast, the upper lids' skin less the pupils; before
  * skin-measures-30.0.0 the pupils were read after the colour correction, whose larger gains for a darker
  * skin lifted them, so the contrast fell and texture with it: a, b, c, d, e, f and h moved by 7–39 (g, i, j,
- * k by at most 4, held here so that they stay so). d at ×0.4 (−17, its green and blue gains at the 8× cap)
- * is not held.
+ * k by at most 4, held here so that they stay so). Not held: d at ×0.4 (−17: a makeup gem on its cheek,
+ * which the probe keeps at its lightness, is lifted by the gains out of the dark spots and its rim read as
+ * relief) and i at ×0.4 (+5, every gain at the 8× cap).
  */
 import assert from 'node:assert/strict';
 import { CALIBRATION } from '../../services/inference/calibration/calibration.ts';
