@@ -42,8 +42,16 @@ export const REFERENCE_L = (() => {
   const y = 0.2126729 * REFERENCE[0]! + 0.7151522 * REFERENCE[1]! + 0.072175 * REFERENCE[2]!;
   return 116 * Math.cbrt(y) - 16;
 })();
-/** Channel gains are bounded: past this the photo is too dark or too tinted to correct, not skin. */
-const MAX_GAIN = 8;
+/**
+ * The lowest skin median (sRGB level, of 255) a channel's gain lifts to the reference: below it one 8-bit
+ * step is an eighth of the value or more, and a channel that dark holds no colour to read. No fixed cap on
+ * the gain itself: a darker skin needs larger gains to reach the reference lightness (face i's blue 15× in
+ * the photo as it is, 60× with its skin at ×0.25 of its light), and a gain held below what the skin needs
+ * left it darker than the reference, which read as dark circles and an even tone (8× until
+ * skin-measures-31.0.0: docs/inference.md, "Skin tone alone"). Too dark a photo is refused before this
+ * (quality.ts, too_dark).
+ */
+const MIN_MEDIAN = toLinear(8 / 255);
 
 /** Levels of the histogram the medians are read from: finer than any 8-bit photo's steps. */
 const LEVELS = 4096;
@@ -216,7 +224,7 @@ function medianGains(
     let level = 0;
     for (let count = histogram[0]!; count < half; count += histogram[++level]!);
     const median = toLinear((level + 0.5) / LEVELS);
-    return Math.min(MAX_GAIN, Math.max(1 / MAX_GAIN, REFERENCE[c]! / Math.max(median, 1e-4)));
+    return REFERENCE[c]! / Math.max(median, MIN_MEDIAN);
   }) as Gains;
 }
 

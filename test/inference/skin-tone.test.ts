@@ -1,5 +1,5 @@
 /**
- * A person's skin tone alone does not change their dullness or their texture. Dullness: the skin of real faces darkened in linear
+ * A person's skin tone alone does not change their dullness, texture, dark circles or tone. Dullness: the skin of real faces darkened in linear
  * light (test/inference/support/skin-tone.ts: eyes, brows, lips, nostrils and hair kept) to ×0.6, and on
  * three of them to ×0.4, moves dullness by at most 5 points, unclamped (the raw move over the calibration's
  * span, so a score held at 100 hides nothing). Before skin-measures-29.0.0 dullness read the contrast of
@@ -12,9 +12,14 @@
  * Texture is read relative to the eyes' contrast, the upper lids' skin less the pupils; before
  * skin-measures-30.0.0 the pupils were read after the colour correction, whose larger gains for a darker
  * skin lifted them, so the contrast fell and texture with it: a, b, c, d, e, f and h moved by 7–39 (g, i, j,
- * k by at most 4, held here so that they stay so). Not held: d at ×0.4 (−17: a makeup gem on its cheek,
+ * k by at most 4, held here so that they stay so). Not held: d at ×0.4 (−18: a makeup gem on its cheek,
  * which the probe keeps at its lightness, is lifted by the gains out of the dark spots and its rim read as
- * relief) and i at ×0.4 (+5, every gain at the 8× cap).
+ * relief). i at ×0.4 is held since skin-measures-31.0.0 (+5 while the colour gains were capped at 8×).
+ * Dark circles and uneven tone, as a person sees them: until skin-measures-31.0.0 the colour gains were
+ * capped at 8×, so a darker skin past the cap was left darker than the reference the under-eyes and cheeks
+ * are read against, and dark circles fell on d (×0.4: 28 → 19), i (64 → 43, ×0.25 → 0) and e (×0.25:
+ * 100 → 66) and i's tone read more even (67 → 77). Faces c and h are not held: the landmarks of their darker
+ * skin sit a little higher, and the region under the eye with them (docs/inference.md, "Skin tone alone").
  */
 import assert from 'node:assert/strict';
 import { CALIBRATION } from '../../services/inference/calibration/calibration.ts';
@@ -42,18 +47,24 @@ const TEXTURE_FACES: [string, () => Promise<Buffer>, number[]][] = [
   ['f', () => moreFace('f'), [0.6, 0.4]],
   ['g', () => moreFace('g'), [0.6, 0.4]],
   ['h', () => moreFace('h'), [0.6, 0.4]],
-  ['i', () => moreFace('i'), [0.6]],
+  ['i', () => moreFace('i'), [0.6, 0.4]],
   ['j', () => moreFace('j'), [0.6, 0.4]],
   ['k', () => moreFace('k'), [0.6, 0.4]],
 ];
 
-/** Texture's score, unclamped, from the photo measured with the quality gates skipped. */
-async function textureOf(analysis: FaceAnalysis, photo: Buffer): Promise<number> {
+/** The result of the photo measured with the quality gates skipped. */
+async function measured(analysis: FaceAnalysis, photo: Buffer) {
   let last: FaceAnalysisEvent | undefined;
   for await (const event of analysis.analyze(photo, { skipQualityGates: true })) last = event;
   if (last?.kind !== 'result') throw new Error(`expected a result, got ${JSON.stringify(last)}`);
+  return last;
+}
+
+/** Texture's score, unclamped, from the photo measured with the quality gates skipped. */
+async function textureOf(analysis: FaceAnalysis, photo: Buffer): Promise<number> {
+  const { raw } = await measured(analysis, photo);
   const { good, bad } = CALIBRATION.texture;
-  return 100 * (1 - (last.raw.texture - good) / (bad - good));
+  return 100 * (1 - (raw.texture - good) / (bad - good));
 }
 
 /** Dullness's score, unclamped: its raw value mapped by the calibration, not held within 0–100. */
@@ -96,6 +107,39 @@ describe('skin tone: a darker skin on the same face reads the same texture', fun
         const darker = await textureOf(suite.analysis, await skinTone(photo, geometry, factor));
         moves.push(`×${factor}: ${base.toFixed(1)} → ${darker.toFixed(1)}`);
         assert.ok(Math.abs(darker - base) <= 5, moves.join('; '));
+      }
+    });
+  }
+});
+
+/** Each face, a measure, the darkenings it is held to and by how many points (its score, as a person sees it). */
+type Held = [string, () => Promise<Buffer>, 'dark_circles' | 'uneven_tone', number[], number];
+const face = (name: 'b' | 'd' | 'e' | 'f' | 'g' | 'i' | 'j' | 'k') => () =>
+  name === 'b' || name === 'd' ? singleFace(name) : moreFace(name);
+const TONE_HELD: Held[] = [
+  ...(['b', 'd', 'e', 'f', 'g', 'i', 'j', 'k'] as const).map(
+    (name): Held => [name, face(name), 'dark_circles', [0.6, 0.4], 5],
+  ),
+  ['e', face('e'), 'dark_circles', [0.25], 10],
+  ['i', face('i'), 'dark_circles', [0.25], 10],
+  ['i', face('i'), 'uneven_tone', [0.6, 0.4], 5],
+];
+
+describe('skin tone: a darker skin on the same face reads the same dark circles and tone', function () {
+  this.timeout(300_000);
+  const suite = analysisSuite();
+
+  for (const [name, load, measure, factors, bound] of TONE_HELD) {
+    it(`face ${name}: skin at ${factors.map((f) => `×${f}`).join(' and ')} of its linear light moves ${measure} by at most ${bound}`, async () => {
+      const photo = await load();
+      const geometry = await suite.geometry(photo);
+      const base = (await measured(suite.analysis, photo)).scores[measure];
+      const moves: string[] = [];
+      for (const factor of factors) {
+        const darker = await skinTone(photo, geometry, factor);
+        const score = (await measured(suite.analysis, darker)).scores[measure];
+        moves.push(`×${factor}: ${base} → ${score}`);
+        assert.ok(Math.abs(score - base) <= bound, moves.join('; '));
       }
     });
   }
