@@ -13,7 +13,11 @@ import { consentedScan } from '../support/consent.ts';
 import { until } from '../support/processes.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
-const BODY_BOUNDS = { graceMs: 2000, minBytesPerSecond: 1000, perNetwork: 3 };
+/**
+ * A grace well past what the network case needs before its slow clients hang up (1.2 s, the 429, the log):
+ * at 2 s a loaded machine cut them first (408) and the hang-ups were never seen (CI, load 7-10).
+ */
+const BODY_BOUNDS = { graceMs: 5000, minBytesPerSecond: 1000, perNetwork: 3 };
 const CONNECTIONS_PER_NETWORK = 6;
 
 interface Raw {
