@@ -180,7 +180,8 @@ export type ImageQuality = Message<"skinmatch.inference.v1.ImageQuality"> & {
   clippedFraction: number;
 
   /**
-   * sharpness is the variance of the Laplacian of the face region.
+   * sharpness is how narrow the face region's edges are, whatever their contrast: 100 × the energy of the
+   * luma's second differences over that of its central differences, in the direction it is least.
    *
    * @generated from field: float sharpness = 8;
    */
