@@ -56,11 +56,30 @@ function head(baseUrl: string, length: number, extra = ''): string {
   );
 }
 
-/** A POST /mcp whose body of `length` bytes comes a byte every 250 ms (4 bytes a second) until closed. */
+/** A POST /mcp whose body of 200 bytes comes a byte every 250 ms (4 bytes a second) until closed. */
 async function trickle(baseUrl: string, localAddress?: string, extra?: string): Promise<Raw> {
+  return sendSlowly(baseUrl, 200, ' ', localAddress, extra);
+}
+
+/**
+ * A POST /mcp whose 100 000-byte body comes 500 bytes every 250 ms (2000 bytes a second, twice the
+ * minimum rate) until closed: a slow body (still arriving a second on) that its grace never cuts, however
+ * late the test's next steps come on a loaded machine.
+ */
+async function keepingRate(baseUrl: string, localAddress?: string, extra?: string): Promise<Raw> {
+  return sendSlowly(baseUrl, 100_000, ' '.repeat(500), localAddress, extra);
+}
+
+async function sendSlowly(
+  baseUrl: string,
+  length: number,
+  chunk: string,
+  localAddress?: string,
+  extra?: string,
+) {
   const raw = await connect(baseUrl, localAddress);
-  raw.socket.write(head(baseUrl, 200, extra));
-  const timer = setInterval(() => raw.socket.writable && raw.socket.write(' '), 250);
+  raw.socket.write(head(baseUrl, length, extra));
+  const timer = setInterval(() => raw.socket.writable && raw.socket.write(chunk), 250);
   raw.closed.finally(() => clearInterval(timer));
   return raw;
 }
@@ -75,6 +94,12 @@ async function toolsList(baseUrl: string, localAddress?: string, extra?: string)
 }
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+/**
+ * How late past its bound a cut may come: the façade's timers run in this process, which a loaded machine
+ * (CI, load 7-10 on 2 cores) runs late. Still far from any other bound that could close these connections
+ * (the request's, 340 s).
+ */
+const LATE_MS = 3000;
 /** The closing time, or Infinity when the connection is still open after `ms`. */
 const closedWithin = (raw: Raw, ms: number) => Promise.race([raw.closed, sleep(ms).then(() => Infinity)]);
 const refusals = async (bound: string) =>
@@ -110,8 +135,8 @@ describe('slow clients (direct)', () => {
       steady.socket.write(body.slice(at, at + 300));
       await sleep(200);
     }
-    const ms = await closedWithin(slow, 5000);
-    assert.ok(ms >= 2000 && ms < 3500, `closed after ${ms} ms`);
+    const ms = await closedWithin(slow, 8000);
+    assert.ok(ms >= 2000 && ms < 2000 + LATE_MS, `closed after ${ms} ms`);
     assert.equal(slow.answer().status, 408);
     assert.equal(slow.answer().body.error.code, -32000);
     for (let i = 0; i < 100 && !steady.answer().body; i++) await sleep(20);
@@ -128,21 +153,21 @@ describe('slow clients (direct)', () => {
         'Content-Type: image/jpeg\r\nContent-Length: 5000\r\n\r\n',
     );
     const timer = setInterval(() => raw.socket.writable && raw.socket.write('x'), 250);
-    const ms = await closedWithin(raw, 5000);
+    const ms = await closedWithin(raw, 8000);
     clearInterval(timer);
     assert.equal(raw.answer().status, 403); // no Origin: refused before a byte of the photo is read
     assert.equal(raw.answer().body.error, 'forbidden_origin');
-    assert.ok(ms >= 2000 && ms < 3500, `closed after ${ms} ms`);
+    assert.ok(ms >= 2000 && ms < 2000 + LATE_MS, `closed after ${ms} ms`);
   });
 
   it("headers dribbling in are cut by the headers' bound", async () => {
     const raw = await connect(stack.baseUrl);
     raw.socket.write('POST /mcp HTTP/1.1\r\n');
     const timer = setInterval(() => raw.socket.writable && raw.socket.write('X-Slow: 1\r\n'), 300);
-    const ms = await closedWithin(raw, 6000);
+    const ms = await closedWithin(raw, 8000);
     clearInterval(timer);
     // Node checks the bound once a second.
-    assert.ok(ms >= HEADERS_TIMEOUT_MS && ms < HEADERS_TIMEOUT_MS + 2000, `closed after ${ms} ms`);
+    assert.ok(ms >= HEADERS_TIMEOUT_MS && ms < HEADERS_TIMEOUT_MS + 1000 + LATE_MS, `closed after ${ms} ms`);
     assert.equal(raw.answer().status, 408);
   });
 
@@ -156,8 +181,10 @@ describe('slow clients (direct)', () => {
       );
       assert.deepEqual(new Set(burst.map((answer) => answer.status)), new Set([200]));
     }
+    // Slow bodies that keep the minimum rate: ones that did not (trickle) were cut 2 s on, which a loaded
+    // machine reached before the refusal below was answered (the network's slots given back, 200).
     const slow = await Promise.all(
-      Array.from({ length: BODY_BOUNDS.perNetwork }, () => trickle(stack.baseUrl)),
+      Array.from({ length: BODY_BOUNDS.perNetwork }, () => keepingRate(stack.baseUrl)),
     );
     await sleep(1200); // slow: still arriving a second on
     const refused = await toolsList(stack.baseUrl);
@@ -219,12 +246,12 @@ describe('slow clients, the production bounds', () => {
     headers.socket.write('POST /mcp HTTP/1.1\r\n');
     const timer = setInterval(() => headers.socket.writable && headers.socket.write('X-Slow: 1\r\n'), 1000);
     const [bodyMs, headersMs] = await Promise.all([
-      closedWithin(body, 15_000),
-      closedWithin(headers, 15_000),
+      closedWithin(body, 18_000),
+      closedWithin(headers, 18_000),
     ]);
     clearInterval(timer);
-    assert.ok(bodyMs >= 10_000 && bodyMs < 11_500, `body: closed after ${bodyMs} ms`);
-    assert.ok(headersMs >= 10_000 && headersMs < 12_000, `headers: closed after ${headersMs} ms`);
+    assert.ok(bodyMs >= 10_000 && bodyMs < 10_000 + LATE_MS, `body: closed after ${bodyMs} ms`);
+    assert.ok(headersMs >= 10_000 && headersMs < 11_000 + LATE_MS, `headers: closed after ${headersMs} ms`);
     assert.equal(body.answer().status, 408);
     assert.equal(headers.answer().status, 408);
   });
@@ -244,10 +271,10 @@ describe('slow clients behind a proxy', () => {
     const open = await Promise.all(Array.from({ length: 70 }, () => connect(stack.baseUrl)));
     const slow = await Promise.all(
       Array.from({ length: BODY_BOUNDS.perNetwork }, () =>
-        trickle(stack.baseUrl, undefined, from('203.0.113.5')),
+        keepingRate(stack.baseUrl, undefined, from('203.0.113.5')),
       ),
     );
-    await sleep(1200);
+    await sleep(1200); // slow: still arriving a second on (and never cut: they keep the minimum rate)
     assertRateLimited(await toolsList(stack.baseUrl, undefined, from('203.0.113.5')));
     assert.equal((await toolsList(stack.baseUrl, undefined, from('203.0.113.6'))).status, 200);
     for (const raw of [...open, ...slow]) raw.socket.destroy();
