@@ -107,7 +107,8 @@ export function regionLayout(points: Landmarks): Record<Region, RegionRect> {
     right_crows_feet: { centre: shift(p(36), -0.17, 0.02), w: 0.2, h: 0.24 },
     left_crows_feet: { centre: shift(p(45), 0.17, 0.02), w: 0.2, h: 0.24 },
     // The middle of the face, from the brows to the nose's base and 0.4 of the face's width (brows, the eyes'
-    // inner corners, nose): its skin's contrast (dullness). Not down to the chin, where a beard or a moustache
+    // inner corners, nose): its skin's contrast (dullness), and with forehead and nose the skin redness is
+    // judged against (scoring.ts REDNESS_BASELINE). Not down to the chin, where a beard or a moustache
     // read as contrast (up to 42 points), nor across the cheeks, whose relief then weighs more (texture edit
     // → dullness 7; 6 at half the face's width once dullness reads the skin only, skin-measures-29.0.0):
     // docs/inference.md, "Beards" and "Skin tone alone".

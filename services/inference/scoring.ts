@@ -31,8 +31,11 @@ const EYES: Region[] = ['right_eye', 'left_eye'];
 export const RAW_MEASURES: Readonly<Record<Measure, (read: Read, gains: Gains) => number>> = {
   /** Share of pixels redder (a*) than their 9×9 surroundings by more than 6. */
   acne: (read) => read([...CHEEKS, 'forehead', 'chin'], 'red_spot_frac'),
-  /** Erythema index (100·log10 R/G) of the cheeks' skin (spots, shine and its halo left out) above the forehead's, nose's and chin's. */
-  redness: (read) => read(CHEEKS, 'erythema_skin') - read(['forehead', 'nose', 'chin'], 'erythema_skin'),
+  /**
+   * Erythema index (100·log10 R/G) of the cheeks' skin (spots, shine and its halo left out) above the
+   * forehead's, nose's and middle of the face's: not the chin's, where a beard grows (REDNESS_BASELINE).
+   */
+  redness: (read) => read(CHEEKS, 'erythema_skin') - read(REDNESS_BASELINE, 'erythema_skin'),
   /** Share of cheek pixels darker (L*) than their 9×9 surroundings by more than 6. */
   dark_spots: (read) => read(CHEEKS, 'dark_spot_frac'),
   /** Standard deviation of the cheeks' L* after a 7×7 blur: patches lighter and darker than the rest. */
@@ -66,6 +69,19 @@ export const RAW_MEASURES: Readonly<Record<Measure, (read: Read, gains: Gains) =
    */
   dullness: (read) => -(read(['face'], 'l_contrast') + CHROMA_WEIGHT * read(['face'], 'chroma_spread')),
 };
+
+/**
+ * The skin redness is judged against: forehead, nose and the middle of the face (`face`: brows to the
+ * nose's base). The chin was a third of it until skin-measures-30.0.0, and hair there lowers its erythema
+ * index (a painted full beard took face a's chin from 19.1 to 3.8, face i's from 31.5 to 2.6), so a beard,
+ * even stubble, moved redness by up to 37 points. Hair covers the chin's skin whole, so no per-pixel mask
+ * leaves skin to read there, and weighing the chin by the skin it has left moves the baseline by the chin's
+ * own offset whenever hair comes or goes (faces j and k by 12–14 points). The middle of the face, a larger
+ * patch than the nose, moves less when the landmarks shift under a beard (the nose's patch by up to 0.045
+ * eye distances, its erythema index by up to 8) and dilutes a sheen on the nose (the oiliness edit moved
+ * redness by 7 on face b against forehead and nose alone). docs/inference.md, "Beards".
+ */
+const REDNESS_BASELINE: Region[] = ['forehead', 'nose', 'face'];
 
 /**
  * How much the face's colour spread counts in dullness, against its luminance contrast (docs/inference.md,

@@ -222,7 +222,7 @@ export function referenceFeatures(
   const levelShine = plane(SIZE, SIZE, (x, y) =>
     Math.min(1, Math.max(0, (pixel(level, x, y) - levelMedian - 12) / 8)),
   );
-  const awayFromSpots = keepAwayFrom(spots, 7, 3);
+  const awayFromSpots = keepAwayFrom(spots, 9, 4);
   // The skin's redness also leaves out the halo of shine: the pixels of a 4×4 block with shine or next
   // to one (its largest degree over the 3×3 blocks around), and the lightest tenth of the patch (L* above
   // the 103rd largest of the pixels at even rows and, of the columns, the even ones of the left half and

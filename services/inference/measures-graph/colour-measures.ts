@@ -117,12 +117,13 @@ export function addColourFeatures(
   const spots = g.node('Or', [darker, redSpot], ['is_spot']);
   // The skin's own redness: the erythema index 100·log10(R/G) in linear light (haemoglobin absorbs green,
   // not red). A ratio of channels, it ignores how light or shaded a pixel is, so relief and shadows do not
-  // read as redness. Its mean over pixels at least three pixels away from any spot (two before
+  // read as redness. Its mean over pixels at least four pixels away from any spot (two before
   // `skin-measures-24.0.0`: the soft rim of a red spot beyond that tinted the cheeks, acne → redness 5.5 on
-  // face c), so spots do not tint it.
+  // face c; three before 30.0.0, when the chin, whose painted spots tinted the baseline too, left it: acne →
+  // redness 6 on face c), so spots do not tint it.
   const nearSpot = g.node('MaxPool', [g.node('Cast', [spots], ['spot_mask'], { to: FLOAT })], ['near_spot'], {
-    kernel_shape: [7, 7],
-    pads: [3, 3, 3, 3],
+    kernel_shape: [9, 9],
+    pads: [4, 4, 4, 4],
   });
   // Nor does shine, which shows the light rather than the skin, nor the halo around it: skin mixed with
   // the light's colour, lighter than the skin but below the shine threshold. The halo is left out by where
