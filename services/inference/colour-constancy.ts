@@ -21,13 +21,10 @@ import { PATCH, REGIONS, type Region } from './regions.ts';
  */
 export const BASELINE_REGIONS: readonly Region[] = ['forehead', 'nose', 'chin'];
 /**
- * The skin the regions under the eyes are corrected against (dark circles: how much darker they are): the
- * forehead and nose, not the chin, where a beard, moustache or stubble grows. Dark hair on a third of the
- * baseline lowered its median, the correction lifted the under-eyes with it, and a painted full beard
- * moved dark circles by up to 20 points (docs/inference.md, "Beards"). Without the chin the forehead's
- * and nose's shine would weigh more (the oiliness edit moved dark circles by 6): their pixels lighter, in
- * green (linear), than SHINE_RATIO times their region's median are left out of this baseline. Every other
- * region keeps BASELINE_REGIONS' correction, whose chin makes it steadier for them (dullness, tone).
+ * The skin the under-eyes are corrected against (dark circles): forehead and nose, not the chin, where a
+ * beard grows (a full beard moved dark circles by up to 20: docs/inference.md, "Beards"). Their pixels
+ * lighter in linear green than SHINE_RATIO times their region's median (shine, which without the chin weighed
+ * more: the oiliness edit moved dark circles by 6) are left out. Other regions keep BASELINE_REGIONS.
  */
 export const UNDER_EYE_BASELINE: readonly Region[] = ['forehead', 'nose'];
 const SHINE_RATIO = 1.3;
@@ -43,13 +40,9 @@ export const REFERENCE_L = (() => {
   return 116 * Math.cbrt(y) - 16;
 })();
 /**
- * The lowest skin median (sRGB level, of 255) a channel's gain lifts to the reference: below it one 8-bit
- * step is an eighth of the value or more, and a channel that dark holds no colour to read. No fixed cap on
- * the gain itself: a darker skin needs larger gains to reach the reference lightness (face i's blue 15× in
- * the photo as it is, 60× with its skin at ×0.25 of its light), and a gain held below what the skin needs
- * left it darker than the reference, which read as dark circles and an even tone (8× until
- * skin-measures-31.0.0: docs/inference.md, "Skin tone alone"). Too dark a photo is refused before this
- * (quality.ts, too_dark).
+ * The lowest skin median (sRGB level 8) a gain lifts to the reference: below it an 8-bit step is an eighth of
+ * the value. No cap on the gain (8× until skin-measures-31.0.0): a darker skin needs larger gains, and a capped
+ * one read as dark circles and an even tone (docs/inference.md, "Skin tone alone"); too_dark refuses first.
  */
 const MIN_MEDIAN = toLinear(8 / 255);
 
