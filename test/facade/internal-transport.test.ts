@@ -23,6 +23,14 @@ import { type RunningServer, startServer } from '../../services/shared/server.ts
 const RUN_ID = '6f1c2d8e-1b2a-4c3d-9e8f-0a1b2c3d4e5f';
 const TOKEN = 'a'.repeat(64);
 
+/**
+ * The slow answer, and the default deadline the transport gives up at: a quick call must come back well
+ * within the deadline (at 300 ms a loaded machine's first call on a new connection need not), and the slow
+ * one well after it.
+ */
+const SLOW_ANSWER_MS = 5000;
+const DEFAULT_TIMEOUT_MS = 1000;
+
 /** What the test server saw of the last call. */
 const seen: { headers?: Headers; timeout?: number } = {};
 
@@ -36,7 +44,7 @@ async function serve(port = 0): Promise<RunningServer> {
           seen.headers = ctx.requestHeader;
           seen.timeout = ctx.timeoutMs();
           if (req.runId === 'slow') {
-            await new Promise((resolve) => setTimeout(resolve, 2000));
+            await new Promise((resolve) => setTimeout(resolve, SLOW_ANSWER_MS));
           }
           if (req.accessToken !== TOKEN) throw serviceError('not_found', 'No such scan.');
           return create(GetScanResponseSchema, {
@@ -87,15 +95,21 @@ describe('the façade’s transport to core', () => {
   });
 
   it('sends the deadline to the server and gives up locally with deadline_exceeded', async () => {
-    const scans = createClient(ScanService, createInternalTransport({ baseUrl, defaultTimeoutMs: 300 }));
+    const scans = createClient(
+      ScanService,
+      createInternalTransport({ baseUrl, defaultTimeoutMs: DEFAULT_TIMEOUT_MS }),
+    );
     await scans.getScan({ runId: RUN_ID, accessToken: TOKEN });
-    assert.ok(seen.timeout !== undefined && seen.timeout > 0 && seen.timeout <= 300, String(seen.timeout));
+    assert.ok(
+      seen.timeout !== undefined && seen.timeout > 0 && seen.timeout <= DEFAULT_TIMEOUT_MS,
+      String(seen.timeout),
+    );
     const started = Date.now();
     await assert.rejects(scans.getScan({ runId: 'slow', accessToken: TOKEN }), (err: ConnectError) => {
       assert.equal(err.code, Code.DeadlineExceeded);
       return true;
     });
-    assert.ok(Date.now() - started < 1500, 'the call did not wait for the slow answer');
+    assert.ok(Date.now() - started < SLOW_ANSWER_MS - 1000, 'the call did not wait for the slow answer');
     // A call's own timeout wins over the default.
     await assert.rejects(scans.getScan({ runId: 'slow', accessToken: TOKEN }, { timeoutMs: 50 }), {
       code: Code.DeadlineExceeded,

@@ -175,6 +175,12 @@ async function loggedLines(stack: Stack, text: string): Promise<string[]> {
   }
 }
 
+/**
+ * The deadline under test. Every call of the case has it, the scan's start_skin_scan too: at 300 ms that
+ * first call on a fresh stack could run out on a loaded machine before the held call was made.
+ */
+const DEADLINE_MS = 2000;
+
 describe('deadlines on the guest path', () => {
   let gate = createGate();
   let stack: Stack;
@@ -205,7 +211,7 @@ describe('deadlines on the guest path', () => {
     stack = await startStack('deadline-mux', {
       products: TEST_CATALOG,
       afterConsume: () => gate.hook(),
-      requestTimeoutMs: 300,
+      requestTimeoutMs: DEADLINE_MS,
     });
     assert.equal((await unavailableAfterDeadline()).msg, 'tool call timed out');
   });
@@ -215,7 +221,7 @@ describe('deadlines on the guest path', () => {
     stack = await startStack('deadline-core', {
       products: TEST_CATALOG,
       afterConsume: () => gate.hook(),
-      coreTimeoutMs: 300,
+      coreTimeoutMs: DEADLINE_MS,
     });
     const line = await unavailableAfterDeadline();
     assert.equal(line.msg, 'tool call failed');

@@ -33,16 +33,18 @@ describe('a rate-limit store that never answers', function () {
 
   it('each lookup waits at most its deadline, then counts in memory: limits hold, nothing hangs', async () => {
     const store = silentStore();
-    const limits = new GuestLimits({ callsPerMinute: 3, scansPerHour: 10, storeTimeoutMs: 300 }, store);
+    // A deadline well above what a loaded machine takes for the lookups that do not wait (the bound they are
+    // held to below): at 300 ms they were held to 100 ms.
+    const limits = new GuestLimits({ callsPerMinute: 3, scansPerHour: 10, storeTimeoutMs: 1000 }, store);
     const [first, firstMs] = await timed(() => limits.check('get_skin_scan', '203.0.113.20'));
     assert.equal(first, undefined);
-    assert.ok(firstMs >= 250 && firstMs < 1500, `first lookup ${firstMs} ms`);
+    assert.ok(firstMs >= 950 && firstMs < 2500, `first lookup ${firstMs} ms`);
     // The store is now known not to answer: the next lookups do not wait for it.
     const codes = [];
     for (let i = 0; i < 3; i++) {
       const [refusal, ms] = await timed(() => limits.check('get_skin_scan', '203.0.113.20'));
       codes.push(refusal?.code);
-      assert.ok(ms < 100, `lookup ${i + 2} took ${ms} ms`);
+      assert.ok(ms < 500, `lookup ${i + 2} took ${ms} ms`);
     }
     assert.deepEqual(codes, [undefined, undefined, 'rate_limited']);
     assert.equal(store.queries, 1, 'one query sent; the others counted in memory');
@@ -69,7 +71,9 @@ describe('a rate-limit store that never answers', function () {
         }),
         allowedHosts: [`127.0.0.1:${port}`],
         logger: createLogger('facade', 'silent'),
-        limits: { callsPerMinute: 100, scansPerHour: 100, storeTimeoutMs: 500 },
+        // Well above a ping's round trip on a loaded machine, which the case holds under it once the store is
+        // known silent (at 500 ms it held it to 300 ms).
+        limits: { callsPerMinute: 100, scansPerHour: 100, storeTimeoutMs: 1500 },
         limitStore: silentStore() as unknown as pg.Pool,
         publicBaseUrl: `http://127.0.0.1:${port}`,
         oauth: testOAuthConfig(),
@@ -84,7 +88,7 @@ describe('a rate-limit store that never answers', function () {
     it('answers /mcp within the lookup deadline, and a tool call as unavailable, not after a minute', async () => {
       const [ping, pingMs] = await timed(() => rpc(baseUrl, 'ping'));
       assert.equal(ping.status, 200);
-      assert.ok(pingMs < 2000, `ping ${pingMs} ms`);
+      assert.ok(pingMs < 3000, `ping ${pingMs} ms`);
       const [result, callMs] = await timed(() =>
         callTool(baseUrl, 'start_skin_scan', { source: 'rate-limit-deadline' }),
       );
@@ -92,7 +96,7 @@ describe('a rate-limit store that never answers', function () {
       assert.ok(callMs < 4000, `tool call ${callMs} ms`);
       const [again, againMs] = await timed(() => rpc(baseUrl, 'ping'));
       assert.equal(again.status, 200);
-      assert.ok(againMs < 300, `ping while the store is known silent: ${againMs} ms`);
+      assert.ok(againMs < 1000, `ping while the store is known silent: ${againMs} ms`);
     });
   });
 });

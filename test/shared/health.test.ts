@@ -30,6 +30,11 @@ function follow(service: HealthService, signal: AbortSignal) {
   return { seen, ended };
 }
 
+/** Waits until `done` holds, looking every 20 ms; the case's own timeout bounds it. */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await sleep(20);
+}
+
 describe('grpc.health.v1 Watch and Check', function () {
   this.timeout(20_000);
 
@@ -64,7 +69,9 @@ describe('grpc.health.v1 Watch and Check', function () {
       // Three polls (at 0, 1 and 2 s); the old code probed per Watch: about 3000.
       assert.ok(probes >= 2 && probes <= 4, `${probes} probes`);
       up = false;
-      await sleep(1500);
+      // Each watch is told at the next poll: waited for, as a fixed 1.5 s assumed the poll and 1000 answers
+      // came within it, which a loaded machine need not.
+      await until(() => watches.every((watch) => watch.seen.length === 2));
     } finally {
       calls.abort();
     }
@@ -113,7 +120,7 @@ describe('grpc.health.v1 Watch and Check', function () {
     const call = new AbortController();
     const watch = follow(service, call.signal);
     try {
-      await sleep(200);
+      await until(() => watch.seen.length > 0); // SERVING first (a fixed 200 ms assumed it came by then)
       stopping.abort();
       assert.equal(await Promise.race([watch.ended, sleep(3000, 'still open')]), Code.Unavailable);
       assert.deepEqual(watch.seen, [Status.SERVING, Status.NOT_SERVING]);
