@@ -169,7 +169,9 @@ describe('automatic admissions on the age of the oldest analysis', () => {
     stack = await startStack('admissions-age', {
       analyzer,
       admissions: {
-        bounds: { pauseQueued: 1000, resumeQueued: 999, pauseAgeSeconds: 1, resumeAgeSeconds: 0.5 },
+        // 3 s: the case reads /health right after the upload and finds it open; at 1 s a loaded machine could
+        // reach the bound first.
+        bounds: { pauseQueued: 1000, resumeQueued: 999, pauseAgeSeconds: 3, resumeAgeSeconds: 0.5 },
         intervalMs: 100,
       },
     });
