@@ -182,10 +182,14 @@ describe('core’s catalog loads', function () {
       }));
       const report = await importRecords(orm.em.fork(), records);
       assert.equal(report.imported, 5500);
+      // Each announcement waited for (a fixed 500 ms assumed it came within it, which a loaded machine need
+      // not), then 500 ms more for any other.
+      await until('the import announced', () => heard > 0, 10_000);
       await sleep(500);
       assert.equal(heard, 1);
       // A write that is not an import's batch still announces itself.
       await sql(`update products set name = 'x' where product_id = 'i-1'`);
+      await until('the write announced', () => heard > 1, 10_000);
       await sleep(500);
       assert.equal(heard, 2);
     } finally {
