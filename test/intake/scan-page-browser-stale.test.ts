@@ -200,6 +200,10 @@ describe('the upload page after the scan changed elsewhere', function () {
     );
     await page.setInputFiles('#file', phone.face);
     await reopened;
+    // The page shows the scan queued once the next stream's state has come (waited for: a fixed second
+    // assumed it came within it, which a loaded machine need not); a second on, it opened no third stream.
+    await shown(page, 'progress', 10_000);
+    await statusIs(page, PAGE_WORDS.queued, 10_000);
     await sleep(1000);
     assert.equal(streams, 2);
     assert.equal(await stepOf(page), 'progress');
