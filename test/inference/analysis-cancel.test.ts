@@ -59,13 +59,14 @@ describe('an analysis stream its reader leaves, through a real inference process
     const left = performance.now();
     assert.deepEqual(events, ['progress']);
 
-    // Before its next stage ends (1 s), and long before the analysis would have (4 s more).
-    const call = await until('inference sees the cancel', () => analyses(inference)[0], 3000);
+    // Once its next stage ends (1 s), long before the analysis would have (4 s more). The bounds leave a
+    // loaded machine (CI, load 7-10) 2 s to run the inference process late, and still tell the two apart.
+    const call = await until('inference sees the cancel', () => analyses(inference)[0], 10_000);
     assert.equal(call?.code, 'Canceled');
-    assert.ok(performance.now() - left < 2000, `ended ${Math.round(performance.now() - left)} ms after`);
+    assert.ok(performance.now() - left < 3000, `ended ${Math.round(performance.now() - left)} ms after`);
     const { code, ms } = await terminate(inference);
     assert.equal(code, 0, inference.output().slice(-600));
-    assert.ok(ms < 2000, `stopped in ${Math.round(ms)} ms`);
+    assert.ok(ms < SHUTDOWN_TIMEOUT_MS - 1500, `stopped in ${Math.round(ms)} ms, not held to its bound`);
     assert.equal(analyses(inference).length, 1, 'the analysis did not go on for nobody');
   });
 
@@ -82,7 +83,8 @@ describe('an analysis stream its reader leaves, through a real inference process
     })();
     await assert.rejects(reading, (err: ConnectError) => err.code === Code.Canceled);
 
-    const line = await until('inference sees the client gone', () => analyses(inference)[0], 3000);
+    // Canceled, not an analysis run to its end (ok); waited for however late a loaded machine runs it.
+    const line = await until('inference sees the client gone', () => analyses(inference)[0], 10_000);
     assert.equal(line?.code, 'Canceled');
     assert.deepEqual(inference.logged(/rpc failed/), [], 'a client gone is no failure of the service');
     assert.equal((await terminate(inference)).code, 0);
