@@ -188,8 +188,10 @@ describe('graceful shutdown on SIGTERM, through real processes', function () {
     const reached = (await scanState(runId)).progress;
     const signalled = Date.now();
     core.signal('SIGTERM');
+    // Exit 0 is within the bound (past it core exits 1); the 2 s more are this process seeing the exit late
+    // on a loaded machine (CI, load 7-10), at most.
     assert.equal(await core.exited, 0);
-    assert.ok(Date.now() - signalled < 6000, 'within the bound');
+    assert.ok(Date.now() - signalled < 6000 + 2000, 'within the bound');
     // Queued again, its progress where the analysis had got to (it once went back to 0).
     const handedBack = await scanState(runId);
     assert.deepEqual([handedBack.status, handedBack.failure_reason], ['queued', null]);
