@@ -183,6 +183,7 @@ describe('helm chart render', function () {
     assert.deepEqual(env('inference'), {});
     assert.deepEqual(envOf(podSpec(find(manifests, 'Job', 'rel-skinmatch-migration')).containers[0]), {
       LOG_LEVEL: 'info',
+      SHUTDOWN_TIMEOUT_MS: '25000',
       DATABASE_URL: 'secret:rel-skinmatch-migration/DATABASE_URL',
     });
     // Every key referenced exists in the Secret the chart renders.
@@ -285,6 +286,12 @@ describe('helm chart render', function () {
     assert.ok(Number(secret['helm.sh/hook-weight']) < Number(job['helm.sh/hook-weight']));
     assert.equal(secret['helm.sh/hook-delete-policy'], 'before-hook-creation,hook-succeeded');
     assert.equal(podSpec(find(manifests, 'Job', 'rel-skinmatch-migration')).restartPolicy, 'Never');
+    // SIGTERMed, the migrate role ends the migration under way within SHUTDOWN_TIMEOUT_MS (25 s), before
+    // Kubernetes would kill it.
+    assert.equal(
+      podSpec(find(manifests, 'Job', 'rel-skinmatch-migration')).terminationGracePeriodSeconds,
+      30,
+    );
     // No hook Secret when the URL lives in an existing Secret.
     assert.equal(render(PRODUCTION).filter((m) => m.kind === 'Secret').length, 0);
   });

@@ -40,7 +40,8 @@ export interface StartOptions {
   /**
    * Core: whether to wait, once it listens, until its `readiness` check answers SERVING (its migrations and
    * first catalog load have ended), as the chart's readinessProbe does before sending it work. True unless a
-   * test wants core while it is still starting.
+   * test wants core while it is still starting. Migrate: whether to wait until it has run (exit 0); false
+   * answers it running.
    */
   readonly ready?: boolean;
 }
@@ -97,11 +98,12 @@ export async function startProcess(
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     },
   };
-  if (role === 'migrate') {
+  if (role === 'migrate' && options.ready !== false) {
     const code = await exited;
     if (code !== 0) throw new Error(`migrate exited ${code}: ${text}`);
     return running;
   }
+  if (role === 'migrate') return running;
   const ended = () => child.exitCode !== null || child.signalCode !== null;
   if (!(await waitForPort(port, 60_000, ended))) throw new Error(`${role} did not start: ${text}`);
   // Listening is not serving: core answers `unavailable` until its migrations have ended and the catalog's

@@ -99,12 +99,26 @@ export async function openDatabase(databaseUrl: string, options: DatabaseOptions
  */
 export const MIGRATION_LOCK = [0x5c1c, 0] as const;
 
+/** migrate() stopped by its signal between two migrations: `applied` are committed, `left` never begun. */
+export class MigrationsStopped extends Error {
+  readonly applied: readonly string[];
+  readonly left: readonly string[];
+
+  constructor(applied: readonly string[], left: readonly string[]) {
+    super(`migrations stopped: ${applied.length} applied, ${left.length} left`);
+    this.name = 'MigrationsStopped';
+    this.applied = applied;
+    this.left = left;
+  }
+}
+
 /**
  * Applies pending migrations, each in its own transaction, and answers their names; never
  * `schema.update()`. Run by the migrate role (the Helm migration Job) and by core at start. One process at
  * a time: the others wait for the lock, then find nothing left to apply. `signal` stops the wait for the
- * lock (core shutting down while another process migrates): migrate then rejects with its reason, having
- * applied nothing. Migrations already running are not stopped by it: each runs to its end.
+ * lock (a SIGTERM while another process migrates): migrate then rejects with its reason, having applied
+ * nothing. Once migrating, the migration under way is not cut by it: it runs to its end, then migrate
+ * rejects with MigrationsStopped instead of beginning the next.
  */
 export async function migrate(orm: Orm, logger?: Logger, signal?: AbortSignal): Promise<string[]> {
   signal?.throwIfAborted();
@@ -122,9 +136,9 @@ export async function migrate(orm: Orm, logger?: Logger, signal?: AbortSignal): 
       await waitForLock(orm, lock, free.rows[0]!.pid, signal);
     }
     signal?.throwIfAborted(); // stopped as the lock came: nothing applied, the lock released below
-    const applied = await orm.migrator.up();
+    const applied = await applyPending(orm, signal);
     await lock.query('select pg_advisory_unlock($1, $2)', [...MIGRATION_LOCK]);
-    return applied.map((migration) => migration.name);
+    return applied;
   } finally {
     await lock.end(); // also releases the lock if a migration failed
   }
@@ -151,4 +165,20 @@ async function waitForLock(orm: Orm, lock: pg.Client, pid: number, signal?: Abor
   } finally {
     signal?.removeEventListener('abort', cancel);
   }
+}
+
+/**
+ * The pending migrations one `up` each, so each is its own transaction (MikroORM's `allOrNothing`, on by
+ * default, would run them all in one: a process stopped at the last would roll back every one), and
+ * `signal` is looked at between two.
+ */
+async function applyPending(orm: Orm, signal?: AbortSignal): Promise<string[]> {
+  const pending = (await orm.migrator.getPending()).map((migration) => migration.name);
+  const applied: string[] = [];
+  for (const name of pending) {
+    if (signal?.aborted) throw new MigrationsStopped(applied, pending.slice(applied.length));
+    await orm.migrator.up({ migrations: [name] });
+    applied.push(name);
+  }
+  return applied;
 }
