@@ -11,7 +11,7 @@
  * docs/inference.md: skin tone itself is normalised away, so no measure reads how light or dark a skin is.
  */
 
-import { toLinear, toSrgb } from './pixel-math.ts';
+import { lightnessOf, luminanceOf, toLinear, toSrgb } from './pixel-math.ts';
 import { PATCH, REGIONS, type Region } from './regions.ts';
 
 /**
@@ -35,10 +35,7 @@ export const REFERENCE_SRGB = [214, 168, 142] as const;
 
 const REFERENCE = REFERENCE_SRGB.map((c) => toLinear(c / 255));
 /** L* of the reference colour: the baseline's lightness after normalisation. */
-export const REFERENCE_L = (() => {
-  const y = 0.2126729 * REFERENCE[0]! + 0.7151522 * REFERENCE[1]! + 0.072175 * REFERENCE[2]!;
-  return 116 * Math.cbrt(y) - 16;
-})();
+export const REFERENCE_L = lightnessOf(luminanceOf(REFERENCE[0]!, REFERENCE[1]!, REFERENCE[2]!));
 /**
  * The lowest skin median (sRGB level 8) a gain lifts to the reference: below it an 8-bit step is an eighth of
  * the value. No cap on the gain (8× until skin-measures-31.0.0): a darker skin needs larger gains, and a capped

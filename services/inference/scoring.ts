@@ -12,6 +12,7 @@ import { CALIBRATION, CALIBRATION_VERSION } from './calibration/calibration.ts';
 import { REFERENCE_L } from './colour-constancy.ts';
 import type { Features } from './measurer.ts';
 import type { FeatureName } from './measures-graph/features.ts';
+import { lightnessOf, luminanceOf, luminanceOfLightness } from './pixel-math.ts';
 import { REGIONS, type Region } from './regions.ts';
 
 export { CALIBRATION_VERSION };
@@ -114,14 +115,8 @@ const EYE_CONTRAST = (read: Read, gains: Gains): number =>
  * a grey pixel; the pupils and lashes it is used for are nearly grey).
  */
 function photoLightness(l: number, gains: Gains): number {
-  const gain = LUMINANCE.reduce((sum, weight, c) => sum + weight * gains[c]!, 0);
-  const y = (l > KAPPA * EPSILON ? ((l + 16) / 116) ** 3 : l / KAPPA) / gain;
-  return y > EPSILON ? 116 * Math.cbrt(y) - 16 : KAPPA * y;
+  return lightnessOf(luminanceOfLightness(l) / luminanceOf(gains[0]!, gains[1]!, gains[2]!));
 }
-/** sRGB's luminance weights (D65) and CIELAB's constants, as the measures graph uses them (cielab.ts). */
-const LUMINANCE = [0.2126729, 0.7151522, 0.072175];
-const EPSILON = 216 / 24389;
-const KAPPA = 24389 / 27;
 /** The calibration set's median eye contrast (L*), so texture keeps its scale; and a floor (closed eyes). */
 const EYE_CONTRAST_REFERENCE = 46;
 const EYE_CONTRAST_MIN = 15;
