@@ -72,7 +72,8 @@ describe('core’s first catalog load, through real core and façade processes',
 
     await held.lock.query('commit');
     await until('core ready', async () => (await coreSays('readiness')) === Status.SERVING);
-    assert.equal(core.logged(/^catalog loaded$/)[0]?.products, TEST_CATALOG.length);
+    const [loadedLine] = await core.untilLogged(/^catalog loaded$/);
+    assert.equal(loadedLine?.products, TEST_CATALOG.length);
     assert.equal((await getProduct()).product?.productId, productId);
     const loaded = await get('/health');
     assert.equal(loaded.status, 200);

@@ -94,7 +94,8 @@ describe('core while another process holds the migration lock, through a real co
 
     await held.lock.query('select pg_advisory_unlock($1, $2)', [...MIGRATION_LOCK]);
     await until('core ready', async () => (await coreSays('readiness')) === Status.SERVING);
-    assert.equal(core.logged(/^catalog loaded$/)[0]?.products, TEST_CATALOG.length);
+    const [catalog] = await core.untilLogged(/^catalog loaded$/);
+    assert.equal(catalog?.products, TEST_CATALOG.length);
     assert.equal((await getProduct()).product?.productId, productId);
     assert.ok((await startScan()).runId);
     const started = await get('/health');
@@ -102,6 +103,7 @@ describe('core while another process holds the migration lock, through a real co
     assert.equal(started.body.ok, true);
     assert.equal(started.body.core, undefined);
     // Said once each, as info: a deploy step, not an outage.
+    await facade.untilLogged(/^health: core has started$/);
     assert.equal(facade.logged(/^health: core is starting/).length, 1);
     assert.equal(facade.logged(/^health: core has started$/).length, 1);
     assert.deepEqual(facade.logged(/^health: answering 503$/), []);

@@ -245,7 +245,7 @@ describe('replicas of every process on one PostgreSQL', function () {
       samples.some((s) => s.paused && s.queued <= PAUSE_QUEUED && s.queued > RESUME_QUEUED),
       `still paused below the pause bound, above the resume bound: ${JSON.stringify(samples)}`,
     );
-    const resumed = core[1].logged(/analysis backlog cleared/).at(-1);
+    const resumed = (await core[1].untilLogged(/analysis backlog cleared/)).at(-1);
     assert.ok(resumed && (resumed.queued as number) <= RESUME_QUEUED, JSON.stringify(resumed));
     const pausedAt = core[1].logged(/analysis backlog over its bound/).at(-1);
     assert.ok(pausedAt && (pausedAt.queued as number) > PAUSE_QUEUED, JSON.stringify(pausedAt));

@@ -24,7 +24,12 @@ export interface RunningProcess {
   output(): string;
   /** Its JSON log lines whose message matches. */
   logged(message: RegExp): Array<Record<string, unknown>>;
-  /** Resolves with its exit code (or signal) once it has ended. */
+  /**
+   * Its log lines whose message matches, once there is one. A line logged before a process answers may be
+   * read from its pipe after the answer: wait for it, then count.
+   */
+  untilLogged(message: RegExp, timeoutMs?: number): Promise<Array<Record<string, unknown>>>;
+  /** Resolves with its exit code (or signal) once it has ended and all it wrote has been read. */
   readonly exited: Promise<number | NodeJS.Signals>;
   signal(signal: NodeJS.Signals): void;
 }
@@ -77,9 +82,12 @@ export async function startProcess(
       file.write(chunk);
     });
   }
-  child.once('close', () => file.end());
+  // 'close', not 'exit': at 'exit' the pipes may still hold lines a test is about to count.
   const exited = new Promise<number | NodeJS.Signals>((done) =>
-    child.once('exit', (code, signal) => done(code ?? signal!)),
+    child.once('close', (code, signal) => {
+      file.end();
+      done(code ?? signal!);
+    }),
   );
   const running: RunningProcess = {
     role,
@@ -90,9 +98,14 @@ export async function startProcess(
     logged: (message) =>
       text
         .split('\n')
+        .slice(0, -1) // what follows the last newline is a line still being written
         .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line) as Record<string, unknown>)
         .filter((entry) => message.test(String(entry.msg))),
+    untilLogged: (message, timeoutMs) =>
+      until(`${role} to log ${message}`, () => running.logged(message).length > 0, timeoutMs).then(() =>
+        running.logged(message),
+      ),
     exited,
     signal: (signal) => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
