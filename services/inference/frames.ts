@@ -57,6 +57,10 @@ const NEIGHBOURS = new Int32Array(4 * PLANE);
 const COUNTS = new Uint8Array(PLANE);
 const KEPT = new Float32Array(PLANE);
 const ALONG = new Uint8Array(PLANE);
+/** The fill's order (orderByReach): each marked pixel's steps from the skin, the queue, and counts by steps. */
+const STEPS = new Int32Array(PLANE);
+const QUEUE = new Int32Array(PLANE);
+const REACHED = new Int32Array(PLANE + 1);
 /** Per pixel of a line, how far back the nearest marked one is. */
 const BEHIND = new Float64Array(PATCH);
 /** The pixels marked in OUT, in order, and how many. */
@@ -184,19 +188,7 @@ function spread(from: Uint8Array, to: Uint8Array, margin: number, step: number, 
  * channels go through each round together (FILLING), each with the arithmetic of a fill of its own.
  */
 export function fillMarks(patches: Float32Array, offset: number, marks: Uint8Array): void {
-  let marked = 0;
-  for (let i = 0; i < PLANE; i++) {
-    if (!marks[i]) continue;
-    const x = i % PATCH;
-    // A neighbour outside the patch reads FILLING's pixel PLANE, which holds 0, and does not count.
-    NEIGHBOURS[4 * marked] = 3 * (x > 0 ? i - 1 : PLANE);
-    NEIGHBOURS[4 * marked + 1] = 3 * (x < PATCH - 1 ? i + 1 : PLANE);
-    NEIGHBOURS[4 * marked + 2] = 3 * (i >= PATCH ? i - PATCH : PLANE);
-    NEIGHBOURS[4 * marked + 3] = 3 * (i < PLANE - PATCH ? i + PATCH : PLANE);
-    COUNTS[marked] =
-      (x > 0 ? 1 : 0) + (x < PATCH - 1 ? 1 : 0) + (i >= PATCH ? 1 : 0) + (i < PLANE - PATCH ? 1 : 0);
-    MARKED[marked++] = i;
-  }
+  const marked = orderByReach(marks);
   // No skin left to fill from: every pixel marked, left as it is.
   if (marked === PLANE) return;
   for (let c = 0; c < 3; c++) {
@@ -210,14 +202,77 @@ export function fillMarks(patches: Float32Array, offset: number, marks: Uint8Arr
   // each pair of opposite neighbours added first (addition is commutative: the same sums mirrored).
   // Only the marked pixels change, each round from one FILLING into the other, at the end into the patch.
   // A round is a function of its own: nested here it ran as on-stack-replaced code (docs/inference.md,
-  // Performance).
+  // Performance). A pixel s steps from the skin (orderByReach) holds `base` until round s − 1 (from 0):
+  // before it every neighbour it reads holds `base` too, and their mean is `base` exactly (2, 3 or 4
+  // equal float32 values added in doubles, then divided by their count). So round r computes only the
+  // pixels it can change, those at most r + 1 steps away (the first REACHED[r + 1] of MARKED); the others
+  // keep `base` in both buffers.
   for (let round = 0; round < FILL_ROUNDS; round++)
-    fillRound(marked, FILLING[round % 2]!, FILLING[(round + 1) % 2]!);
+    fillRound(REACHED[round + 1]!, FILLING[round % 2]!, FILLING[(round + 1) % 2]!);
   const filled = FILLING[FILL_ROUNDS % 2]!;
   for (let c = 0; c < 3; c++) {
     const plane = patches.subarray(offset + c * PLANE, offset + (c + 1) * PLANE);
     for (let k = 0; k < marked; k++) plane[MARKED[k]!] = filled[3 * MARKED[k]! + c]!;
   }
+}
+
+/**
+ * The marked pixels of `marks` into MARKED, with their NEIGHBOURS and COUNTS, in order of how many
+ * 4-connected steps through marked pixels they lie from an unmarked one (REACH, 1 for those next to one);
+ * REACHED[r] is how many lie at most r steps away. Returns how many are marked.
+ */
+function orderByReach(marks: Uint8Array): number {
+  let marked = 0;
+  let head = 0;
+  let tail = 0;
+  for (let i = 0; i < PLANE; i++) {
+    if (!marks[i]) continue;
+    marked++;
+    const x = i % PATCH;
+    const nextToSkin =
+      (x > 0 && !marks[i - 1]) ||
+      (x < PATCH - 1 && !marks[i + 1]) ||
+      (i >= PATCH && !marks[i - PATCH]) ||
+      (i < PLANE - PATCH && !marks[i + PATCH]);
+    STEPS[i] = nextToSkin ? 1 : 0;
+    if (nextToSkin) QUEUE[tail++] = i;
+  }
+  // Breadth first from the pixels next to the skin: each reached pixel one step further than its finder.
+  while (head < tail) {
+    const i = QUEUE[head++]!;
+    const x = i % PATCH;
+    const steps = STEPS[i]! + 1;
+    if (x > 0) tail = reach(marks, i - 1, steps, tail);
+    if (x < PATCH - 1) tail = reach(marks, i + 1, steps, tail);
+    if (i >= PATCH) tail = reach(marks, i - PATCH, steps, tail);
+    if (i < PLANE - PATCH) tail = reach(marks, i + PATCH, steps, tail);
+  }
+  // QUEUE now holds every reached pixel by its steps; REACHED counts them. None is reached when all are
+  // marked (then nothing is filled), and then every count stays 0.
+  REACHED.fill(0);
+  for (let k = 0; k < tail; k++) REACHED[STEPS[QUEUE[k]!]!]!++;
+  for (let r = 1; r <= PLANE; r++) REACHED[r]! += REACHED[r - 1]!;
+  for (let k = 0; k < tail; k++) {
+    const i = QUEUE[k]!;
+    const x = i % PATCH;
+    // A neighbour outside the patch reads FILLING's pixel PLANE, which holds 0, and does not count.
+    NEIGHBOURS[4 * k] = 3 * (x > 0 ? i - 1 : PLANE);
+    NEIGHBOURS[4 * k + 1] = 3 * (x < PATCH - 1 ? i + 1 : PLANE);
+    NEIGHBOURS[4 * k + 2] = 3 * (i >= PATCH ? i - PATCH : PLANE);
+    NEIGHBOURS[4 * k + 3] = 3 * (i < PLANE - PATCH ? i + PATCH : PLANE);
+    COUNTS[k] =
+      (x > 0 ? 1 : 0) + (x < PATCH - 1 ? 1 : 0) + (i >= PATCH ? 1 : 0) + (i < PLANE - PATCH ? 1 : 0);
+    MARKED[k] = i;
+  }
+  return marked;
+}
+
+/** Queues marked pixel `i` at `steps` when not reached yet; returns the queue's new tail. */
+function reach(marks: Uint8Array, i: number, steps: number, tail: number): number {
+  if (!marks[i] || STEPS[i]) return tail;
+  STEPS[i] = steps;
+  QUEUE[tail] = i;
+  return tail + 1;
 }
 
 /** Channel `c` of FILLING from its plane, its marked pixels at `base`. */
