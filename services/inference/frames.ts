@@ -218,7 +218,7 @@ export function fillMarks(patches: Float32Array, offset: number, marks: Uint8Arr
 
 /**
  * The marked pixels of `marks` into MARKED, with their NEIGHBOURS and COUNTS, in order of how many
- * 4-connected steps through marked pixels they lie from an unmarked one (REACH, 1 for those next to one);
+ * 4-connected steps through marked pixels they lie from an unmarked one (STEPS, 1 for those next to one);
  * REACHED[r] is how many lie at most r steps away. Returns how many are marked.
  */
 function orderByReach(marks: Uint8Array): number {
