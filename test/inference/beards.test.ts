@@ -26,15 +26,18 @@ const STRENGTHS: Strength[] = [1, 2, 3];
 
 /**
  * Redness under the beard, largest move of the three strengths allowed: 5 where the landmarks hold still;
- * on face a, 12 — the 68 landmarks shift under its beard (the nose's by 0.025 eye distances) and the
- * regions redness reads move with them (docs/inference.md, "Beards"). On the old code, with the chin in
- * redness's baseline: a 37, c 24, d 26, i 37.
+ * on faces a, e and f more — the 68 landmarks shift under their beards (a's nose by 0.025 eye distances,
+ * f's by 0.043) and the regions redness reads move with them (docs/inference.md, "Beards"). With the chin
+ * in redness's baseline (before `skin-measures-30.0.0`): a 37, c 24, d 26, i 37; with the whole cheeks read
+ * (before `skin-measures-33.0.0`, "Redness reads the cheeks beside the nose"): a 10, e 12, f 19.
  */
 const REDNESS_FACES: [string, () => Promise<Buffer>, number][] = [
-  ['a', () => singleFace('a'), 12],
+  ['a', () => singleFace('a'), 8],
   ['b', () => singleFace('b'), 5],
   ['c', () => singleFace('c'), 5],
   ['d', () => singleFace('d'), 5],
+  ['e', () => moreFace('e'), 9],
+  ['f', () => moreFace('f'), 12],
   ['i', () => moreFace('i'), 5],
   ['j', () => moreFace('j'), 5],
   ['k', () => moreFace('k'), 5],

@@ -227,19 +227,25 @@ export function referenceFeatures(
   // to one (its largest degree over the 3×3 blocks around), and the lightest tenth of the patch (L* above
   // the 103rd largest of the pixels at even rows and, of the columns, the even ones of the left half and
   // the odd ones of the right: a set that is its own mirror image).
-  const shineBlocks = plane(SIZE / 4, SIZE / 4, (x, y) => {
-    let most = 0;
-    for (let v = 0; v < 4; v++)
-      for (let u = 0; u < 4; u++) most = Math.max(most, pixel(shine, 4 * x + u, 4 * y + v));
-    return most;
-  });
-  const nearShineBlocks = extreme(shineBlocks, 3, Math.max);
-  const nearShine = plane(SIZE, SIZE, (x, y) => pixel(nearShineBlocks, Math.floor(x / 4), Math.floor(y / 4)));
-  const sample = [...L.data].filter((_, i) => {
-    const x = i % SIZE;
-    return Math.floor(i / SIZE) % 2 === 0 && x % 2 === (x < SIZE / 2 ? 0 : 1);
-  });
-  const lightest = sample.sort((a, b) => b - a)[Math.ceil(sample.length * 0.1) - 1]!;
+  const nearShineOf = (shine: Plane) => {
+    const blocks = plane(SIZE / 4, SIZE / 4, (x, y) => {
+      let most = 0;
+      for (let v = 0; v < 4; v++)
+        for (let u = 0; u < 4; u++) most = Math.max(most, pixel(shine, 4 * x + u, 4 * y + v));
+      return most;
+    });
+    const around = extreme(blocks, 3, Math.max);
+    return plane(SIZE, SIZE, (x, y) => pixel(around, Math.floor(x / 4), Math.floor(y / 4)));
+  };
+  const nearShine = nearShineOf(shine);
+  const lightestOf = (columns: (x: number) => boolean) => {
+    const sample = [...L.data].filter((_, i) => {
+      const x = i % SIZE;
+      return columns(x) && Math.floor(i / SIZE) % 2 === 0 && x % 2 === (x < SIZE / 2 ? 0 : 1);
+    });
+    return sample.sort((a, b) => b - a)[Math.ceil(sample.length * 0.1) - 1]!;
+  };
+  const lightest = lightestOf(() => true);
   // Lines: valleys down the patch at σ 2, less the curvature across and the broad (σ 4) valley down.
   const [fine, broad] = [gaussianMean(L, ones, 2, 0), gaussianMean(L, ones, 4, 0)];
   const [down, across] = [filterValid(fine, SECOND_DY), filterValid(fine, SECOND_DX)];
@@ -254,6 +260,22 @@ export function referenceFeatures(
     const g = Math.max(1e-4, toLinear(patch[area + i]!));
     return 100 * Math.log10(r / g);
   });
+  /** The mean erythema index over the columns given, away from spots, shine's halo, the lightest and clipping. */
+  const skinRedness = (columns: (x: number) => boolean, near: Plane, lightestL: number) =>
+    weightedMean(
+      erythema,
+      plane(
+        SIZE,
+        SIZE,
+        (x, y) =>
+          (columns(x) ? 1 : 0) *
+          pixel(awayFromSpots, x, y) *
+          (1 - pixel(near, x, y)) *
+          (pixel(L, x, y) <= lightestL ? 1 : 0) *
+          // Nor pixels clipped in the photo: any channel at its clip level.
+          ([0, 1, 2].some((c) => patch[c * area + y * SIZE + x]! >= clipLevels[c]!) ? 0 : 1),
+      ),
+    );
   // The same of B/G: with the erythema index, the spread of the patch's colour whatever its lightness.
   const blueIndex = plane(SIZE, SIZE, (x, y) => {
     const i = y * SIZE + x;
@@ -303,18 +325,19 @@ export function referenceFeatures(
       blurred,
       plane(blurred.width, blurred.height, (x, y) => skinWeight(pixel(blurred, x, y), median)),
     ),
-    erythema_skin: weightedMean(
-      erythema,
-      plane(
-        SIZE,
-        SIZE,
-        (x, y) =>
-          pixel(awayFromSpots, x, y) *
-          (1 - pixel(nearShine, x, y)) *
-          (pixel(L, x, y) <= lightest ? 1 : 0) *
-          // Nor pixels clipped in the photo: any channel at its clip level.
-          ([0, 1, 2].some((c) => patch[c * area + y * SIZE + x]! >= clipLevels[c]!) ? 0 : 1),
-      ),
+    erythema_skin: skinRedness(() => true, nearShine, lightest),
+    // The same on each half of the columns, with the half's own shine (against its own median) and
+    // lightest tenth.
+    ...Object.fromEntries(
+      (['erythema_skin_first_half', 'erythema_skin_second_half'] as const).map((name, side) => {
+        const inHalf = (x: number) => Math.floor(x / (SIZE / 2)) === side;
+        const values = [...L.data].filter((_, i) => inHalf(i % SIZE)).sort((a, b) => b - a);
+        const halfMedian = values[values.length / 2 - 1]!;
+        const halfShine = plane(SIZE, SIZE, (x, y) =>
+          Math.min(1, Math.max(0, (pixel(L, x, y) - halfMedian - 6) / 8)),
+        );
+        return [name, skinRedness(inHalf, nearShineOf(halfShine), lightestOf(inHalf))];
+      }),
     ),
     l_median: median,
     // The eye's: the 70th percentile of the first 33 rows, the 2nd of the rows from the 16th on.

@@ -130,14 +130,14 @@ describe('skin-measures model', () => {
       );
     });
 
-    it('takes patches [n, 3, 64, 64], the pore floor and the clip levels, and returns features [n, 19] in the documented order, and each feature [n, 1, 1, 1]', () => {
+    it('takes patches [n, 3, 64, 64], the pore floor and the clip levels, and returns features [n, 21] in the documented order, and each feature [n, 1, 1, 1]', () => {
       // The order the documentation's tables give, read from docs/measures-graph.md itself.
       const documented: string[] = [];
       for (const [, column, name] of readFileSync('docs/measures-graph.md', 'utf8').matchAll(
         /^\| (\d+) \| `(\w+)` \|/gm,
       ))
         documented[Number(column)] = name!;
-      assert.equal(documented.length, 19);
+      assert.equal(documented.length, 21);
       assert.deepEqual(FEATURES, documented);
       assert.deepEqual(session.inputMetadata, [
         { name: 'patches', isTensor: true, type: 'float32', shape: ['n', 3, 64, 64] },
@@ -145,7 +145,7 @@ describe('skin-measures model', () => {
         { name: 'clip_levels', isTensor: true, type: 'float32', shape: [3] },
       ]);
       assert.deepEqual(session.outputMetadata, [
-        { name: 'features', isTensor: true, type: 'float32', shape: ['n', 19] },
+        { name: 'features', isTensor: true, type: 'float32', shape: ['n', 21] },
         ...FEATURES.map((name) => ({ name, isTensor: true, type: 'float32', shape: ['n', 1, 1, 1] })),
       ]);
     });

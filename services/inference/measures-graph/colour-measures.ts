@@ -3,6 +3,7 @@
  * stand out from their surroundings in redness or darkness. Every feature is [n, 1, 1, 1].
  */
 import type { CielabTensors } from './cielab.ts';
+import { addHalfErythema, addNearShine, SAMPLE_COLUMNS } from './erythema-halves.ts';
 import {
   DARK_SPOT_STRIP,
   EYE_FROM_ROW,
@@ -31,6 +32,8 @@ export type ColourFeatures = {
   specular_frac: string;
   red_frac: string;
   erythema_skin: string;
+  erythema_skin_first_half: string;
+  erythema_skin_second_half: string;
   l_median: string;
   l_light: string;
   l_dark: string;
@@ -133,12 +136,7 @@ export function addColourFeatures(
   // (clip_levels), and a face mostly clipped is refused (quality.ts), so the shine threshold no longer
   // follows the white balance as it did when a threshold of 6 was first tried (docs/inference.md).
   const nearShine = addNearShine(g, specular);
-  // Judged on every other row and, of the columns, on a set that is its own mirror image (the even ones
-  // of the left half, the odd ones of the right): every other column from the first, the sample a
-  // mirrored patch gave was the other columns, and a mirrored photo's redness moved by up to 0.04.
-  const sampleColumns = Array.from({ length: PATCH_SIZE / 2 }, (_, i) =>
-    i < PATCH_SIZE / 4 ? 2 * i : 2 * i + 1,
-  );
+  // Judged on every other row and, of the columns, on a set that is its own mirror image (SAMPLE_COLUMNS).
   const lightest = addKthLargest(
     g,
     g.node(
@@ -155,7 +153,7 @@ export function addColourFeatures(
           ],
           ['l_sample_rows'],
         ),
-        g.ints('l_sample_columns', sampleColumns),
+        g.ints('l_sample_columns', SAMPLE_COLUMNS),
       ],
       ['l_sample'],
       { axis: 3 },
@@ -165,18 +163,17 @@ export function addColourFeatures(
   );
   // Nor do pixels clipped in the photo itself (a channel at white before the correction): their true
   // colour, hence their R/G, is unknown, and how many clip depends on the exposure.
+  const awayFromSpots = g.node('Sub', [g.scalar('one', 1), nearSpot], ['away_from_spots']);
+  const notClipped = g.node('Sub', [one, addClipped(g, srgb, clipLevels)], ['not_clipped']);
   const skinWeightsKept = g.node(
     'Mul',
     [
       g.node(
         'Mul',
-        [
-          g.node('Sub', [g.scalar('one', 1), nearSpot], ['away_from_spots']),
-          g.node('Sub', [one, nearShine], ['away_from_shine']),
-        ],
+        [awayFromSpots, g.node('Sub', [one, nearShine], ['away_from_shine'])],
         ['away_from_spots_and_shine'],
       ),
-      g.node('Sub', [one, addClipped(g, srgb, clipLevels)], ['not_clipped']),
+      notClipped,
     ],
     ['skin_weights_kept'],
   );
@@ -195,11 +192,14 @@ export function addColourFeatures(
     [g.mean(skinWeights, 'skin_weight_mean'), g.scalar('skin_epsilon', 1e-6)],
     ['skin_weight_total'],
   );
-  const skinSum = g.mean(
-    g.node('Mul', [addErythema(g, linear), skinWeights], ['erythema_weighted']),
-    'erythema_sum',
-  );
+  const erythema = addErythema(g, linear);
+  const skinSum = g.mean(g.node('Mul', [erythema, skinWeights], ['erythema_weighted']), 'erythema_sum');
   const skinErythema = g.node('Div', [skinSum, skinTotal], ['erythema_skin']);
+  // The same on each half of the patch's columns, for redness (each cheek's half beside the nose), each half
+  // judged on its own light: erythema-halves.ts.
+  const halves = { l, erythema, kept: g.node('Mul', [awayFromSpots, notClipped], ['half_kept']) };
+  const shine = (median: string, name: string) => shineDegree(l, median, name, THRESHOLDS.haloMinExcess);
+  const half = (side: 0 | 1, name: string) => addHalfErythema(g, { ...halves, shine }, side, name);
   const chromaSpread = addChromaSpread(g, l, lMedian);
   const features = {
     l_mean: g.mean(l, 'l_mean'),
@@ -211,6 +211,8 @@ export function addColourFeatures(
     specular_frac: g.mean(levelShine, 'specular_frac'),
     red_frac: g.fraction(red, 'red_frac'),
     erythema_skin: skinErythema,
+    erythema_skin_first_half: half(0, 'erythema_skin_first_half'),
+    erythema_skin_second_half: half(1, 'erythema_skin_second_half'),
     l_median: lMedian,
     // The eye's contrast (scoring.ts, texture): the light skin of the upper lid (the 70th percentile of L* of
     // the eye region's upper rows) and the darkest of the eye itself, lashes and pupil (the 2nd percentile of
@@ -243,28 +245,6 @@ export function addColourFeatures(
     ['spot_degree'],
   );
   return { features, spots, spotDegree };
-}
-
-/**
- * Where shine lies near, [n, 1, h, w]: the largest shine degree over the pixel's own block of
- * SHINE_BLOCK×SHINE_BLOCK pixels and the eight blocks around it (a max over blocks, then back to pixels:
- * cheaper than a max over a window around every pixel).
- */
-function addNearShine(g: GraphBuilder, shine: string): string {
-  const block = THRESHOLDS.shineBlock;
-  const blocks = g.node('MaxPool', [shine], ['shine_blocks'], {
-    kernel_shape: [block, block],
-    strides: [block, block],
-  });
-  const around = g.node('MaxPool', [blocks], ['shine_blocks_around'], {
-    kernel_shape: [3, 3],
-    pads: [1, 1, 1, 1],
-  });
-  return g.node(
-    'Resize',
-    [around, '', g.constant('shine_block_scales', [4], [1, 1, block, block])],
-    ['near_shine'],
-  );
 }
 
 /**

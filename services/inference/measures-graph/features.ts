@@ -4,7 +4,7 @@
  */
 
 /** Bump when a feature's definition or the column order changes: consumers key their calibration on it. */
-export const MEASURES_MODEL_VERSION = 'skin-measures-32.0.0';
+export const MEASURES_MODEL_VERSION = 'skin-measures-33.0.0';
 
 /** Side of the square face-region patch, in pixels. */
 export const PATCH_SIZE = 64;
@@ -57,6 +57,8 @@ export const FEATURES = [
   'l_light',
   'l_dark',
   'chroma_spread',
+  'erythema_skin_first_half',
+  'erythema_skin_second_half',
 ] as const;
 
 export type FeatureName = (typeof FEATURES)[number];
