@@ -109,6 +109,20 @@ export function litFromTheSide(withPatch: boolean): Patch {
   });
 }
 
+/**
+ * SKIN under a shadow's soft edge: the light falls from 1 to 0.7 across the patch along an S curve
+ * (3t² − 2t³), as at the edge of a shadow cast across a cheek or the rise of a cheek raised by a smile.
+ */
+export function shadowEdge(): Patch {
+  const toLinear = (c: number) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+  const toSrgb = (c: number) => (c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055);
+  return paint((x) => {
+    const t = x / 63;
+    const light = 1 - 0.3 * (3 * t * t - 2 * t * t * t);
+    return SKIN.map((c) => toSrgb(light * toLinear(c))) as unknown as Rgb;
+  });
+}
+
 /** SKIN with independent uniform noise of ±`amplitude` on every channel, reproducible from `seed`. */
 export function noisy(amplitude: number, seed: number): Patch {
   const random = mulberry32(seed);

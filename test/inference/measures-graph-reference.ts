@@ -86,38 +86,52 @@ function blocks(p: Plane, size: number): Plane {
 }
 
 /**
- * `p` less its least-squares quadratic surface a + b·x + c·y + d·x² + e·x·y + f·y² (every pixel weighing
- * the same): the normal equations, solved by Gaussian elimination with partial pivoting.
+ * `p` less its least-squares cubic surface, the 10 terms xⁱ·yʲ with i + j ≤ 3 (every pixel weighing the
+ * same): the normal equations, solved by Gaussian elimination with partial pivoting.
  */
-function lessQuadratic(p: Plane): Plane {
+function lessCubic(p: Plane): Plane {
+  const powers = [0, 1, 2, 3].flatMap((i) => [0, 1, 2, 3].filter((j) => i + j <= 3).map((j) => [i, j]));
+  const n = powers.length;
   const terms = (x: number, y: number) => {
     const [u, v] = [x / p.width - 0.5, y / p.height - 0.5];
-    return [1, u, v, u * u, u * v, v * v];
+    return powers.map(([i, j]) => u ** i! * v ** j!);
   };
-  const system = Array.from({ length: 6 }, () => Array<number>(7).fill(0));
+  const system = Array.from({ length: n }, () => Array<number>(n + 1).fill(0));
   for (let y = 0; y < p.height; y++) {
     for (let x = 0; x < p.width; x++) {
       const t = terms(x, y);
-      for (let i = 0; i < 6; i++) {
-        for (let j = 0; j < 6; j++) system[i]![j]! += t[i]! * t[j]!;
-        system[i]![6]! += t[i]! * pixel(p, x, y);
+      for (let i = 0; i < n; i++) {
+        for (let j = 0; j < n; j++) system[i]![j]! += t[i]! * t[j]!;
+        system[i]![n]! += t[i]! * pixel(p, x, y);
       }
     }
   }
-  for (let c = 0; c < 6; c++) {
+  for (let c = 0; c < n; c++) {
     const pivot = system
       .slice(c)
       .reduce((best, row) => (Math.abs(row[c]!) > Math.abs(best[c]!) ? row : best));
     [system[c], system[system.indexOf(pivot)]] = [pivot, system[c]!];
-    for (let r = 0; r < 6; r++) {
+    for (let r = 0; r < n; r++) {
       if (r === c) continue;
       const k = system[r]![c]! / pivot[c]!;
-      for (let q = c; q < 7; q++) system[r]![q]! -= k * pivot[q]!;
+      for (let q = c; q <= n; q++) system[r]![q]! -= k * pivot[q]!;
     }
   }
-  const coefficients = system.map((row, i) => row[6]! / row[i]!);
+  const coefficients = system.map((row, i) => row[n]! / row[i]!);
   return plane(p.width, p.height, (x, y) =>
     terms(x, y).reduce((rest, t, i) => rest - t * coefficients[i]!, pixel(p, x, y)),
+  );
+}
+
+/** The weighted mean absolute deviation of `p` from its weighted mean, times √(π/2) (a normal spread's SD). */
+function weightedDeviation(p: Plane, w: Plane): number {
+  const m = weightedMean(p, w);
+  return (
+    Math.sqrt(Math.PI / 2) *
+    weightedMean(
+      plane(p.width, p.height, (x, y) => Math.abs(pixel(p, x, y) - m)),
+      w,
+    )
   );
 }
 
@@ -173,11 +187,11 @@ export function referenceFeatures(
   });
   const nearSpotDegree = extreme(spotDegree, 9, Math.max);
   const toneClear = plane(SIZE, SIZE, (x, y) => 1 - pixel(nearSpotDegree, x, y));
-  // Tone, on 4×4 blocks: the clear skin's L* smoothed (Gaussian σ 2 blocks), less its best quadratic surface.
+  // Tone, on 4×4 blocks: the clear skin's L* smoothed (Gaussian σ 2 blocks), less its best cubic surface.
   const toneL = plane(SIZE, SIZE, (x, y) => pixel(L, x, y) * pixel(toneClear, x, y));
   const [blockL, blockShare] = [blocks(toneL, 4), blocks(toneClear, 4)];
   const [toneSum, toneShare] = [gaussianZeroPadded(blockL, 2), gaussianZeroPadded(blockShare, 2)];
-  const tone = lessQuadratic(
+  const tone = lessCubic(
     plane(16, 16, (x, y) => pixel(toneSum, x, y) / Math.max(pixel(toneShare, x, y), 1e-3)),
   );
   // Texture fills spots and the skin within 13×13 of them with the Gaussian (σ 4) mean of the clear skin
@@ -286,7 +300,7 @@ export function referenceFeatures(
 
   return {
     l_mean: mean(L),
-    l_std: weightedStd(tone, blockShare),
+    l_std: weightedDeviation(tone, blockShare),
     a_mean: mean(A),
     b_mean: mean(B),
     chroma_mean: mean(chroma),

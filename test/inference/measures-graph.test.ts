@@ -30,6 +30,7 @@ import {
   rampOfLight,
   SHINE,
   SKIN,
+  shadowEdge,
   stripes,
   uniform,
 } from './measures-graph-patches.ts';
@@ -91,6 +92,7 @@ const PATCHES = {
   noise: noisy(0.025, 42),
   shading: litFromTheSide(false),
   tonePatch: litFromTheSide(true),
+  shadowEdge: shadowEdge(),
 };
 type Case = keyof typeof PATCHES;
 
@@ -260,6 +262,14 @@ describe('skin-measures model', () => {
       // The light and shade spread L* by about 2.8 (l_contrast), of which tone keeps well under a tenth.
       assert.ok(rows.shading.l_std < 0.1 * rows.shading.l_contrast, `shading: l_std ${rows.shading.l_std}`);
       assert.ok(rows.tonePatch.l_std > 3 * rows.shading.l_std, `patch: l_std ${rows.tonePatch.l_std}`);
+    });
+
+    it("tone: a shadow's soft edge across the patch is light and shade, not uneven tone", () => {
+      assertMatchesReference(rows.shadowEdge, PATCHES.shadowEdge);
+      // The edge spreads L* by about 3.3 (l_contrast); the quadratic surface left a tenth of it as tone
+      // (0.35, skin-measures-33.0.0), the cubic one leaves a hundredth (0.03).
+      const { l_std, l_contrast } = rows.shadowEdge;
+      assert.ok(l_std < 0.05 * l_contrast, `l_std ${l_std}, l_contrast ${l_contrast}`);
     });
 
     it('noise: every feature, textures included, matches the reference', () => {

@@ -2,7 +2,7 @@
  * Tone: patches of skin lighter or darker than the rest, on the scale of pigment patches. A cheek is a
  * curved surface, so its light and shade change smoothly across it; tone patches are smaller than the
  * patch. L* is smoothed (pores, relief and pixel noise out), the smooth light and shade — the best
- * quadratic surface through it — taken away, and what is left is the tone. Every feature is [n, 1, 1, 1].
+ * cubic surface through it — taken away, and what is left is the tone. Every feature is [n, 1, 1, 1].
  */
 import { PATCH_SIZE, TONE_SIGMA } from './features.ts';
 import { addGaussianBlur, weightedMean } from './filters.ts';
@@ -13,15 +13,25 @@ export type ToneFeatures = { l_std: string };
 /** Tone is measured on blocks of TONE_BLOCK×TONE_BLOCK pixels: SIDE×SIDE of them. */
 const TONE_BLOCK = 4;
 const SIDE = PATCH_SIZE / TONE_BLOCK;
+/**
+ * The light and shade's surface: a polynomial in x and y of at most this degree. A quadratic (degree 2,
+ * until skin-measures-34.0.0) left a shadow's soft edge, the curve of a cheek raised by a smile and the
+ * fold beside it as tone: on the reference faces the spread between photos of one person was 0.90 of that
+ * between people; 0.76 with the cubic, 0.91 with degree 4 (docs/inference.md, "Uneven tone: a cubic
+ * surface, the mean deviation").
+ */
+const TONE_DEGREE = 3;
+/** √(π/2): the mean absolute deviation times this is the standard deviation of a normal spread. */
+const MEAN_DEVIATION_TO_SD = Math.sqrt(Math.PI / 2);
 
 /**
- * The discrete polynomials of degree 0, 1 and 2 over PATCH_SIZE points, orthonormal (Gram–Schmidt in
- * float64): [PATCH_SIZE, 3], row-major. P·Pᵀ projects a row of values on its best quadratic.
+ * The discrete polynomials of degree 0 to `most` over `size` points, orthonormal (Gram–Schmidt in
+ * float64): [size, most + 1], row-major. P·Pᵀ projects a row of values on its best polynomial of that degree.
  */
-export function orthonormalQuadratics(size: number): number[][] {
+export function orthonormalPolynomials(size: number, most: number): number[][] {
   const centre = (size - 1) / 2;
   const basis: number[][] = [];
-  for (let degree = 0; degree <= 2; degree++) {
+  for (let degree = 0; degree <= most; degree++) {
     let v = Array.from({ length: size }, (_, x) => ((x - centre) / size) ** degree);
     for (const q of basis) {
       const dot = v.reduce((s, vi, i) => s + vi * q[i]!, 0);
@@ -34,13 +44,14 @@ export function orthonormalQuadratics(size: number): number[][] {
 }
 
 /**
- * The standard deviation of T − Q over blocks of TONE_BLOCK² pixels, each weighted by its share of skin
+ * The spread of T − Q (its mean absolute deviation, scaled to read as a standard deviation) over blocks of TONE_BLOCK² pixels, each weighted by its share of skin
  * clear of spots (each pixel weighted by 1 less the largest spot degree in its 9×9 neighbourhood, so a
  * contrast near the spot threshold, which re-encoding tips either way, moves it a little: with a yes-or-no
  * mask one pixel took its 81 neighbours in or out): T is the clear skin's L* per block,
- * smoothed by a Gaussian of TONE_SIGMA pixels; Q is the quadratic surface in x and y (1, x, y, x², xy, y²)
- * that fits T best — the light and shade of the cheek's curve and of the light across it — found by
- * projection on separable orthonormal polynomials: C = Pᵀ·T·P, the terms of degree above 2 zeroed,
+ * smoothed by a Gaussian of TONE_SIGMA pixels; Q is the polynomial surface in x and y of degree at most
+ * TONE_DEGREE (1, x, y, x², xy, y², x³, x²y, xy², y³) that fits T best — the light and shade of the cheek's
+ * curve and of the light across it — found by projection on separable orthonormal polynomials:
+ * C = Pᵀ·T·P, the terms of degree above TONE_DEGREE zeroed,
  * Q = P·C·Pᵀ, four small MatMuls.
  */
 export function addToneFeatures(g: GraphBuilder, l: string, spotDegree: string): ToneFeatures {
@@ -73,12 +84,14 @@ export function addToneFeatures(g: GraphBuilder, l: string, spotDegree: string):
     ],
     ['tone_smoothed'],
   );
-  const rows = orthonormalQuadratics(SIDE);
-  const p = g.constant('tone_quadratics', [SIDE, 3], rows.flat());
+  const rows = orthonormalPolynomials(SIDE, TONE_DEGREE);
+  const terms = TONE_DEGREE + 1;
+  const degrees = Array.from({ length: terms }, (_, k) => k);
+  const p = g.constant('tone_polynomials', [SIDE, terms], rows.flat());
   const pT = g.constant(
-    'tone_quadratics_transposed',
-    [3, SIDE],
-    [0, 1, 2].flatMap((k) => rows.map((row) => row[k]!)),
+    'tone_polynomials_transposed',
+    [terms, SIDE],
+    degrees.flatMap((k) => rows.map((row) => row[k]!)),
   );
   // C[i][j] weighs the polynomial of degree i down the patch times that of degree j across it.
   const coefficients = g.node(
@@ -86,8 +99,12 @@ export function addToneFeatures(g: GraphBuilder, l: string, spotDegree: string):
     [g.node('MatMul', [pT, smoothed], ['tone_coefficients_down']), p],
     ['tone_coefficients'],
   );
-  const quadratic = g.constant('tone_quadratic_terms', [3, 3], [1, 1, 1, 1, 1, 0, 1, 0, 0]);
-  const kept = g.node('Mul', [coefficients, quadratic], ['tone_quadratic_coefficients']);
+  const surfaceTerms = g.constant(
+    'tone_surface_terms',
+    [terms, terms],
+    degrees.flatMap((i) => degrees.map((j) => (i + j <= TONE_DEGREE ? 1 : 0))),
+  );
+  const kept = g.node('Mul', [coefficients, surfaceTerms], ['tone_surface_coefficients']);
   const surface = g.node(
     'MatMul',
     [g.node('MatMul', [p, kept], ['tone_surface_down']), pT],
@@ -99,6 +116,17 @@ export function addToneFeatures(g: GraphBuilder, l: string, spotDegree: string):
     [residual, weightedMean(g, residual, share, 'tone_residual_mean')],
     ['tone_residual_centred'],
   );
-  const squared = g.node('Mul', [centred, centred], ['tone_residual_squared']);
-  return { l_std: g.node('Sqrt', [weightedMean(g, squared, share, 'tone_variance')], ['l_std']) };
+  // The mean absolute deviation, not the standard deviation: a narrow band that the surface cannot follow
+  // (a fold, a shadow's edge) weighs by its depth, not its square (0.76 → 0.72 on the reference faces).
+  const deviation = g.node('Abs', [centred], ['tone_residual_deviation']);
+  return {
+    l_std: g.node(
+      'Mul',
+      [
+        weightedMean(g, deviation, share, 'tone_mean_deviation'),
+        g.scalar('tone_deviation_to_sd', MEAN_DEVIATION_TO_SD),
+      ],
+      ['l_std'],
+    ),
+  };
 }
