@@ -12,7 +12,10 @@ import { OBF_EXPORT, SHOPIFY_EXPORT, WOO_EXPORT } from '../support/shop-exports.
 
 const NO_LIST = 'imported with every flag and the score unknown';
 
-describe('catalog import: exports from shop platforms', () => {
+describe('catalog import: exports from shop platforms', function () {
+  // Each test runs the import (or admin) script as a process of its own, several in one test: a loaded
+  // machine starts each in seconds (one such test took 70 s at load 15), past mocha’s 30 s default.
+  this.timeout(180_000);
   const h = importHarness('catalog-exports');
   const { importFile, write, ids } = h;
   const stored = async (id: string): Promise<Record<string, unknown>> =>

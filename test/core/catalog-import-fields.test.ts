@@ -2,7 +2,10 @@
 import assert from 'node:assert/strict';
 import { importHarness, real } from '../support/catalog-import.ts';
 
-describe('catalog import of retailer fields', () => {
+describe('catalog import of retailer fields', function () {
+  // Each test runs the import (or admin) script as a process of its own, several in one test: a loaded
+  // machine starts each in seconds (one such test took 70 s at load 15), past mocha’s 30 s default.
+  this.timeout(180_000);
   const h = importHarness('catalog-fields');
   const { importFile, write, jsonl, ids, untilCore } = h;
   it('a NUL character in any stored field rejects that record, naming line and field; the rest import whole', async () => {

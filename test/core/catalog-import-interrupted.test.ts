@@ -21,7 +21,10 @@ const script = (file: string, args: string[], env: NodeJS.ProcessEnv) =>
     (e) => ({ code: e.code as number, stdout: e.stdout as string, stderr: e.stderr as string }),
   );
 
-describe('a catalog import that does not finish, and operator commands that fail', () => {
+describe('a catalog import that does not finish, and operator commands that fail', function () {
+  // Each test runs the import (or admin) script as a process of its own, several in one test: a loaded
+  // machine starts each in seconds (one such test took 70 s at load 15), past mocha’s 30 s default.
+  this.timeout(180_000);
   const h = importHarness('catalog-interrupted');
 
   it('killed half way through a real import into the demo catalog: never demo beside real', async () => {
@@ -81,7 +84,8 @@ describe('a catalog import that does not finish, and operator commands that fail
       child.stderr.on('data', (chunk) => {
         stderr += chunk;
       });
-      const exited = new Promise<number | null>((done) => child.once('exit', (c) => done(c)));
+      // 'close', not 'exit': at 'exit' its stderr may still hold the line checked below.
+      const exited = new Promise<number | null>((done) => child.once('close', (c) => done(c)));
       while ((await h.ids()).length === 0 && child.exitCode === null)
         await new Promise((r) => setTimeout(r, 20));
       child.kill(signal);

@@ -30,7 +30,10 @@ const woo = (id: string, sku: string, fields: Record<string, string>) => ({
   'Attribute 1 name': 'Ingredients', 'Attribute 1 value(s)': LIST, ...fields,
 });
 
-describe('catalog import: products the shop does not sell', () => {
+describe('catalog import: products the shop does not sell', function () {
+  // Each test runs the import (or admin) script as a process of its own, several in one test: a loaded
+  // machine starts each in seconds (one such test took 70 s at load 15), past mocha’s 30 s default.
+  this.timeout(180_000);
   const h = importHarness('catalog-not-for-sale');
   const { importFile, write, ids } = h;
   const lines = (text: string, start: string) => text.split('\n').filter((line) => line.startsWith(start));

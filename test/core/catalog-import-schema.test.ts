@@ -8,7 +8,10 @@ import { importHarness } from '../support/catalog-import.ts';
 const HEADER =
   'product_id,name,brand,product_type,country,image_url,product_url,buy_url,ingredients,skin_types,vegan,cruelty_free';
 
-describe('catalog import: the file’s columns', () => {
+describe('catalog import: the file’s columns', function () {
+  // Each test runs the import (or admin) script as a process of its own, several in one test: a loaded
+  // machine starts each in seconds (one such test took 70 s at load 15), past mocha’s 30 s default.
+  this.timeout(180_000);
   const h = importHarness('catalog-schema');
   const { importFile, write, ids } = h;
   const row = async (id: string) =>

@@ -10,7 +10,10 @@ const HEADER =
 /** Any C0 or C1 control or bidi control: none may reach the operator's terminal. */
 const RAW_CONTROL = /(?!\n)[\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
 
-describe('catalog import: export shapes, controls and links', () => {
+describe('catalog import: export shapes, controls and links', function () {
+  // Each test runs the import (or admin) script as a process of its own, several in one test: a loaded
+  // machine starts each in seconds (one such test took 70 s at load 15), past mocha’s 30 s default.
+  this.timeout(180_000);
   const h = importHarness('catalog-shapes');
   const { importFile, write, jsonl, ids } = h;
   const column = async (id: string, name: string) =>

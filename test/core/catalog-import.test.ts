@@ -3,7 +3,10 @@ import { loadDemoCatalog } from '../../services/catalog/demo-catalog.ts';
 import { loadConfig } from '../../services/shared/config.ts';
 import { importHarness, real } from '../support/catalog-import.ts';
 
-describe('catalog import of retailer data', () => {
+describe('catalog import of retailer data', function () {
+  // Each test runs the import (or admin) script as a process of its own, several in one test: a loaded
+  // machine starts each in seconds (one such test took 70 s at load 15), past mocha’s 30 s default.
+  this.timeout(180_000);
   const h = importHarness('catalog-retailer');
   const { importFile, write, jsonl, derived, ids, untilCore } = h;
 

@@ -120,7 +120,10 @@ describe('CatalogService over gRPC', () => {
   });
 });
 
-describe('npm run catalog:import', () => {
+describe('npm run catalog:import', function () {
+  // Each test runs the import (or admin) script as a process of its own, several in one test: a loaded
+  // machine starts each in seconds (one such test took 70 s at load 15), past mocha’s 30 s default.
+  this.timeout(180_000);
   let stack: Stack;
   let dir: string;
   before(async () => {

@@ -139,12 +139,14 @@ describe('a PostgreSQL restart while core analyses a scan, through real processe
     assert.equal(seen.at(-1), ScanStatus.COMPLETE);
     assert.equal(core.child.exitCode, null);
 
-    // No stream of the outage is left open: inference stops at once on SIGTERM, exit 0.
+    // No stream of the outage is left open: inference stops at once on SIGTERM, exit 0. One left open would
+    // hold it to its 25 s bound (then exit 1); 10 s leaves a loaded machine (CI, load 7-10) room to run the
+    // process's exit late and still tells the two apart.
     const stopping = performance.now();
     procs.inference!.signal('SIGTERM');
     assert.equal(await procs.inference!.exited, 0, procs.inference!.output().slice(-600));
     assert.ok(
-      performance.now() - stopping < 5000,
+      performance.now() - stopping < 10_000,
       `stopped in ${Math.round(performance.now() - stopping)} ms`,
     );
   });

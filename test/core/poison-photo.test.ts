@@ -84,8 +84,12 @@ describe('a photo that makes core die each time it is analysed, through real pro
       [poison.runId, poison.runId],
     );
     assert.deepEqual(left, [{ photos: 0, jobs: 0 }], 'the photo and its job are gone');
-    assert.ok(
-      core.logged(/photos core died analysing/).some((l) => (l.run_ids as string[]).includes(poison.runId)),
+    // Logged once the write that failed the scan has committed: wait for the line, as for the state.
+    await until(
+      'core to log the scan failed for its photo',
+      () =>
+        core.logged(/photos core died analysing/).some((l) => (l.run_ids as string[]).includes(poison.runId)),
+      10_000,
     );
 
     // The core left running analyses the next photo as usual.

@@ -97,7 +97,8 @@ describe('secrets and exposure of each process', function () {
       CORE_PORT: String(await freePort()),
       DATABASE_URL: 'postgres://nobody@127.0.0.1:9/none',
     });
-    const code = await new Promise((done) => child.once('exit', done));
+    // 'close', not 'exit': at 'exit' its stderr may still hold the line checked below.
+    const code = await new Promise((done) => child.once('close', done));
     assert.notEqual(code, 0);
     assert.match(output(), /TOKEN_PEPPER: not set, expected .* \(required when NODE_ENV=production\)/);
   });

@@ -118,7 +118,8 @@ describe('running it: npm start and the embedded PostgreSQL', function () {
         start.stderr!.on('data', (chunk) => {
           output += chunk;
         });
-        const code = await new Promise((done) => start.once('exit', done));
+        // 'close', not 'exit': at 'exit' its pipes may still hold the last line checked below.
+        const code = await new Promise((done) => start.once('close', done));
         assert.equal(code, 1);
         const lines = output.trim().split('\n');
         assert.match(
@@ -219,7 +220,8 @@ describe('running it: npm start and the embedded PostgreSQL', function () {
       // Ctrl-C in a terminal: SIGINT to every process of the foreground group at once.
       const before = output.length;
       process.kill(-start.pid!, 'SIGINT');
-      await new Promise((resolve) => start.once('exit', resolve));
+      // 'close': once it has exited and what it wrote last has been read (at 'exit' the pipe may still hold it).
+      await new Promise((resolve) => start.once('close', resolve));
       assert.equal(start.exitCode, 0);
       const stopping = output.slice(before);
       // PostgreSQL went last: nothing complained of a lost database while stopping.

@@ -110,7 +110,9 @@ describe('tool errors and HTTP behaviour of /mcp', () => {
     });
   });
 
-  it('admissions_paused refuses new scans while get and delete keep working', async () => {
+  it('admissions_paused refuses new scans while get and delete keep working', async function () {
+    // The admin script runs twice, a process each: a loaded machine (CI, load 7-10) starts each in seconds.
+    this.timeout(120_000);
     const fresh = await callTool(stack.baseUrl, 'start_skin_scan', { source: 'paused' });
     const args = {
       run_id: fresh.structuredContent.run_id,

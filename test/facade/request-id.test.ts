@@ -32,22 +32,24 @@ describe('request ids and trace context', () => {
     });
   }
 
-  /** The log lines written so far, parsed. */
+  /** The log lines written so far, parsed (what follows the last newline is a line still being written). */
   function lines(): Record<string, unknown>[] {
     return readFileSync(stack.logFile, 'utf8')
       .split('\n')
-      .filter(Boolean)
+      .slice(0, -1)
       .map((line) => JSON.parse(line));
   }
 
-  /** The first line that passes `check`, once written (the log stream writes behind the answer). */
+  /**
+   * The first line that passes `check`, once written (the log stream writes behind the answer): up to 10 s,
+   * as late as a loaded machine writes it (it was 100 polls of 20 ms).
+   */
   async function logged(check: (line: Record<string, unknown>) => boolean) {
-    for (let i = 0; i < 100; i++) {
+    for (const deadline = Date.now() + 10_000; ; ) {
       const line = lines().find(check);
-      if (line) return line;
+      if (line || Date.now() > deadline) return line;
       await new Promise((r) => setTimeout(r, 20));
     }
-    return undefined;
   }
 
   it('echoes a sane incoming X-Request-Id, and replaces one that is not', async () => {

@@ -88,7 +88,7 @@ describe('the upload page’s live progress: /scan/:id/events', function () {
   });
 
   /** Opens the stream, sends the photo once the first state is in, and reads the stream to its end. */
-  async function watchUpload(photo: Buffer) {
+  async function watchUpload(photo: Buffer, onState: (state: any) => void = () => {}) {
     const scan = await pageScan(stack.baseUrl);
     const started = performance.now();
     const res = await pageFetch(stack.baseUrl, `/scan/${scan.run_id}/events`, { secret: scan.secret });
@@ -96,8 +96,9 @@ describe('the upload page’s live progress: /scan/:id/events', function () {
     assert.equal(res.headers.get('content-type'), 'text/event-stream; charset=utf-8');
     assert.equal(res.headers.get('cache-control'), 'no-store');
     let sent: Promise<Response> | undefined;
-    const read = await readEvents(res, () => {
+    const read = await readEvents(res, (e) => {
       sent ??= postPhoto(stack.baseUrl, scan.run_id, photo, { secret: scan.secret });
+      onState(e.data);
     });
     assert.equal((await sent)?.status, 202);
     return { scan, ...read, ms: performance.now() - started };
@@ -105,18 +106,29 @@ describe('the upload page’s live progress: /scan/:id/events', function () {
 
   it('relays awaiting_upload → queued → analyzing (stage and percent) → complete from a real analysis, then ends', async () => {
     // Both of the worker's slots busy, so that this scan's photo waits its turn: `queued` is seen for sure.
-    const busy = [await pageScan(stack.baseUrl), await pageScan(stack.baseUrl)];
-    for (const other of busy) {
-      const sent = await postPhoto(stack.baseUrl, other.run_id, await singleFace('c'), {
-        secret: other.secret,
-      });
-      assert.equal(sent.status, 202);
-    }
-    for (const other of busy) {
-      const agentScan = { run_id: other.run_id, access_token: other.access_token };
-      await untilScan(stack.baseUrl, agentScan, (s) => s.status === 'analyzing');
-    }
-    const { scan, events, comments, rest, ms } = await watchUpload(await singleFace('b'));
+    // Inference paused until the stream has shown it queued keeps them busy however long a loaded machine
+    // takes to store the photos (with 3 s of analysis each, a slot could free first and take this photo
+    // straight to `analyzing`). Never shown queued: inference goes on after 15 s and the check below fails.
+    inference.kill('SIGSTOP');
+    const resume = () => inference.kill('SIGCONT');
+    const fallback = setTimeout(resume, 15_000);
+    const { scan, events, comments, rest, ms } = await (async () => {
+      const busy = [await pageScan(stack.baseUrl), await pageScan(stack.baseUrl)];
+      for (const other of busy) {
+        const sent = await postPhoto(stack.baseUrl, other.run_id, await singleFace('c'), {
+          secret: other.secret,
+        });
+        assert.equal(sent.status, 202);
+      }
+      for (const other of busy) {
+        const agentScan = { run_id: other.run_id, access_token: other.access_token };
+        await untilScan(stack.baseUrl, agentScan, (s) => s.status === 'analyzing');
+      }
+      return watchUpload(await singleFace('b'), (state) => state.status === 'queued' && resume());
+    })().finally(() => {
+      clearTimeout(fallback);
+      resume();
+    });
     assert.ok(ms > CORE_TIMEOUT_MS, 'the stream outlived the façade’s per-call deadline');
     assert.equal(rest, '');
     assert.ok(events.every((e) => e.event === 'state'));

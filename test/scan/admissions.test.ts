@@ -47,7 +47,10 @@ async function until<T>(what: string, read: () => Promise<T>, check: (value: T) 
   }
 }
 
-describe('automatic admissions on the analysis backlog', () => {
+describe('automatic admissions on the analysis backlog', function () {
+  // The operator switch's case runs the admin script twice, a process each: a loaded machine (CI, load 7-10)
+  // starts each in seconds, which with the analyses can pass mocha's 30 s default.
+  this.timeout(120_000);
   let stack: Stack;
   const analyzer = new HeldAnalyzer();
   const health = async () => (await (await fetch(`${stack.baseUrl}/health`)).json()) as any;
