@@ -67,7 +67,9 @@ export const RAW_MEASURES: Readonly<Record<Measure, (read: Read, gains: Gains) =
    * spread of its colour (chroma_spread: how far its pixels' R/G and B/G vary, which white balance and
    * exposure do not change and a less saturated photo lowers); both over its skin only, brows, lashes,
    * pupils, nostrils and the eyes' whites left out by their lightness against the skin's, so that a darker
-   * skin does not read duller (skin-measures-29.0.0; docs/inference.md, "Skin tone alone").
+   * skin does not read duller (skin-measures-29.0.0; docs/inference.md, "Skin tone alone"); the colour's
+   * spread over skin no lighter than 1.2 times the median's luminance, shine's pale colour left out
+   * (skin-measures-35.0.0, "Dullness: shine is not colour").
    */
   dullness: (read) => -(read(['face'], 'l_contrast') + CHROMA_WEIGHT * read(['face'], 'chroma_spread')),
 };

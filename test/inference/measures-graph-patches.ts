@@ -19,6 +19,8 @@ export const MOLE: Rgb = [0.45, 0.33, 0.28];
 export const SHADED_SKIN: Rgb = [0.7, 0.54, 0.45];
 /** Light reflected off the skin surface: nearly white, nearly neutral. */
 export const SHINE: Rgb = [0.97, 0.96, 0.95];
+/** A paler sheen: 1.7 times SKIN's linear luminance, the light's colour mixed into the skin's. */
+export const SHEEN: Rgb = [0.9, 0.82, 0.78];
 
 /** Top-left corners of 2×2 dots, at least 9 pixels apart and away from the border. */
 export const DOT_CORNERS: readonly (readonly [number, number])[] = [

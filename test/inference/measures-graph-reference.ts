@@ -357,23 +357,26 @@ export function referenceFeatures(
     // The eye's: the 70th percentile of the first 33 rows, the 2nd of the rows from the 16th on.
     l_light: [...L.data.slice(0, 33 * SIZE)].sort((a, b) => b - a)[Math.round(0.3 * 33 * SIZE) - 1]!,
     l_dark: [...L.data.slice(15 * SIZE)].sort((a, b) => a - b)[Math.round(0.02 * (SIZE - 15) * SIZE) - 1]!,
-    // Over the skin too, judged on L* at full size.
+    // Over the skin too, judged on L* at full size, none of it lighter than 1.2 times the median (shine).
     chroma_spread: Math.hypot(
       weightedStd(
         erythema,
-        plane(SIZE, SIZE, (x, y) => skinWeight(pixel(L, x, y), median)),
+        plane(SIZE, SIZE, (x, y) => skinWeight(pixel(L, x, y), median, 1.2)),
       ),
       weightedStd(
         blueIndex,
-        plane(SIZE, SIZE, (x, y) => skinWeight(pixel(L, x, y), median)),
+        plane(SIZE, SIZE, (x, y) => skinWeight(pixel(L, x, y), median, 1.2)),
       ),
     ),
   };
 }
 
-/** A pixel's share of skin by its linear luminance against the patch median's (L* in, addSkinWeight). */
-function skinWeight(l: number, median: number): number {
+/**
+ * A pixel's share of skin by its linear luminance against the patch median's (L* in, addSkinWeight), up to
+ * `lightTo` of it (the colour spread's skin stops at 1.2).
+ */
+function skinWeight(l: number, median: number, lightTo = 2.2): number {
   const y = ((l + 16) / (median + 16)) ** 3;
   const clip = (t: number) => Math.min(1, Math.max(0, t));
-  return clip((y - 0.5) / 0.2) * clip((2.2 - y) / 0.2);
+  return clip((y - 0.5) / 0.2) * clip((lightTo - y) / 0.2);
 }

@@ -28,6 +28,7 @@ import {
   noisy,
   paint,
   rampOfLight,
+  SHEEN,
   SHINE,
   SKIN,
   shadowEdge,
@@ -205,6 +206,18 @@ describe('skin-measures model', () => {
       // Shine is judged against the patch's own skin: the same light colour all over is skin, not shine.
       const [light] = await measure(session, [uniform(SHINE)]);
       assert.equal(light!.specular_frac, 0);
+    });
+
+    it('a pale sheen on the skin is no colour of the skin: the colour spread leaves it out', async () => {
+      // 1.7 times SKIN's linear luminance, inside the skin's bounds (0.5–2.2) that l_contrast keeps: before
+      // skin-measures-35.0.0 the colour spread read it too (2.7 against uniform skin's 0), and a sheen on the
+      // nose raised one person's dullness by 10 points (docs/inference.md, "Dullness: shine is not colour").
+      const sheen = paint((x, y) => ((x - 32) ** 2 + (y - 32) ** 2 <= 25 ? SHEEN : SKIN));
+      const [row] = await measure(session, [sheen]);
+      assertMatchesReference(row!, sheen);
+      assert.ok(rows.uniform.chroma_spread < 1e-3, `uniform: ${rows.uniform.chroma_spread}`);
+      assert.ok(row!.chroma_spread < 1e-3, `with the sheen: ${row!.chroma_spread}`);
+      assert.ok(row!.l_contrast > 1, `l_contrast ${row!.l_contrast}`);
     });
 
     it('a steep gradient of light across the patch is no shine; a highlight on it still is', () => {

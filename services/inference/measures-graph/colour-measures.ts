@@ -20,6 +20,7 @@ import {
   addRows,
   addSkinWeight,
   addWeightedVariance,
+  SKIN_SHARE,
 } from './patch-ops.ts';
 
 export type ColourFeatures = {
@@ -324,11 +325,22 @@ function addErythema(g: GraphBuilder, linear: string): string {
 }
 
 /**
- * How much the patch's colour varies, whatever its lightness: √(var(E) + var(K)) over every pixel, E the
- * erythema index (100·log10 R/G, addErythema's) and K the same of B/G (linear light, each floored at
- * THRESHOLDS.erythemaFloor). A camera's white balance and exposure multiply the channels, which shifts E
- * and K alike on every pixel and leaves their spread as it was; a less saturated photo brings every
- * pixel's colour nearer grey, and the spread shrinks. Read after addErythema (its R, G and B planes).
+ * The skin the colour spread is read over: as addSkinWeight's, but none of it lighter than 1.2 times the
+ * median's linear luminance (fully up to 1.0): a highlight or the sheen on a lit nose takes the light's
+ * colour, paler than the skin's, and the photo's light decided how much of it there was. Over
+ * skin up to 2.2 times the median, the sheen on one reference person's nose (img58) read 14.4 against their
+ * other photos' 5.4–6.7 (now 10.2 against 5.2–6.1), and dullness's repeatability ratio was 1.35 (now 1.27;
+ * docs/inference.md, "Dullness: shine is not colour").
+ */
+const CHROMA_SKIN_SHARE = { ...SKIN_SHARE, lightTo: 1.2 } as const;
+
+/**
+ * How much the patch's colour varies, whatever its lightness: √(var(E) + var(K)) over its skin
+ * (CHROMA_SKIN_SHARE), E the erythema index (100·log10 R/G, addErythema's) and K the same of B/G (linear
+ * light, each floored at THRESHOLDS.erythemaFloor). A camera's white balance and exposure multiply the
+ * channels, which shifts E and K alike on every pixel and leaves their spread as it was; a less saturated
+ * photo brings every pixel's colour nearer grey, and the spread shrinks. Read after addErythema (its R, G
+ * and B planes).
  */
 function addChromaSpread(g: GraphBuilder, l: string, lMedian: string): string {
   const floor = g.scalar('chroma_spread_floor', THRESHOLDS.erythemaFloor);
@@ -345,7 +357,7 @@ function addChromaSpread(g: GraphBuilder, l: string, lMedian: string): string {
     [g.node('Log', [blueOverGreen], ['log_blue_over_green']), g.scalar('blue_index_scale', 100 / Math.LN10)],
     ['blue_index'],
   );
-  const skin = addSkinWeight(g, l, lMedian, 'chroma_spread_skin');
+  const skin = addSkinWeight(g, l, lMedian, 'chroma_spread_skin', CHROMA_SKIN_SHARE);
   const variance = (x: string, name: string) => addWeightedVariance(g, x, skin, `${name}_variance`);
   return g.node(
     'Sqrt',

@@ -75,10 +75,16 @@ export function addKthLargest(g: GraphBuilder, input: string, k: number, output:
  * How much each pixel of `l` (L*) is the patch's skin, 0..1, by its linear luminance Y relative to the
  * patch's median (`median`, L*): brows, lashes, pupils, nostrils (Y under SKIN_SHARE.darkFrom of the
  * median) and the whites of the eyes (over SKIN_SHARE.lightTo) are not, with a ramp of SKIN_SHARE.ramp
- * (a share of the median's Y) inside each bound. A ratio of linear luminance, so a darker skin at its own
- * lightness is judged the same (docs/inference.md, "Skin tone alone").
+ * (a share of the median's Y) inside each bound; `share` gives other bounds. A ratio of linear luminance, so
+ * a darker skin at its own lightness is judged the same (docs/inference.md, "Skin tone alone").
  */
-export function addSkinWeight(g: GraphBuilder, l: string, median: string, name: string): string {
+export function addSkinWeight(
+  g: GraphBuilder,
+  l: string,
+  median: string,
+  name: string,
+  share: SkinShare = SKIN_SHARE,
+): string {
   const offset = g.scalar(`${name}_offset`, 16);
   const ratio = g.node(
     'Div',
@@ -88,11 +94,11 @@ export function addSkinWeight(g: GraphBuilder, l: string, median: string, name: 
   const y = g.node('Mul', [g.node('Mul', [ratio, ratio], [`${name}_ratio2`]), ratio], [`${name}_ratio`]);
   const clip = (x: string, out: string) =>
     g.node('Clip', [x, g.scalar(`${out}_lo`, 0), g.scalar(`${out}_hi`, 1)], [out]);
-  const ramp = g.scalar(`${name}_ramp`, 1 / SKIN_SHARE.ramp);
+  const ramp = g.scalar(`${name}_ramp`, 1 / share.ramp);
   const above = clip(
     g.node(
       'Mul',
-      [g.node('Sub', [y, g.scalar(`${name}_dark_from`, SKIN_SHARE.darkFrom)], [`${name}_over_dark`]), ramp],
+      [g.node('Sub', [y, g.scalar(`${name}_dark_from`, share.darkFrom)], [`${name}_over_dark`]), ramp],
       [`${name}_above_raw`],
     ),
     `${name}_above`,
@@ -100,7 +106,7 @@ export function addSkinWeight(g: GraphBuilder, l: string, median: string, name: 
   const below = clip(
     g.node(
       'Mul',
-      [g.node('Sub', [g.scalar(`${name}_light_to`, SKIN_SHARE.lightTo), y], [`${name}_under_light`]), ramp],
+      [g.node('Sub', [g.scalar(`${name}_light_to`, share.lightTo), y], [`${name}_under_light`]), ramp],
       [`${name}_below_raw`],
     ),
     `${name}_below`,
@@ -109,7 +115,12 @@ export function addSkinWeight(g: GraphBuilder, l: string, median: string, name: 
 }
 
 /** Bounds of the skin in a patch, as shares of the median's linear luminance (addSkinWeight). */
-export const SKIN_SHARE = { darkFrom: 0.5, lightTo: 2.2, ramp: 0.2 } as const;
+export interface SkinShare {
+  readonly darkFrom: number;
+  readonly lightTo: number;
+  readonly ramp: number;
+}
+export const SKIN_SHARE: SkinShare = { darkFrom: 0.5, lightTo: 2.2, ramp: 0.2 };
 
 /** Σw(x − x̄_w)² / Σw per image, x̄_w the weighted mean: [n, 1, h, w] → [n, 1, 1, 1]. */
 export function addWeightedVariance(g: GraphBuilder, x: string, w: string, name: string): string {
