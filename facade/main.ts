@@ -9,6 +9,7 @@ import { createLogger } from '../services/shared/logger.ts';
 import { startMetricsServer } from '../services/shared/metrics.ts';
 import { Readiness, shutDownGracefully } from '../services/shared/shutdown.ts';
 import { guardStartup } from '../services/shared/startup.ts';
+import { stopWithSupervisor } from '../services/shared/supervisor-link.ts';
 import { clientTelemetry } from '../services/shared/telemetry.ts';
 import { startTraceExport, traceExportSettings } from '../services/shared/trace-export.ts';
 import { createFacade } from './app.ts';
@@ -18,6 +19,8 @@ const config = loadOrExit('facade', () => loadFacadeConfig());
 const logger = createLogger('facade', config.logLevel);
 // The port taken: one fatal line, exit 1 (startup.ts); the server's 'error' is uncaught until it listens.
 const startup = guardStartup(logger);
+// Run by npm start: should it be killed outright, stop as on SIGTERM (supervisor-link.ts).
+stopWithSupervisor();
 const traces = await startTraceExport(
   loadOrExit('facade', () => traceExportSettings('facade', process.env)),
   logger,

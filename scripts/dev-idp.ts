@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import { Provider } from 'oidc-provider';
 import { escapeHtml, page, sendPage } from '../facade/oauth/pages.ts';
+import { stopWithSupervisor } from '../services/shared/supervisor-link.ts';
 
 const port = Number(process.env.DEV_IDP_PORT ?? 8083);
 const name = process.env.DEV_IDP_NAME ?? 'Dev sign-in';
@@ -100,3 +101,4 @@ provider.listen(port, '127.0.0.1', () => {
   process.stdout.write(`dev identity provider "${name}" at ${issuer}\n`);
 });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(0));
+stopWithSupervisor();

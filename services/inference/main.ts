@@ -5,6 +5,7 @@ import { createLogger } from '../shared/logger.ts';
 import { startMetricsServer } from '../shared/metrics.ts';
 import { Readiness, shutDownGracefully, shutdownGraceMs } from '../shared/shutdown.ts';
 import { guardStartup } from '../shared/startup.ts';
+import { stopWithSupervisor } from '../shared/supervisor-link.ts';
 import { startTraceExport, traceExportSettings } from '../shared/trace-export.ts';
 import { startInference } from './inference-server.ts';
 
@@ -12,6 +13,8 @@ const config = loadOrExit('inference', () => loadConfig());
 const logger = createLogger('inference', config.logLevel);
 // The port taken, the models not loaded: one fatal line, exit 1 (startup.ts).
 const startup = guardStartup(logger);
+// Run by npm start: should it be killed outright, stop as on SIGTERM (supervisor-link.ts).
+stopWithSupervisor();
 const traces = await startTraceExport(
   loadOrExit('inference', () => traceExportSettings('inference', process.env)),
   logger,

@@ -1,35 +1,20 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { freePort, isListening, waitForPort } from '../../scripts/port.ts';
+import { freePort, isListening } from '../../scripts/port.ts';
 import { startEmbeddedPostgres } from '../../services/core/db/embedded.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { callTool } from '../support/mcp.ts';
+import { alive, dataDir, npmStart, stopGroup } from '../support/npm-start.ts';
 import { connectWithOAuth, MemoryOAuthClient } from '../support/oauth-client.ts';
 import { until } from '../support/processes.ts';
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** The process group of a running process (the fifth field of /proc/<pid>/stat). */
 const processGroup = (pid: number) =>
   Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[2]);
-
-/** A data directory PostgreSQL's own user can reach (mkdtemp makes it private to root). */
-function dataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'skinmatch-data-'));
-  chmodSync(dir, 0o755);
-  return dir;
-}
 
 /** The embedded PostgreSQL answers a query; it is stopped whatever happens. */
 async function answersThenStops(db: { url: string; stop(): Promise<void> }) {
@@ -133,49 +118,18 @@ describe('running it: npm start and the embedded PostgreSQL', function () {
   it('npm start serves /health and MCP, and Ctrl-C stops every process, PostgreSQL included', async () => {
     const dir = dataDir();
     dirs.push(dir);
-    const [facade, core, inference, postgres] = await Promise.all([
-      freePort(),
-      freePort(),
-      freePort(),
-      freePort(),
-    ]);
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      DATA_DIR: dir,
-      FACADE_PORT: String(facade),
-      CORE_PORT: String(core),
-      INFERENCE_PORT: String(inference),
-      EMBEDDED_PG_PORT: String(postgres),
-      // Free metrics ports too: the defaults may be taken by another checkout's run on this machine.
-      FACADE_METRICS_PORT: String(await freePort()),
-      CORE_METRICS_PORT: String(await freePort()),
-      INFERENCE_METRICS_PORT: String(await freePort()),
-      LOG_LEVEL: 'warn',
-    };
-    delete env.DATABASE_URL;
-    // Its own process group, as a terminal runs a foreground job: Ctrl-C then reaches the whole group.
-    const start: ChildProcess = spawn(process.execPath, ['scripts/start.ts'], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    let output = '';
-    start.stdout!.on('data', (chunk) => {
-      output += chunk;
-    });
+    const run = await npmStart(dir);
+    const { child: start, ports } = run;
+    const facade = ports.facade;
     try {
-      assert.ok(await waitForPort(facade, 90_000), 'the façade listens');
-      const deadline = Date.now() + 30_000;
-      while (!output.includes('skinmatch is up') && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 100));
-      assert.match(output, new RegExp(`MCP at http://localhost:${facade}/mcp`));
+      assert.match(run.output(), new RegExp(`MCP at http://localhost:${facade}/mcp`));
       // Health reads the database within 1 s (status-service.ts): on a machine loaded by parallel
       // runs one read can miss that bound, so the first answer may be ok: false for a moment.
       await until('/health ok', async () => {
         const health = (await (await fetch(`http://127.0.0.1:${facade}/health`)).json()) as any;
         return health.ok === true;
       });
-      const pid = Number(readFileSync(join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+      const pid = run.postgresPid();
       assert.notEqual(
         processGroup(pid),
         processGroup(start.pid!),
@@ -197,10 +151,8 @@ describe('running it: npm start and the embedded PostgreSQL', function () {
       assert.equal(read.structuredContent.next_action, 'share_upload_url');
 
       // A newcomer signs in to /mcp/account through the development providers npm start runs.
-      assert.match(output, /signing in goes through two development providers/);
-      const idpPorts = [
-        ...output.matchAll(/dev identity provider "Dev provider \d" at http:\/\/127\.0\.0\.1:(\d+)/g),
-      ].map((m) => Number(m[1]));
+      assert.match(run.output(), /signing in goes through two development providers/);
+      const idpPorts = run.idpPorts();
       assert.equal(idpPorts.length, 2);
       const browser = await launchBrowser();
       try {
@@ -218,24 +170,24 @@ describe('running it: npm start and the embedded PostgreSQL', function () {
       }
 
       // Ctrl-C in a terminal: SIGINT to every process of the foreground group at once.
-      const before = output.length;
+      const before = run.output().length;
       process.kill(-start.pid!, 'SIGINT');
       // 'close': once it has exited and what it wrote last has been read (at 'exit' the pipe may still hold it).
       await new Promise((resolve) => start.once('close', resolve));
       assert.equal(start.exitCode, 0);
-      const stopping = output.slice(before);
+      const stopping = run.output().slice(before);
       // PostgreSQL went last: nothing complained of a lost database while stopping.
       assert.match(
         stopping,
         /inference, core and the façade have stopped; stopping PostgreSQL\n.*stopped\n$/,
       );
       assert.doesNotMatch(stopping, /"level":"(warn|error|fatal)"/, 'no warning or error while stopping');
-      for (const port of [facade, core, inference, postgres, ...idpPorts])
+      for (const port of [facade, ports.core, ports.inference, ports.postgres, ...idpPorts])
         assert.equal(await isListening(port), false, `port ${port}`);
       assert.ok(!alive(pid), 'PostgreSQL stopped with the rest');
-      assert.match(output, /stopped/);
+      assert.match(run.output(), /stopped/);
     } finally {
-      if (start.exitCode === null) start.kill('SIGKILL');
+      stopGroup(start);
     }
   });
 });
