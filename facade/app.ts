@@ -34,7 +34,10 @@ import { GuestLimits, type GuestLimitsConfig, type LimitListeners } from './rate
 import { routeTemplate } from './route-template.ts';
 import { type BodyBounds, slowBodies } from './slow-bodies.ts';
 
-/** The probes' endpoints: GET only, logged at debug (probes ask every few seconds). */
+/**
+ * The probes' endpoints: GET, and HEAD (the same answer without its body, as HTTP requires of a GET
+ * resource: uptime monitors ask with HEAD); logged at debug (probes ask every few seconds).
+ */
 const PROBES = new Set(['/health', '/ready']);
 
 export interface FacadeOptions {
@@ -205,9 +208,9 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
     const route =
       routes.get(ctx.path) ?? (ctx.path.startsWith('/mcp') ? routes.get(ctx.path.slice(0, -1)) : undefined);
     if (!route) return next();
-    if (PROBES.has(ctx.path) && ctx.method !== 'GET') {
+    if (PROBES.has(ctx.path) && ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.status = 405;
-      ctx.set('Allow', 'GET');
+      ctx.set('Allow', 'GET, HEAD');
       return;
     }
     await route(ctx, next);

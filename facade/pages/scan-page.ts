@@ -271,11 +271,14 @@ export function scanPages(options: ScanPageOptions) {
   }
 
   return async (ctx: Context, next: () => Promise<void>) => {
+    // HEAD is GET without the body (Koa leaves it out) for the page and its files, as HTTP requires: a link
+    // checker or a chat app's preview asks with HEAD. Not for the JSON calls: the page's script never does.
+    const head = ctx.method === 'HEAD';
     const asset = ASSET_PATH.exec(ctx.path);
-    if (asset && ctx.method === 'GET') return serveAsset(ctx, asset[1]!);
+    if (asset && (ctx.method === 'GET' || head)) return serveAsset(ctx, asset[1]!);
     for (const route of routes) {
       const m = route.pattern.exec(ctx.path);
-      if (!m || ctx.method !== route.method) continue;
+      if (!m || (ctx.method !== route.method && !(head && route.isPage))) continue;
       // A run_id in any case, as the tools take it; one spelling from here on (core, the page's links).
       const id = m[1]!.toLowerCase();
       const isPhoto = route.handle === photo;
