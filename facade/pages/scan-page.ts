@@ -59,6 +59,8 @@ import {
 
 export const DEFAULT_PHOTO_MAX_BYTES = 10 * 1024 * 1024;
 const ASSET_PATH = /^\/scan\/assets\/([^/]+)$/;
+/** The page's address with a trailing slash, as a link is sometimes pasted or written by an agent. */
+const PAGE_WITH_SLASH = /^\/scan\/([^/]+)\/$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const CONSENT_BODY_LIMIT = 64 * 1024;
 /** Retry-After of a refusal for the service's own fault. */
@@ -276,6 +278,17 @@ export function scanPages(options: ScanPageOptions) {
     const head = ctx.method === 'HEAD';
     const asset = ASSET_PATH.exec(ctx.path);
     if (asset && (ctx.method === 'GET' || head)) return serveAsset(ctx, asset[1]!);
+    // `/scan/:id/` is the page (as `/mcp/` is `/mcp`): redirected to it, not a bare "Not Found" the person
+    // cannot act on. Any UUID alike, known or not (the page itself answers the one 404 page for unknown ids).
+    const slashed = PAGE_WITH_SLASH.exec(ctx.path);
+    if (slashed && (ctx.method === 'GET' || head)) {
+      const id = slashed[1]!.toLowerCase();
+      if (!UUID.test(id)) return sendNotFound(ctx);
+      setPageHeaders(ctx);
+      ctx.status = 308;
+      ctx.set('Location', `/scan/${id}`);
+      return;
+    }
     for (const route of routes) {
       const m = route.pattern.exec(ctx.path);
       if (!m || (ctx.method !== route.method && !(head && route.isPage))) continue;
