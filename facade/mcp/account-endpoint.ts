@@ -48,6 +48,7 @@ export function accountEndpoint(options: AccountEndpointOptions) {
   };
 
   return async (ctx: Context): Promise<void> => {
+    ctx.set('Cache-Control', 'no-store'); // as every MCP answer (endpoint.ts), refusals included
     const check = await options.verifier.check(ctx.get('authorization') || undefined);
     if (!check.ok) {
       const overBudget = await options.limits.checkRequest(ctx.ip);

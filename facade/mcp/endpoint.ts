@@ -49,12 +49,14 @@ export type Refusal = (ctx: Context, request: JSONRPCRequest) => boolean;
 export function mcpEndpoint(mux: RequestMultiplexer, limits: GuestLimits, logger: Logger) {
   const handle = mcpRequest(mux, limits, logger);
   return async (ctx: Context, refuse?: Refusal): Promise<void> => {
+    // Answers carry secrets (start_skin_scan's access_token) and a person's scores: no cache on the way
+    // (a proxy, the client's HTTP stack) may keep one, as for OAuth's token responses (RFC 6749 §5.1).
+    ctx.set('Cache-Control', 'no-store');
     const format = answerFormat(ctx.get('accept'));
     await handle(ctx, format, refuse);
     // A client that takes only text/event-stream gets its answer as one SSE event (answer-format.ts).
     if (format === 'sse' && ctx.status === 200 && ctx.body !== null && typeof ctx.body === 'object') {
       const message = ctx.body;
-      ctx.set('Cache-Control', 'no-cache');
       ctx.set('Content-Type', 'text/event-stream'); // as the SDK's servers send it, no charset
       ctx.body = sseEvent(message);
     }
