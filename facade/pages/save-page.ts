@@ -45,11 +45,13 @@ export interface SavePageOptions {
   readonly logger: Logger;
 }
 
+const SAVE_PAGE = /^\/save\/([^/]+)$/;
+
 export function savePages(options: SavePageOptions) {
   const { accounts, signIn, logger } = options;
   const publicOrigin = new URL(options.publicBaseUrl).origin;
   const routes: [string, RegExp, (ctx: Context, id: string, m: RegExpExecArray) => Promise<void>][] = [
-    ['GET', /^\/save\/([^/]+)$/, (ctx, id) => show(ctx, id)],
+    ['GET', SAVE_PAGE, (ctx, id) => show(ctx, id)],
     ['GET', /^\/save\/([^/]+)\/sign-in\/(\w+)$/, (ctx, id, m) => goUpstream(ctx, id, m[2]!)],
     ['POST', /^\/save\/([^/]+)$/, (ctx, id) => save(ctx, id)],
   ];
@@ -160,7 +162,10 @@ export function savePages(options: SavePageOptions) {
     for (const [method, pattern, handle] of routes) {
       const m = pattern.exec(ctx.path);
       // A run_id in any case, as the tools take it; one spelling from here on (core, cookie path, links).
-      if (m && ctx.method === method) return handle(ctx, m[1]!.toLowerCase(), m);
+      // HEAD is GET without the body for the page itself (a link checker, a chat app's preview), never for
+      // the sign-in link, which starts a sign-in.
+      const asked = ctx.method === 'HEAD' && pattern === SAVE_PAGE ? 'GET' : ctx.method;
+      if (m && asked === method) return handle(ctx, m[1]!.toLowerCase(), m);
     }
     return next();
   };

@@ -2,7 +2,8 @@
  * HEAD on the façade's GET resources: HTTP requires a server to answer HEAD wherever it answers GET, with
  * the same status and headers and no body. Uptime monitors probe /health with HEAD, and link checkers and
  * chat apps' previews ask for the person's upload link with HEAD: a 405 or a 404 there reads as "down" or
- * "broken link". The page's JSON calls and its event stream stay GET or POST only.
+ * "broken link"; so does the save link. The page's JSON calls, its event stream and the save page's sign-in
+ * link (which starts a sign-in) stay GET or POST only.
  */
 import assert from 'node:assert/strict';
 import { SCAN_NOT_FOUND_HTML } from '../../facade/pages/scan-html.ts';
@@ -62,5 +63,17 @@ describe('HEAD on the façade’s GET resources', function () {
     for (const call of ['state', 'challenge', 'events']) {
       assert.equal((await head(`/scan/${scan.run_id}/${call}`)).status, 404, call);
     }
+  });
+
+  it('/save/:id: HEAD answers with GET’s status and type, known id or not; the sign-in link stays GET only', async () => {
+    const scan = await startScan(stack.baseUrl);
+    for (const id of [scan.run_id, '00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
+      const get = await pageFetch(stack.baseUrl, `/save/${id}`);
+      const res = await head(`/save/${id}`);
+      assert.equal(res.status, get.status, id);
+      assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+      assert.equal(res.headers.get('content-length'), String((await get.arrayBuffer()).byteLength), id);
+    }
+    assert.equal((await head(`/save/${scan.run_id}/sign-in/dev1`)).status, 404);
   });
 });
