@@ -40,7 +40,7 @@ export const RAW_MEASURES: Readonly<Record<Measure, (read: Read, gains: Gains) =
   redness: (read) => INNER_CHEEKS(read) - read(REDNESS_BASELINE, 'erythema_skin'),
   /** Share of cheek pixels darker (L*) than their 9×9 surroundings by more than 6. */
   dark_spots: (read) => read(CHEEKS, 'dark_spot_frac'),
-  /** Standard deviation of the cheeks' L* after a 7×7 blur: patches lighter and darker than the rest. */
+  /** Spread of the cheeks' smoothed L* less their light and shade, spots and shine left out: patches lighter and darker than the rest. */
   uneven_tone: (read) => read(CHEEKS, 'l_std'),
   /** Thin dark creases running across the forehead and the crow's-feet (curvature of L*, pixel by pixel). */
   wrinkles: (read) => read(['forehead', ...CROWS_FEET], 'line_energy'),

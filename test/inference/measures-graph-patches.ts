@@ -125,6 +125,20 @@ export function shadowEdge(): Patch {
   });
 }
 
+/**
+ * SKIN with a disc of the given radius at the centre `times` its linear light: a patch a little lighter than
+ * the skin (about 1.4: a pale tone patch) or a highlight on it (2.2 and more: shine).
+ */
+export function lighterDisc(times: number, radius: number): Patch {
+  const toLinear = (c: number) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+  const toSrgb = (c: number) => (c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055);
+  return paint((x, y) =>
+    (x - 32) ** 2 + (y - 32) ** 2 <= radius ** 2
+      ? (SKIN.map((c) => toSrgb(times * toLinear(c))) as unknown as Rgb)
+      : SKIN,
+  );
+}
+
 /** SKIN with independent uniform noise of ±`amplitude` on every channel, reproducible from `seed`. */
 export function noisy(amplitude: number, seed: number): Patch {
   const random = mulberry32(seed);

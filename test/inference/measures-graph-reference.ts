@@ -186,7 +186,13 @@ export function referenceFeatures(
     return Math.min(1, Math.max(0, (most - 4) / 4));
   });
   const nearSpotDegree = extreme(spotDegree, 9, Math.max);
-  const toneClear = plane(SIZE, SIZE, (x, y) => 1 - pixel(nearSpotDegree, x, y));
+  // …and shine: nothing from 2.2 times the median's linear luminance, fully up to 2.0 (the skin's upper bound).
+  const median = [...L.data].sort((a, b) => b - a)[area / 2 - 1]!;
+  const toneClear = plane(
+    SIZE,
+    SIZE,
+    (x, y) => (1 - pixel(nearSpotDegree, x, y)) * belowShine(pixel(L, x, y), median),
+  );
   // Tone, on 4×4 blocks: the clear skin's L* smoothed (Gaussian σ 2 blocks), less its best cubic surface.
   const toneL = plane(SIZE, SIZE, (x, y) => pixel(L, x, y) * pixel(toneClear, x, y));
   const [blockL, blockShare] = [blocks(toneL, 4), blocks(toneClear, 4)];
@@ -228,7 +234,6 @@ export function referenceFeatures(
   );
   // Shine for redness's halo: L* more than 6 above the patch's median (the (area/2)-th largest value), fully
   // from 14.
-  const median = [...L.data].sort((a, b) => b - a)[area / 2 - 1]!;
   const shine = plane(SIZE, SIZE, (x, y) => Math.min(1, Math.max(0, (pixel(L, x, y) - median - 6) / 8)));
   // Oiliness: shine from 12 above the median, fully from 20, on L* less its least-squares plane in x and y.
   const level = lessPlane(L);
@@ -379,4 +384,10 @@ function skinWeight(l: number, median: number, lightTo = 2.2): number {
   const y = ((l + 16) / (median + 16)) ** 3;
   const clip = (t: number) => Math.min(1, Math.max(0, t));
   return clip((y - 0.5) / 0.2) * clip((lightTo - y) / 0.2);
+}
+
+/** skinWeight without its dark bound: what tone keeps of a pixel by its light alone. */
+function belowShine(l: number, median: number): number {
+  const y = ((l + 16) / (median + 16)) ** 3;
+  return Math.min(1, Math.max(0, (2.2 - y) / 0.2));
 }

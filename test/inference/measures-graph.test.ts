@@ -23,6 +23,7 @@ import {
   dotted,
   highlighted,
   lashesAlongTheTop,
+  lighterDisc,
   litFromTheSide,
   MOLE,
   noisy,
@@ -94,6 +95,9 @@ const PATCHES = {
   shading: litFromTheSide(false),
   tonePatch: litFromTheSide(true),
   shadowEdge: shadowEdge(),
+  wideHighlight: highlighted(8),
+  paleTonePatch: lighterDisc(1.4, 8),
+  sheenTonePatch: lighterDisc(2.4, 8),
 };
 type Case = keyof typeof PATCHES;
 
@@ -283,6 +287,18 @@ describe('skin-measures model', () => {
       // (0.35, skin-measures-33.0.0), the cubic one leaves a hundredth (0.03).
       const { l_std, l_contrast } = rows.shadowEdge;
       assert.ok(l_std < 0.05 * l_contrast, `l_std ${l_std}, l_contrast ${l_contrast}`);
+    });
+
+    it('tone: shine on the skin is no uneven tone; a patch a little lighter than the skin still is', () => {
+      for (const name of ['wideHighlight', 'paleTonePatch', 'sheenTonePatch'] as const)
+        assertMatchesReference(rows[name], PATCHES[name]);
+      // A highlight 2.2 times the skin's luminance and more is left out (skin-measures-36.0.0): the same
+      // disc read 0.41 (SHINE) and 0.43 (2.4 times the skin) before, and a sheen on one reference person's
+      // shaded cheek 2.36 against their other photos' 0.23–1.42 (docs/inference.md, "Uneven tone: shine is
+      // not tone"). The pale patch, 1.4 times, reads as it did (0.53).
+      assert.ok(rows.wideHighlight.l_std < 1e-3, `highlight: l_std ${rows.wideHighlight.l_std}`);
+      assert.ok(rows.sheenTonePatch.l_std < 1e-3, `2.4 times: l_std ${rows.sheenTonePatch.l_std}`);
+      assert.ok(rows.paleTonePatch.l_std > 0.4, `1.4 times: l_std ${rows.paleTonePatch.l_std}`);
     });
 
     it('noise: every feature, textures included, matches the reference', () => {

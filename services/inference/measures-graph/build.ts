@@ -45,7 +45,7 @@ export function buildMeasuresModel(): Uint8Array {
   const columns: Record<FeatureName, string> = {
     ...colour.features,
     ...addTextureFeatures(g, cielab.l, colour.spots, poreFloor),
-    ...addToneFeatures(g, cielab.l, colour.spotDegree),
+    ...addToneFeatures(g, cielab.l, colour.spotDegree, colour.features.l_median),
   };
   // Each feature is [n, 1, 1, 1]: stacked along the channels in FEATURES order, then flattened to [n, FEATURES.length].
   const stacked = g.node(
