@@ -64,14 +64,16 @@ describe('measurer', () => {
     const out = (await whole.run(feeds))[OUTPUT_NAME]!;
     await whole.release();
     const values = out.data as Float32Array;
-    // The texture filters run on the cheeks sampled for relief only, the under-eye median under the eyes only.
+    // The texture filters run on the cheeks sampled for relief only; the median L* is read under the eyes
+    // (dark circles) and on the middle of the face (dullness's contrast relative to its lightness,
+    // skin-measures-37.0.0), which reads the contrast it weighs the skin by anyway.
     assert.deepEqual(
       REGIONS.filter((_, r) => FEATURES_READ[r]!.includes('coarse_energy')),
       ['right_cheek_relief', 'left_cheek_relief'],
     );
     assert.deepEqual(
       REGIONS.filter((_, r) => FEATURES_READ[r]!.includes('l_median')),
-      ['right_under_eye', 'left_under_eye'],
+      ['right_under_eye', 'left_under_eye', 'face'],
     );
     for (const [r, region] of REGIONS.entries()) {
       FEATURES.forEach((name, column) => {

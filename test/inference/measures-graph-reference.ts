@@ -235,6 +235,14 @@ export function referenceFeatures(
   // Shine for redness's halo: L* more than 6 above the patch's median (the (area/2)-th largest value), fully
   // from 14.
   const shine = plane(SIZE, SIZE, (x, y) => Math.min(1, Math.max(0, (pixel(L, x, y) - median - 6) / 8)));
+  // Luminance contrast over the skin, and within each half of the columns (each about its own mean).
+  const contrastSkin = plane(blurred.width, blurred.height, (x, y) =>
+    skinWeight(pixel(blurred, x, y), median),
+  );
+  const sides = [0, blurred.width / 2].map((from) => {
+    const half = (p: Plane) => plane(p.width / 2, p.height, (x, y) => pixel(p, from + x, y));
+    return { weight: mean(half(contrastSkin)), spread: weightedStd(half(blurred), half(contrastSkin)) };
+  });
   // Oiliness: shine from 12 above the median, fully from 20, on L* less its least-squares plane in x and y.
   const level = lessPlane(L);
   const levelMedian = [...level.data].sort((a, b) => b - a)[area / 2 - 1]!;
@@ -340,9 +348,11 @@ export function referenceFeatures(
     specular_frac: mean(levelShine),
     red_frac: share(A, (a) => a > 15),
     // Skin only (addSkinWeight): linear luminance 0.5–2.2 of the median's, ramps of 0.2 inside each bound.
-    l_contrast: weightedStd(
-      blurred,
-      plane(blurred.width, blurred.height, (x, y) => skinWeight(pixel(blurred, x, y), median)),
+    l_contrast: weightedStd(blurred, contrastSkin),
+    // The same within each half of the columns, each about its own mean, pooled by the skin each holds.
+    l_contrast_sides: Math.sqrt(
+      sides.reduce((sum, { weight, spread }) => sum + weight * spread ** 2, 0) /
+        (sides.reduce((sum, { weight }) => sum + weight, 0) + 1e-6),
     ),
     erythema_skin: skinRedness(() => true, nearShine, lightest),
     // The same on each half of the columns, with the half's own shine (against its own median) and

@@ -137,14 +137,14 @@ describe('skin-measures model', () => {
       );
     });
 
-    it('takes patches [n, 3, 64, 64], the pore floor and the clip levels, and returns features [n, 21] in the documented order, and each feature [n, 1, 1, 1]', () => {
+    it('takes patches [n, 3, 64, 64], the pore floor and the clip levels, and returns features [n, 22] in the documented order, and each feature [n, 1, 1, 1]', () => {
       // The order the documentation's tables give, read from docs/measures-graph.md itself.
       const documented: string[] = [];
       for (const [, column, name] of readFileSync('docs/measures-graph.md', 'utf8').matchAll(
         /^\| (\d+) \| `(\w+)` \|/gm,
       ))
         documented[Number(column)] = name!;
-      assert.equal(documented.length, 21);
+      assert.equal(documented.length, 22);
       assert.deepEqual(FEATURES, documented);
       assert.deepEqual(session.inputMetadata, [
         { name: 'patches', isTensor: true, type: 'float32', shape: ['n', 3, 64, 64] },
@@ -152,7 +152,7 @@ describe('skin-measures model', () => {
         { name: 'clip_levels', isTensor: true, type: 'float32', shape: [3] },
       ]);
       assert.deepEqual(session.outputMetadata, [
-        { name: 'features', isTensor: true, type: 'float32', shape: ['n', 21] },
+        { name: 'features', isTensor: true, type: 'float32', shape: ['n', 22] },
         ...FEATURES.map((name) => ({ name, isTensor: true, type: 'float32', shape: ['n', 1, 1, 1] })),
       ]);
     });
@@ -222,6 +222,21 @@ describe('skin-measures model', () => {
       assert.ok(rows.uniform.chroma_spread < 1e-3, `uniform: ${rows.uniform.chroma_spread}`);
       assert.ok(row!.chroma_spread < 1e-3, `with the sheen: ${row!.chroma_spread}`);
       assert.ok(row!.l_contrast > 1, `l_contrast ${row!.l_contrast}`);
+    });
+
+    it('one half of the patch in shade is light, not contrast: l_contrast_sides reads within each half', async () => {
+      // A light from one side lights one flank of the nose and shades the other. Before skin-measures-37.0.0
+      // dullness read l_contrast, which takes the step between the halves for the face's contrast
+      // (docs/inference.md, "Dullness: one side lit").
+      const toLinear = (c: number) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+      const toSrgb = (c: number) => (c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055);
+      const shaded = SKIN.map((c) => toSrgb(0.7 * toLinear(c))) as unknown as typeof SKIN;
+      const halves = paint((x) => (x < 32 ? SKIN : shaded));
+      const [row] = await measure(session, [halves]);
+      assertMatchesReference(row!, halves);
+      assert.ok(row!.l_contrast > 4, `l_contrast ${row!.l_contrast}`);
+      assert.ok(row!.l_contrast_sides < 0.15 * row!.l_contrast, `l_contrast_sides ${row!.l_contrast_sides}`);
+      assert.ok(rows.uniform.l_contrast_sides < 1e-3, `uniform: ${rows.uniform.l_contrast_sides}`);
     });
 
     it('a steep gradient of light across the patch is no shine; a highlight on it still is', () => {

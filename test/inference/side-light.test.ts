@@ -68,4 +68,22 @@ describe('side light: a ramp of light across the face', function () {
     }
     assert.deepEqual(over, []);
   });
+
+  it('at k = 0.5 from either side moves dullness by at most 5 on faces b, j and k', async () => {
+    // One side of the middle of the face lit, the other shaded: until skin-measures-37.0.0 dullness read the
+    // step between them as the face's contrast, and moved by 6, 6 and 8 (11, 11 and 14 at k = 0.35;
+    // docs/inference.md, "Dullness: one side lit").
+    const over: string[] = [];
+    for (const name of ['b', 'j', 'k'] as const) {
+      const photo = await load(name);
+      const geometry = await suite.geometry(photo);
+      const base = await suite.scores(photo);
+      for (const side of ['left', 'right'] as const) {
+        const lit = await suite.scores(await sideLight(photo, geometry, 0.5, side));
+        if (Math.abs(lit.dullness - base.dullness) > BOUND)
+          over.push(`${name} lit ${side}: ${base.dullness} → ${lit.dullness}`);
+      }
+    }
+    assert.deepEqual(over, []);
+  });
 });

@@ -49,6 +49,15 @@ export function addMedian(g: GraphBuilder, input: string, output: string): strin
   return addKthLargest(g, input, (PATCH_SIZE * PATCH_SIZE) / 2, output);
 }
 
+/** Columns `from` to `to` (exclusive) of each patch, [n, 1, h, to − from]. */
+export function addColumns(g: GraphBuilder, input: string, from: number, to: number, output: string): string {
+  return g.node(
+    'Slice',
+    [input, g.ints(`${output}_from`, [from]), g.ints(`${output}_to`, [to]), g.ints(`${output}_axes`, [3])],
+    [output],
+  );
+}
+
 /** Rows `from` to `to` (exclusive) of each patch, [n, 1, to − from, w]. */
 export function addRows(g: GraphBuilder, input: string, from: number, to: number, output: string): string {
   return g.node(
