@@ -17,6 +17,7 @@ import { PATCH_SIZE } from './measures-graph/features.ts';
 import { judgeQuality, mainFace, type Quality } from './quality.ts';
 import { PATCHES_LENGTH, REGIONS, regionPatches } from './regions.ts';
 import { CALIBRATION_VERSION, FEATURES_READ, poreFloor, scoreFeatures } from './scoring.ts';
+import { toneWeights } from './tone-weights.ts';
 
 export const STAGES = ['decoding', 'detecting_face', 'checking_quality', 'measuring', 'scoring'] as const;
 export type StageName = (typeof STAGES)[number];
@@ -61,6 +62,8 @@ export class FaceAnalysis {
   readonly #stageDelayMs: number;
   /** The region patches of a photo, from sampling to the end of measuring. */
   readonly #patches = new BufferPool(PATCHES_LENGTH);
+  /** How much each pixel of the patches counts in uneven tone (tone-weights.ts). */
+  readonly #toneWeights = new BufferPool(REGIONS.length * PATCH_SIZE * PATCH_SIZE);
   #closed = false;
 
   private constructor(
@@ -155,13 +158,17 @@ export class FaceAnalysis {
         return;
       }
       yield await progress('measuring');
-      const { features, gains } = await this.#patches.lend(async (buffer) => {
-        const patches = regionPatches(image, landmarks, buffer);
-        removeFrames(patches, landmarks);
-        const { gains, underEye } = colourGains(patches);
-        const corrected = normaliseColour(patches, patches, gains, underEye);
-        return { features: await this.#measurer.measure(corrected, poreFloor, clipLevels(gains)), gains };
-      });
+      const { features, gains } = await this.#patches.lend((buffer) =>
+        this.#toneWeights.lend(async (weights) => {
+          const patches = regionPatches(image, landmarks, buffer);
+          removeFrames(patches, landmarks);
+          const { gains, underEye } = colourGains(patches);
+          const corrected = normaliseColour(patches, patches, gains, underEye);
+          const levels = clipLevels(gains);
+          const tone = toneWeights(landmarks, weights);
+          return { features: await this.#measurer.measure(corrected, poreFloor, levels, tone), gains };
+        }),
+      );
       yield await progress('scoring');
       const { scores, raw, concerns } = scoreFeatures(features, gains);
       yield { kind: 'result', scores, raw, concerns, quality: verdict.quality };

@@ -23,11 +23,13 @@ import {
   MEASURES_MODEL_VERSION,
   PATCH_SIZE,
   PORE_FLOOR_NAME,
+  TONE_WEIGHTS_NAME,
 } from './measures-graph/features.ts';
 import { fileVersion } from './model-version.ts';
 
 const MODEL = fileURLToPath(new URL('models/skin-measures.onnx', import.meta.url));
 const PATCH_VALUES = 3 * PATCH_SIZE * PATCH_SIZE;
+const PLANE_VALUES = PATCH_SIZE * PATCH_SIZE;
 
 export type Features = Readonly<Record<FeatureName, number>>;
 
@@ -47,8 +49,10 @@ export const MEASURES_SESSION_OPTIONS: ort.InferenceSession.SessionOptions = {
 interface Group {
   readonly patches: readonly number[];
   readonly features: readonly FeatureName[];
-  /** The cut graph's input and outputs in the run's graph (each group's own, prefixed: `merge`). */
+  /** The cut graph's inputs and outputs in the run's graph (each group's own, prefixed: `merge`). */
   readonly input: string;
+  /** Its tone weights' input, when it reads them (features that read `l_std`). */
+  readonly weights?: string;
   readonly outputs: readonly string[];
 }
 
@@ -72,12 +76,15 @@ export type PoreFloor = (rows: readonly Features[]) => number;
 export class Measurer {
   readonly #runs: readonly Run[];
   readonly #batch: number;
+  /** Tone weights of 1 for every pixel of a batch. */
+  readonly #everyPixel: Float32Array;
   /** The graph's declared version and the hash of the file loaded. */
   readonly version = fileVersion(MODEL, MEASURES_MODEL_VERSION);
 
   private constructor(runs: readonly Run[], batch: number) {
     this.#runs = runs;
     this.#batch = batch;
+    this.#everyPixel = new Float32Array(batch * PLANE_VALUES).fill(1);
   }
 
   /** `needs[i]`: the features read from patch i of every batch. */
@@ -89,11 +96,12 @@ export class Measurer {
       const key = [...features].sort().join(',');
       byFeatures.set(key, [...(byFeatures.get(key) ?? []), i]);
     });
+    const reads = (cut: ModelProto, name: string) => cut.graph!.input.some((input) => input.name === name);
     const cuts = [...byFeatures].map(([key, patches]) => {
       const features = key.split(',') as FeatureName[];
-      return { patches, features, cut: cutDown(model, features) };
+      const cut = cutDown(model, features);
+      return { patches, features, cut, weighted: reads(cut, TONE_WEIGHTS_NAME) };
     });
-    const reads = (cut: ModelProto, name: string) => cut.graph!.input.some((input) => input.name === name);
     // The groups that read the floor run after those that do not, each side in one run (a run's fixed cost
     // is about 0.05–0.1 ms), its groups in the order of their first patch.
     const runs = await Promise.all(
@@ -106,10 +114,11 @@ export class Measurer {
           MEASURES_SESSION_OPTIONS,
         );
         return {
-          groups: side.map(({ patches, features }, i) => ({
+          groups: side.map(({ patches, features, weighted }, i) => ({
             patches,
             features,
             input: `${groupPrefix(i)}${INPUT_NAME}`,
+            ...(weighted && { weights: `${groupPrefix(i)}${TONE_WEIGHTS_NAME}` }),
             outputs: features.map((name) => `${groupPrefix(i)}${name}`),
           })),
           session,
@@ -133,15 +142,21 @@ export class Measurer {
    * Features of each patch of a batch laid out as float32 [n, 3, 64, 64], n as `needs` at load. `poreFloor`
    * gives the pore floor from the rows of the groups that do not read it (0 when absent); `clipLevels` the
    * per-channel levels from which a pixel was clipped in the photo (colour-constancy.ts clipLevels; when
-   * absent, none was).
+   * absent, none was); `toneWeights` float32 [n, 1, 64, 64] how much each pixel counts in uneven tone
+   * (tone-weights.ts; when absent, every pixel fully).
    */
   async measure(
     patches: Float32Array,
     poreFloor?: PoreFloor,
     clipLevels: readonly number[] = NOT_CLIPPED,
+    toneWeights: Float32Array = this.#everyPixel,
   ): Promise<Features[]> {
     if (patches.length !== this.#batch * PATCH_VALUES)
       throw new Error(`expected ${this.#batch} patches, got ${patches.length / PATCH_VALUES}`);
+    if (toneWeights.length !== this.#batch * PLANE_VALUES)
+      throw new Error(
+        `expected the tone weights of ${this.#batch} patches, got ${toneWeights.length / PLANE_VALUES}`,
+      );
     const rows = Array.from(
       { length: this.#batch },
       () => Object.fromEntries(FEATURES.map((name) => [name, Number.NaN])) as Record<FeatureName, number>,
@@ -149,9 +164,13 @@ export class Measurer {
     let floor: number | undefined;
     for (const { groups, session, floored, clipped } of this.#runs) {
       const feeds: Record<string, ort.Tensor> = {};
-      for (const { patches: places, input } of groups) {
+      for (const { patches: places, input, weights } of groups) {
         const dims = [places.length, 3, PATCH_SIZE, PATCH_SIZE];
-        feeds[input] = new ort.Tensor('float32', gather(patches, places), dims);
+        feeds[input] = new ort.Tensor('float32', gather(patches, places, PATCH_VALUES), dims);
+        if (weights) {
+          const planes = gather(toneWeights, places, PLANE_VALUES);
+          feeds[weights] = new ort.Tensor('float32', planes, [places.length, 1, PATCH_SIZE, PATCH_SIZE]);
+        }
       }
       if (clipped) feeds[CLIP_LEVELS_NAME] = new ort.Tensor('float32', Float32Array.from(clipLevels), [3]);
       if (floored) {
@@ -172,14 +191,17 @@ export class Measurer {
   }
 }
 
-/** The patches at `places`: a view of the batch when they follow one another (regions of a pair do), else a copy. */
-function gather(patches: Float32Array, places: readonly number[]): Float32Array {
+/**
+ * The patches (of `size` values each) at `places`: a view of the batch when they follow one another
+ * (regions of a pair do), else a copy.
+ */
+function gather(patches: Float32Array, places: readonly number[], size: number): Float32Array {
   const first = places[0]!;
   if (places.every((p, k) => p === first + k))
-    return patches.subarray(first * PATCH_VALUES, (first + places.length) * PATCH_VALUES);
-  const input = new Float32Array(places.length * PATCH_VALUES);
+    return patches.subarray(first * size, (first + places.length) * size);
+  const input = new Float32Array(places.length * size);
   places.forEach((p, k) => {
-    input.set(patches.subarray(p * PATCH_VALUES, (p + 1) * PATCH_VALUES), k * PATCH_VALUES);
+    input.set(patches.subarray(p * size, (p + 1) * size), k * size);
   });
   return input;
 }

@@ -16,6 +16,7 @@ import { Measurer } from '../../services/inference/measurer.ts';
 import { judgeQuality, mainFace } from '../../services/inference/quality.ts';
 import { regionPatches } from '../../services/inference/regions.ts';
 import { FEATURES_READ, poreFloor, scoreFeatures } from '../../services/inference/scoring.ts';
+import { toneWeights } from '../../services/inference/tone-weights.ts';
 import { benchPhotos } from './bench-photos.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
@@ -72,7 +73,9 @@ async function analyse(photo: Buffer, cpu: Map<Stage, number[]>, wall: Map<Stage
     const { gains, underEye } = colourGains(patches);
     return { normalised: normaliseColour(patches, patches, gains, underEye), gains };
   });
-  const features = await timed('measure', () => measurer.measure(normalised, poreFloor, clipLevels(gains)));
+  const features = await timed('measure', () =>
+    measurer.measure(normalised, poreFloor, clipLevels(gains), toneWeights(landmarks)),
+  );
   return timed('score', () => scoreFeatures(features, gains));
 }
 

@@ -18,10 +18,12 @@ import {
   OUTPUT_NAME,
   PATCH_SIZE,
   PORE_FLOOR_NAME,
+  TONE_WEIGHTS_NAME,
 } from '../../services/inference/measures-graph/features.ts';
 import { mainFace } from '../../services/inference/quality.ts';
 import { REGIONS, regionPatches } from '../../services/inference/regions.ts';
 import { FEATURES_READ, poreFloor, rawMeasures } from '../../services/inference/scoring.ts';
+import { toneWeights } from '../../services/inference/tone-weights.ts';
 import { MEASURES } from '../../services/shared/measures.ts';
 import { singleFace } from './support/photos.ts';
 
@@ -29,6 +31,7 @@ describe('measurer', () => {
   let measurer: Measurer;
   let patches: Float32Array;
   let levels: number[];
+  let weights: Float32Array;
 
   before(async () => {
     const image = await decodeImage(await singleFace('b'));
@@ -36,6 +39,7 @@ describe('measurer', () => {
     const landmarker = await FaceLandmarker.load();
     const landmarks = await landmarker.locate(image, mainFace(await detector.detect(image))!);
     const sampled = regionPatches(image, landmarks);
+    weights = toneWeights(landmarks);
     const gains = baselineGains(sampled);
     levels = clipLevels(gains);
     patches = normaliseColour(sampled, sampled, gains);
@@ -45,7 +49,7 @@ describe('measurer', () => {
   after(() => measurer.release());
 
   it('reads each region for the features scoring reads from it, and for no other', async () => {
-    const rows = await measurer.measure(patches, poreFloor, levels);
+    const rows = await measurer.measure(patches, poreFloor, levels, weights);
     assert.equal(rows.length, REGIONS.length);
     // The cheeks' pits are measured beyond the floor their photo's grain gives, read from the forehead first.
     const floor = poreFloor(rows);
@@ -60,6 +64,7 @@ describe('measurer', () => {
       [INPUT_NAME]: new Tensor('float32', patches, dims),
       [PORE_FLOOR_NAME]: new Tensor('float32', Float32Array.of(floor), []),
       [CLIP_LEVELS_NAME]: new Tensor('float32', Float32Array.from(levels), [3]),
+      [TONE_WEIGHTS_NAME]: new Tensor('float32', weights, [REGIONS.length, 1, PATCH_SIZE, PATCH_SIZE]),
     };
     const out = (await whole.run(feeds))[OUTPUT_NAME]!;
     await whole.release();
@@ -159,5 +164,18 @@ describe('measurer', () => {
   it('refuses a batch that is not one patch per region', async () => {
     const one = new Float32Array(3 * PATCH_SIZE * PATCH_SIZE).fill(0.5);
     await assert.rejects(measurer.measure(one), /expected 14 patches, got 1/);
+  });
+
+  it("reads the cheeks' tone with their tone weights, and refuses weights that are not one plane per region", async () => {
+    const weighted = await measurer.measure(patches, poreFloor, levels, weights);
+    const whole = await measurer.measure(patches, poreFloor, levels);
+    const cheek = REGIONS.indexOf('right_cheek');
+    assert.ok(weights.subarray(cheek * PATCH_SIZE ** 2, (cheek + 1) * PATCH_SIZE ** 2).includes(0));
+    assert.notEqual(weighted[cheek]!.l_std, whole[cheek]!.l_std);
+    assert.equal(weighted[cheek]!.dark_spot_frac, whole[cheek]!.dark_spot_frac);
+    await assert.rejects(
+      measurer.measure(patches, poreFloor, levels, new Float32Array(PATCH_SIZE * PATCH_SIZE)),
+      /^Error: expected the tone weights of 14 patches, got 1$/,
+    );
   });
 });

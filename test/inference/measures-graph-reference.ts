@@ -159,6 +159,7 @@ export function referenceFeatures(
   patch: Patch,
   poreFloor = 0,
   clipLevels: readonly number[] = [Infinity, Infinity, Infinity],
+  toneWeights?: Float32Array,
 ): Record<string, number> {
   const area = SIZE * SIZE;
   const lab = Array.from({ length: area }, (_, i) =>
@@ -186,19 +187,21 @@ export function referenceFeatures(
     return Math.min(1, Math.max(0, (most - 4) / 4));
   });
   const nearSpotDegree = extreme(spotDegree, 9, Math.max);
-  // …and shine: nothing from 2.2 times the median's linear luminance, fully up to 2.0 (the skin's upper bound).
+  // …and shine: nothing from 2.2 times the median's linear luminance, fully up to 2.0 (the skin's upper bound);
+  // and times the tone weights (the smile's fold left out), 1 when not given.
   const median = [...L.data].sort((a, b) => b - a)[area / 2 - 1]!;
-  const toneClear = plane(
-    SIZE,
-    SIZE,
-    (x, y) => (1 - pixel(nearSpotDegree, x, y)) * belowShine(pixel(L, x, y), median),
-  );
+  const keep = (x: number, y: number) =>
+    belowShine(pixel(L, x, y), median) * (toneWeights?.[y * SIZE + x] ?? 1);
+  const toneClear = plane(SIZE, SIZE, (x, y) => (1 - pixel(nearSpotDegree, x, y)) * keep(x, y));
   // Tone, on 4×4 blocks: the clear skin's L* smoothed (Gaussian σ 2 blocks), less its best cubic surface.
   const toneL = plane(SIZE, SIZE, (x, y) => pixel(L, x, y) * pixel(toneClear, x, y));
   const [blockL, blockShare] = [blocks(toneL, 4), blocks(toneClear, 4)];
   const [toneSum, toneShare] = [gaussianZeroPadded(blockL, 2), gaussianZeroPadded(blockShare, 2)];
+  // Each block holds 10⁻³ blocks' worth of the clear skin's mean L* (all of it where no clear skin is near).
+  const sum = (p: { data: ArrayLike<number> }) => Array.from(p.data).reduce((a, b) => a + b, 0);
+  const clearMean = sum(blockL) / Math.max(sum(blockShare), 256e-6);
   const tone = lessCubic(
-    plane(16, 16, (x, y) => pixel(toneSum, x, y) / Math.max(pixel(toneShare, x, y), 1e-3)),
+    plane(16, 16, (x, y) => (pixel(toneSum, x, y) + 1e-3 * clearMean) / (pixel(toneShare, x, y) + 1e-3)),
   );
   // Texture fills spots and the skin within 13×13 of them with the Gaussian (σ 4) mean of the clear skin
   // (L* where there is none), blended into L* by the Gaussian (σ 3) of the clear share.

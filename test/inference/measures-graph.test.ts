@@ -14,6 +14,7 @@ import {
   OUTPUT_NAME,
   PATCH_SIZE,
   PORE_FLOOR_NAME,
+  TONE_WEIGHTS_NAME,
 } from '../../services/inference/measures-graph/features.ts';
 import {
   AREA,
@@ -47,6 +48,7 @@ async function measure(
   patches: readonly Patch[],
   poreFloor = 0,
   clipLevels: readonly number[] = NOT_CLIPPED,
+  toneWeights = new Float32Array(patches.length * AREA).fill(1),
 ): Promise<Row[]> {
   const input = new Float32Array(patches.length * 3 * AREA);
   for (const [i, patch] of patches.entries()) input.set(patch, i * 3 * AREA);
@@ -55,6 +57,7 @@ async function measure(
     [INPUT_NAME]: new Tensor('float32', input, dims),
     [PORE_FLOOR_NAME]: new Tensor('float32', Float32Array.of(poreFloor), []),
     [CLIP_LEVELS_NAME]: new Tensor('float32', Float32Array.from(clipLevels), [3]),
+    [TONE_WEIGHTS_NAME]: new Tensor('float32', toneWeights, [patches.length, 1, PATCH_SIZE, PATCH_SIZE]),
   };
   const output = (await session.run(feeds))[OUTPUT_NAME]!;
   assert.deepEqual(output.dims, [patches.length, FEATURES.length]);
@@ -70,8 +73,9 @@ function assertMatchesReference(
   patch: Patch,
   poreFloor = 0,
   clipLevels: readonly number[] = NOT_CLIPPED,
+  toneWeights?: Float32Array,
 ): void {
-  const expected = referenceFeatures(patch, poreFloor, clipLevels);
+  const expected = referenceFeatures(patch, poreFloor, clipLevels, toneWeights);
   for (const name of FEATURES) {
     const error = Math.abs(row[name] - expected[name]!);
     assert.ok(
@@ -137,7 +141,7 @@ describe('skin-measures model', () => {
       );
     });
 
-    it('takes patches [n, 3, 64, 64], the pore floor and the clip levels, and returns features [n, 22] in the documented order, and each feature [n, 1, 1, 1]', () => {
+    it('takes patches [n, 3, 64, 64], the pore floor, the clip levels and the tone weights [n, 1, 64, 64], and returns features [n, 22] in the documented order, and each feature [n, 1, 1, 1]', () => {
       // The order the documentation's tables give, read from docs/measures-graph.md itself.
       const documented: string[] = [];
       for (const [, column, name] of readFileSync('docs/measures-graph.md', 'utf8').matchAll(
@@ -150,6 +154,7 @@ describe('skin-measures model', () => {
         { name: 'patches', isTensor: true, type: 'float32', shape: ['n', 3, 64, 64] },
         { name: 'pore_floor', isTensor: true, type: 'float32', shape: [] },
         { name: 'clip_levels', isTensor: true, type: 'float32', shape: [3] },
+        { name: 'tone_weights', isTensor: true, type: 'float32', shape: ['n', 1, 64, 64] },
       ]);
       assert.deepEqual(session.outputMetadata, [
         { name: 'features', isTensor: true, type: 'float32', shape: ['n', 22] },
@@ -314,6 +319,29 @@ describe('skin-measures model', () => {
       assert.ok(rows.wideHighlight.l_std < 1e-3, `highlight: l_std ${rows.wideHighlight.l_std}`);
       assert.ok(rows.sheenTonePatch.l_std < 1e-3, `2.4 times: l_std ${rows.sheenTonePatch.l_std}`);
       assert.ok(rows.paleTonePatch.l_std > 0.4, `1.4 times: l_std ${rows.paleTonePatch.l_std}`);
+    });
+
+    it("tone: what the tone weights leave out is not read (the smile's fold), and nothing else changes", async () => {
+      // A smile's fold across the patch's lower right corner: a dark crease with a lit band above it.
+      const fold = paint((x, y) => {
+        const t = x + y - 92;
+        const light = 1 + 0.35 * Math.exp(-(((t + 10) / 5) ** 2)) - 0.45 * Math.exp(-((t / 3) ** 2));
+        return SKIN.map((c) => Math.min(1, c * light)) as unknown as typeof SKIN;
+      });
+      // Weights as tone-weights.ts lays them: 0 up to the fold's band, rising to 1 over a few pixels.
+      const weights = Float32Array.from({ length: AREA }, (_, i) => {
+        const [x, y] = [i % PATCH_SIZE, Math.floor(i / PATCH_SIZE)];
+        return Math.min(1, Math.max(0, (70 - (x + y)) / 6));
+      });
+      const [whole, weighted] = [
+        (await measure(session, [fold]))[0]!,
+        (await measure(session, [fold], 0, NOT_CLIPPED, weights))[0]!,
+      ];
+      assertMatchesReference(whole, fold);
+      assertMatchesReference(weighted, fold, 0, NOT_CLIPPED, weights);
+      assert.ok(whole.l_std > 0.5, `read whole: l_std ${whole.l_std}`);
+      assert.ok(weighted.l_std < 0.05, `the fold left out: l_std ${weighted.l_std}`);
+      for (const name of FEATURES) if (name !== 'l_std') assert.equal(weighted[name], whole[name], name);
     });
 
     it('noise: every feature, textures included, matches the reference', () => {

@@ -20,6 +20,7 @@ import {
   OUTPUT_NAME,
   PATCH_SIZE,
   PORE_FLOOR_NAME,
+  TONE_WEIGHTS_NAME,
 } from './features.ts';
 import { GraphBuilder } from './graph-builder.ts';
 import { addTextureFeatures } from './texture-measures.ts';
@@ -45,7 +46,7 @@ export function buildMeasuresModel(): Uint8Array {
   const columns: Record<FeatureName, string> = {
     ...colour.features,
     ...addTextureFeatures(g, cielab.l, colour.spots, poreFloor),
-    ...addToneFeatures(g, cielab.l, colour.spotDegree, colour.features.l_median),
+    ...addToneFeatures(g, cielab.l, colour.spotDegree, colour.features.l_median, TONE_WEIGHTS_NAME),
   };
   // Each feature is [n, 1, 1, 1]: stacked along the channels in FEATURES order, then flattened to [n, FEATURES.length].
   const stacked = g.node(
@@ -63,7 +64,12 @@ export function buildMeasuresModel(): Uint8Array {
 
   const graph = g.toGraph(
     'skin_measures',
-    { [INPUT_NAME]: ['n', 3, PATCH_SIZE, PATCH_SIZE], [PORE_FLOOR_NAME]: [], [CLIP_LEVELS_NAME]: [3] },
+    {
+      [INPUT_NAME]: ['n', 3, PATCH_SIZE, PATCH_SIZE],
+      [PORE_FLOOR_NAME]: [],
+      [CLIP_LEVELS_NAME]: [3],
+      [TONE_WEIGHTS_NAME]: ['n', 1, PATCH_SIZE, PATCH_SIZE],
+    },
     {
       [OUTPUT_NAME]: ['n', FEATURES.length],
       ...Object.fromEntries(single.map((name) => [name, ['n', 1, 1, 1]])),

@@ -4,7 +4,7 @@
  */
 
 /** Bump when a feature's definition or the column order changes: consumers key their calibration on it. */
-export const MEASURES_MODEL_VERSION = 'skin-measures-37.0.0';
+export const MEASURES_MODEL_VERSION = 'skin-measures-38.0.0';
 
 /** Side of the square face-region patch, in pixels. */
 export const PATCH_SIZE = 64;
@@ -29,6 +29,13 @@ export const PORE_FLOOR_NAME = 'pore_floor';
  * such pixels out. colour-constancy.ts gives the levels (clipLevels); +Infinity leaves none out.
  */
 export const CLIP_LEVELS_NAME = 'clip_levels';
+
+/**
+ * Fourth input: float32 [n, 1, PATCH_SIZE, PATCH_SIZE], how much each pixel counts in uneven tone (`l_std`):
+ * 1 but near the smile's fold in the cheeks, which the face's landmarks place (tone-weights.ts). Ones leave
+ * every pixel in.
+ */
+export const TONE_WEIGHTS_NAME = 'tone_weights';
 
 /** Output tensor: float32 [n, FEATURES.length], one row per patch, columns in FEATURES order. */
 export const OUTPUT_NAME = 'features';

@@ -60,6 +60,13 @@ function addBelowShine(g: GraphBuilder, l: string, median: string): string {
   );
 }
 
+/**
+ * How much of the clear skin's mean L* each block's smoothed L* holds, as if that many blocks' worth of skin
+ * at the mean lay under the blur: next to nothing where skin is near (the set's values move by a
+ * thousandth), all of T where none is.
+ */
+const TONE_PRIOR_SHARE = 1e-3;
+
 /** √(π/2): the mean absolute deviation times this is the standard deviation of a normal spread. */
 const MEAN_DEVIATION_TO_SD = Math.sqrt(Math.PI / 2);
 
@@ -86,8 +93,8 @@ export function orthonormalPolynomials(size: number, most: number): number[][] {
  * The spread of T − Q (its mean absolute deviation, scaled to read as a standard deviation) over blocks of TONE_BLOCK² pixels, each weighted by its share of skin
  * clear of spots (each pixel weighted by 1 less the largest spot degree in its 9×9 neighbourhood, so a
  * contrast near the spot threshold, which re-encoding tips either way, moves it a little: with a yes-or-no
- * mask one pixel took its 81 neighbours in or out) and of shine (addBelowShine, against `lMedian`, the
- * patch's median L*): T is the clear skin's L* per block,
+ * mask one pixel took its 81 neighbours in or out), of shine (addBelowShine, against `lMedian`, the
+ * patch's median L*) and times `weights` (features.ts TONE_WEIGHTS_NAME): T is the clear skin's L* per block,
  * smoothed by a Gaussian of TONE_SIGMA pixels; Q is the polynomial surface in x and y of degree at most
  * TONE_DEGREE (1, x, y, x², xy, y², x³, x²y, xy², y³) that fits T best — the light and shade of the cheek's
  * curve and of the light across it — found by projection on separable orthonormal polynomials:
@@ -99,9 +106,11 @@ export function addToneFeatures(
   l: string,
   spotDegree: string,
   lMedian: string,
+  weights: string,
 ): ToneFeatures {
   // Each pixel weighs 1 less the largest spot degree in its 9×9 neighbourhood: a spot and its surroundings
-  // are left out, a pixel near a fold or a faint spot only in part; shine is left out too.
+  // are left out, a pixel near a fold or a faint spot only in part; shine is left out too, and what
+  // `weights` leaves out (the smile's fold: tone-weights.ts).
   const clear = g.node(
     'Mul',
     [
@@ -113,7 +122,7 @@ export function addToneFeatures(
         ],
         ['tone_clear_of_spots'],
       ),
-      addBelowShine(g, l, lMedian),
+      g.node('Mul', [addBelowShine(g, l, lMedian), weights], ['tone_below_shine_weighted']),
     ],
     ['tone_clear'],
   );
@@ -121,17 +130,37 @@ export function addToneFeatures(
   const block = { kernel_shape: [TONE_BLOCK, TONE_BLOCK], strides: [TONE_BLOCK, TONE_BLOCK] };
   const lSum = g.node('AveragePool', [g.node('Mul', [l, clear], ['tone_l_clear'])], ['tone_l_blocks'], block);
   const share = g.node('AveragePool', [clear], ['tone_clear_blocks'], block);
+  // Where little clear skin is near (a cheek's corner the weights leave out), T tends to the clear skin's
+  // mean L*, not to 0: (blur of L* + k·mean) / (blur of the share + k). With the share floored instead (at
+  // 10⁻³, until skin-measures-38.0.0), a corner left out beyond the blur's reach read 0 and bent the surface.
+  const prior = g.scalar('tone_prior_share', TONE_PRIOR_SHARE);
+  const clearMean = g.node(
+    'Div',
+    [
+      g.mean(lSum, 'tone_l_blocks_mean'),
+      g.node(
+        'Max',
+        [g.mean(share, 'tone_share_mean'), g.scalar('tone_least_share', 1e-6)],
+        ['tone_share_kept'],
+      ),
+    ],
+    ['tone_clear_mean'],
+  );
   const smoothed = g.node(
     'Div',
     [
-      addGaussianBlur(g, lSum, TONE_SIGMA / TONE_BLOCK, 'tone_l'),
       g.node(
-        'Max',
+        'Add',
         [
-          addGaussianBlur(g, share, TONE_SIGMA / TONE_BLOCK, 'tone_clear_share'),
-          g.scalar('tone_least_share', 1e-3),
+          addGaussianBlur(g, lSum, TONE_SIGMA / TONE_BLOCK, 'tone_l'),
+          g.node('Mul', [clearMean, prior], ['tone_prior_l']),
         ],
-        ['tone_clear_share_kept'],
+        ['tone_l_with_prior'],
+      ),
+      g.node(
+        'Add',
+        [addGaussianBlur(g, share, TONE_SIGMA / TONE_BLOCK, 'tone_clear_share'), prior],
+        ['tone_clear_share_with_prior'],
       ),
     ],
     ['tone_smoothed'],
