@@ -37,7 +37,7 @@ export const RAW_MEASURES: Readonly<Record<Measure, (read: Read, gains: Gains) =
    * shine and its halo left out) above the forehead's, nose's and middle of the face's: not the chin's,
    * where a beard grows (REDNESS_BASELINE).
    */
-  redness: (read) => INNER_CHEEKS(read) - read(REDNESS_BASELINE, 'erythema_skin'),
+  redness: (read) => INNER_CHEEKS(read) - REDNESS_BASELINE(read),
   /** Share of cheek pixels darker (L*) than their 9×9 surroundings by more than 6. */
   dark_spots: (read) => read(CHEEKS, 'dark_spot_frac'),
   /** Spread of the cheeks' smoothed L* less their light and shade, spots and shine left out: patches lighter and darker than the rest. */
@@ -100,9 +100,13 @@ const CONTRAST_LIGHTNESS = (read: Read): number => (REFERENCE_L + 16) / (read(['
  * own offset whenever hair comes or goes (faces j and k by 12–14 points). The middle of the face, a larger
  * patch than the nose, moves less when the landmarks shift under a beard (the nose's patch by up to 0.045
  * eye distances, its erythema index by up to 8) and dilutes a sheen on the nose (the oiliness edit moved
- * redness by 7 on face b against forehead and nose alone). docs/inference.md, "Beards".
+ * redness by 7 on face b against forehead and nose alone). docs/inference.md, "Beards". The middle of the
+ * face is read on its skin by what it is, on each half (`erythema_skin_sides`, skin-measures-39.0.0): read
+ * with its brows, eyes and nostrils as spots (their 9×9 rim) and shine's halo on a median they lowered, 0.2–45
+ * % of it was read, often the brows ("Redness's baseline reads the middle of the face's skin").
  */
-const REDNESS_BASELINE: Region[] = ['forehead', 'nose', 'face'];
+const REDNESS_BASELINE = (read: Read): number =>
+  (2 * read(['forehead', 'nose'], 'erythema_skin') + read(['face'], 'erythema_skin_sides')) / 3;
 
 /**
  * The skin redness of the cheeks' halves beside the nose: the right cheek's second half (its patch runs

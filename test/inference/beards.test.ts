@@ -29,14 +29,18 @@ const STRENGTHS: Strength[] = [1, 2, 3];
  * on faces a, e and f more — the 68 landmarks shift under their beards (a's nose by 0.025 eye distances,
  * f's by 0.043) and the regions redness reads move with them (docs/inference.md, "Beards"). With the chin
  * in redness's baseline (before `skin-measures-30.0.0`): a 37, c 24, d 26, i 37; with the whole cheeks read
- * (before `skin-measures-33.0.0`, "Redness reads the cheeks beside the nose"): a 10, e 12, f 19.
+ * (before `skin-measures-33.0.0`, "Redness reads the cheeks beside the nose"): a 10, e 12, f 19. Face e's 8
+ * before `skin-measures-39.0.0` was the clamp: it read 92 and the beard took it past 100 (10.6 points'
+ * worth); with the middle of the face read on its skin it reads 72, and the beard moves it by 14 (its
+ * forehead and cheeks fall by 7 index units under the beard, its nose not: "Redness's baseline reads the
+ * middle of the face's skin").
  */
 const REDNESS_FACES: [string, () => Promise<Buffer>, number][] = [
   ['a', () => singleFace('a'), 8],
   ['b', () => singleFace('b'), 5],
   ['c', () => singleFace('c'), 5],
   ['d', () => singleFace('d'), 5],
-  ['e', () => moreFace('e'), 9],
+  ['e', () => moreFace('e'), 14],
   ['f', () => moreFace('f'), 12],
   ['i', () => moreFace('i'), 5],
   ['j', () => moreFace('j'), 5],

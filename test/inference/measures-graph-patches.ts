@@ -161,3 +161,31 @@ function mulberry32(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** Dark brown hair, much less red (erythema index about 5) than SKIN (about 25). */
+export const HAIR: Rgb = [0.24, 0.22, 0.2];
+/** The whites of the eyes: lighter than SKIN, nearly neutral. */
+export const SCLERA: Rgb = [0.86, 0.84, 0.83];
+
+/**
+ * The middle of the face as the `face` region samples it: SKIN lit more along the nose's bridge (its linear
+ * light from 0.7 at the sides to 1.3 at the middle columns, one hue: one erythema index), brows of HAIR along
+ * its top edge (the region starts at them) 12 rows tall, eyes (SCLERA around a HAIR iris) and the nostrils
+ * (HAIR): a third of the patch.
+ */
+export function middleOfFace(): Patch {
+  const toLinear = (c: number) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+  const toSrgb = (c: number) => (c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055);
+  const inEllipse = (x: number, y: number, cx: number, cy: number, rx: number, ry: number) =>
+    ((x - cx) / rx) ** 2 + ((y - cy) / ry) ** 2 <= 1;
+  return paint((x, y) => {
+    const brow = y < 12 && (x < 27 || x >= 37);
+    const eye = (cx: number) => inEllipse(x, y, cx, 26, 10, 4.5);
+    const iris = (cx: number) => inEllipse(x, y, cx, 26, 3.5, 3.5);
+    if (brow || iris(15) || iris(48)) return HAIR;
+    if (eye(15) || eye(48)) return SCLERA;
+    if (inEllipse(x, y, 22, 56, 6, 3.5) || inEllipse(x, y, 41, 56, 6, 3.5)) return HAIR;
+    const lit = 1.3 - (0.6 * Math.abs(x - 31.5)) / 31.5;
+    return SKIN.map((c) => toSrgb(lit * toLinear(c))) as unknown as Rgb;
+  });
+}

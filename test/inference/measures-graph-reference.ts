@@ -22,27 +22,10 @@ import {
   weightedMean,
   weightedStd,
 } from './reference-planes.ts';
+import { belowShine, sidesErythema, skinWeight, srgbToLab, toLinear } from './reference-skin.ts';
 
 /** One patch as the model takes it: planes R, G, B of SIZE×SIZE values in 0..1, row-major. */
 export type Patch = Float32Array;
-
-function toLinear(c: number): number {
-  return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-}
-
-function labF(t: number): number {
-  return t > 0.008856 ? Math.cbrt(t) : 7.787 * t + 16 / 116;
-}
-
-/** CIELAB of one sRGB colour, D65 white. */
-export function srgbToLab(r: number, g: number, b: number): [number, number, number] {
-  const [R, G, B] = [toLinear(r), toLinear(g), toLinear(b)];
-  const X = 0.4124564 * R + 0.3575761 * G + 0.1804375 * B;
-  const Y = 0.2126729 * R + 0.7151522 * G + 0.072175 * B;
-  const Z = 0.0193339 * R + 0.119192 * G + 0.9503041 * B;
-  const [fx, fy, fz] = [labF(X / 0.95047), labF(Y / 1.0), labF(Z / 1.08883)];
-  return [116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)];
-}
 
 /** 3×3 cross-correlation without padding: the output is two pixels smaller each way. */
 function filterValid(p: Plane, kernel: readonly number[]): Plane {
@@ -371,6 +354,16 @@ export function referenceFeatures(
         return [name, skinRedness(inHalf, nearShineOf(halfShine), lightestOf(inHalf))];
       }),
     ),
+    // The middle of the face's, for redness's baseline: its skin by lightness, on each half (reference-skin.ts).
+    erythema_skin_sides: sidesErythema({
+      L,
+      erythema,
+      redSpots: plane(SIZE, SIZE, (x, y) => (pixel(A, x, y) - pixel(localA, x, y) > 6 ? 1 : 0)),
+      spots,
+      clipped: (x, y) => [0, 1, 2].some((c) => patch[c * area + y * SIZE + x]! >= clipLevels[c]!),
+      nearShineOf,
+      lightestOf,
+    }),
     l_median: median,
     // The eye's: the 70th percentile of the first 33 rows, the 2nd of the rows from the 16th on.
     l_light: [...L.data.slice(0, 33 * SIZE)].sort((a, b) => b - a)[Math.round(0.3 * 33 * SIZE) - 1]!,
@@ -387,20 +380,4 @@ export function referenceFeatures(
       ),
     ),
   };
-}
-
-/**
- * A pixel's share of skin by its linear luminance against the patch median's (L* in, addSkinWeight), up to
- * `lightTo` of it (the colour spread's skin stops at 1.2).
- */
-function skinWeight(l: number, median: number, lightTo = 2.2): number {
-  const y = ((l + 16) / (median + 16)) ** 3;
-  const clip = (t: number) => Math.min(1, Math.max(0, t));
-  return clip((y - 0.5) / 0.2) * clip((lightTo - y) / 0.2);
-}
-
-/** skinWeight without its dark bound: what tone keeps of a pixel by its light alone. */
-function belowShine(l: number, median: number): number {
-  const y = ((l + 16) / (median + 16)) ** 3;
-  return Math.min(1, Math.max(0, (2.2 - y) / 0.2));
 }

@@ -2,19 +2,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fromBinary } from '@bufbuild/protobuf';
 import { ModelProtoSchema } from 'onnx-buf';
-import { InferenceSession, Tensor } from 'onnxruntime-node';
+import { InferenceSession } from 'onnxruntime-node';
 import { MEASURES_SESSION_OPTIONS } from '../../services/inference/measurer.ts';
 import { buildMeasuresModel, MEASURES_MODEL_PATH } from '../../services/inference/measures-graph/build.ts';
 import {
-  CLIP_LEVELS_NAME,
   FEATURES,
-  type FeatureName,
-  INPUT_NAME,
   MEASURES_MODEL_VERSION,
-  OUTPUT_NAME,
   PATCH_SIZE,
-  PORE_FLOOR_NAME,
-  TONE_WEIGHTS_NAME,
 } from '../../services/inference/measures-graph/features.ts';
 import {
   AREA,
@@ -27,6 +21,7 @@ import {
   lighterDisc,
   litFromTheSide,
   MOLE,
+  middleOfFace,
   noisy,
   paint,
   rampOfLight,
@@ -37,53 +32,7 @@ import {
   stripes,
   uniform,
 } from './measures-graph-patches.ts';
-import { type Patch, referenceFeatures } from './measures-graph-reference.ts';
-
-type Row = Record<FeatureName, number>;
-
-const NOT_CLIPPED = [Infinity, Infinity, Infinity];
-
-async function measure(
-  session: InferenceSession,
-  patches: readonly Patch[],
-  poreFloor = 0,
-  clipLevels: readonly number[] = NOT_CLIPPED,
-  toneWeights = new Float32Array(patches.length * AREA).fill(1),
-): Promise<Row[]> {
-  const input = new Float32Array(patches.length * 3 * AREA);
-  for (const [i, patch] of patches.entries()) input.set(patch, i * 3 * AREA);
-  const dims = [patches.length, 3, PATCH_SIZE, PATCH_SIZE];
-  const feeds = {
-    [INPUT_NAME]: new Tensor('float32', input, dims),
-    [PORE_FLOOR_NAME]: new Tensor('float32', Float32Array.of(poreFloor), []),
-    [CLIP_LEVELS_NAME]: new Tensor('float32', Float32Array.from(clipLevels), [3]),
-    [TONE_WEIGHTS_NAME]: new Tensor('float32', toneWeights, [patches.length, 1, PATCH_SIZE, PATCH_SIZE]),
-  };
-  const output = (await session.run(feeds))[OUTPUT_NAME]!;
-  assert.deepEqual(output.dims, [patches.length, FEATURES.length]);
-  const values = output.data as Float32Array;
-  return patches.map((_, i) =>
-    Object.fromEntries(FEATURES.map((name, column) => [name, values[i * FEATURES.length + column]!])),
-  ) as Row[];
-}
-
-/** Float32 graph against float64 reference: 1e-3 relative or 1e-2 absolute, whichever is looser. */
-function assertMatchesReference(
-  row: Row,
-  patch: Patch,
-  poreFloor = 0,
-  clipLevels: readonly number[] = NOT_CLIPPED,
-  toneWeights?: Float32Array,
-): void {
-  const expected = referenceFeatures(patch, poreFloor, clipLevels, toneWeights);
-  for (const name of FEATURES) {
-    const error = Math.abs(row[name] - expected[name]!);
-    assert.ok(
-      error <= 1e-2 || error <= 1e-3 * Math.abs(expected[name]!),
-      `${name}: model ${row[name]}, reference ${expected[name]}`,
-    );
-  }
-}
+import { assertMatchesReference, measure, NOT_CLIPPED, type Row } from './measures-graph-run.ts';
 
 const PATCHES = {
   uniform: uniform(SKIN),
@@ -102,6 +51,7 @@ const PATCHES = {
   wideHighlight: highlighted(8),
   paleTonePatch: lighterDisc(1.4, 8),
   sheenTonePatch: lighterDisc(2.4, 8),
+  middleOfFace: middleOfFace(),
 };
 type Case = keyof typeof PATCHES;
 
@@ -141,14 +91,14 @@ describe('skin-measures model', () => {
       );
     });
 
-    it('takes patches [n, 3, 64, 64], the pore floor, the clip levels and the tone weights [n, 1, 64, 64], and returns features [n, 22] in the documented order, and each feature [n, 1, 1, 1]', () => {
+    it('takes patches [n, 3, 64, 64], the pore floor, the clip levels and the tone weights [n, 1, 64, 64], and returns features [n, 23] in the documented order, and each feature [n, 1, 1, 1]', () => {
       // The order the documentation's tables give, read from docs/measures-graph.md itself.
       const documented: string[] = [];
       for (const [, column, name] of readFileSync('docs/measures-graph.md', 'utf8').matchAll(
         /^\| (\d+) \| `(\w+)` \|/gm,
       ))
         documented[Number(column)] = name!;
-      assert.equal(documented.length, 22);
+      assert.equal(documented.length, 23);
       assert.deepEqual(FEATURES, documented);
       assert.deepEqual(session.inputMetadata, [
         { name: 'patches', isTensor: true, type: 'float32', shape: ['n', 3, 64, 64] },
@@ -157,7 +107,7 @@ describe('skin-measures model', () => {
         { name: 'tone_weights', isTensor: true, type: 'float32', shape: ['n', 1, 64, 64] },
       ]);
       assert.deepEqual(session.outputMetadata, [
-        { name: 'features', isTensor: true, type: 'float32', shape: ['n', 22] },
+        { name: 'features', isTensor: true, type: 'float32', shape: ['n', 23] },
         ...FEATURES.map((name) => ({ name, isTensor: true, type: 'float32', shape: ['n', 1, 1, 1] })),
       ]);
     });
@@ -270,6 +220,21 @@ describe('skin-measures model', () => {
       );
     });
 
+    it("the middle of the face: erythema_skin_sides reads its skin's redness, not its brows', eyes' or nostrils'", () => {
+      assertMatchesReference(rows.middleOfFace, PATCHES.middleOfFace);
+      const skin = rows.uniform.erythema_skin;
+      assert.ok(
+        Math.abs(rows.middleOfFace.erythema_skin_sides - skin) < 1e-2,
+        `${rows.middleOfFace.erythema_skin_sides}`,
+      );
+      assert.ok(
+        Math.abs(rows.uniform.erythema_skin_sides - skin) < 1e-3,
+        `${rows.uniform.erythema_skin_sides}`,
+      );
+      // Read as spots, the brows along its top edge count: 22.1 against the skin's 24.6.
+      assert.ok(rows.middleOfFace.erythema_skin < skin - 2, `${rows.middleOfFace.erythema_skin}`);
+    });
+
     it("a channel lifted past white (values above 1) is measured as any other; pixels clipped in the photo are left out of the skin's redness", async () => {
       const toLinear = (c: number) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
       const toSrgb = (c: number) => (c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055);
@@ -290,6 +255,11 @@ describe('skin-measures model', () => {
       assert.ok(
         Math.abs(clipped!.erythema_skin - rows.uniform.erythema_skin) < 1e-3,
         `${clipped!.erythema_skin}`,
+      );
+      // A half all clipped weighs nothing in the middle of the face's: the other half's skin.
+      assert.ok(
+        Math.abs(clipped!.erythema_skin_sides - rows.uniform.erythema_skin) < 1e-3,
+        `${clipped!.erythema_skin_sides} ${rows.uniform.erythema_skin}`,
       );
     });
 

@@ -3,7 +3,7 @@
  * stand out from their surroundings in redness or darkness. Every feature is [n, 1, 1, 1].
  */
 import type { CielabTensors } from './cielab.ts';
-import { addHalfErythema, addNearShine, SAMPLE_COLUMNS } from './erythema-halves.ts';
+import { addHalfErythema, addNearShine, addSidesErythema, SAMPLE_COLUMNS } from './erythema-halves.ts';
 import {
   DARK_SPOT_STRIP,
   EYE_FROM_ROW,
@@ -35,6 +35,7 @@ export type ColourFeatures = {
   erythema_skin: string;
   erythema_skin_first_half: string;
   erythema_skin_second_half: string;
+  erythema_skin_sides: string;
   l_median: string;
   l_light: string;
   l_dark: string;
@@ -201,6 +202,12 @@ export function addColourFeatures(
   const halves = { l, erythema, kept: g.node('Mul', [awayFromSpots, notClipped], ['half_kept']) };
   const shine = (median: string, name: string) => shineDegree(l, median, name, THRESHOLDS.haloMinExcess);
   const half = (side: 0 | 1, name: string) => addHalfErythema(g, { ...halves, shine }, side, name);
+  // The middle of the face's, for redness's baseline: its skin by what it is, on each half (erythema-halves.ts).
+  const sides = addSidesErythema(
+    g,
+    { l, erythema, shine, redSpots: redSpot, spots, notClipped },
+    'erythema_skin_sides',
+  );
   const chromaSpread = addChromaSpread(g, l, lMedian);
   const features = {
     l_mean: g.mean(l, 'l_mean'),
@@ -214,6 +221,7 @@ export function addColourFeatures(
     erythema_skin: skinErythema,
     erythema_skin_first_half: half(0, 'erythema_skin_first_half'),
     erythema_skin_second_half: half(1, 'erythema_skin_second_half'),
+    erythema_skin_sides: sides,
     l_median: lMedian,
     // The eye's contrast (scoring.ts, texture): the light skin of the upper lid (the 70th percentile of L* of
     // the eye region's upper rows) and the darkest of the eye itself, lashes and pupil (the 2nd percentile of

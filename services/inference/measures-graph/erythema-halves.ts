@@ -9,7 +9,7 @@
  */
 import { PATCH_SIZE, THRESHOLDS } from './features.ts';
 import { FLOAT, type GraphBuilder } from './graph-builder.ts';
-import { addKthLargest } from './patch-ops.ts';
+import { addKthLargest, addSkinWeight } from './patch-ops.ts';
 
 /**
  * The columns the lightest tenth is judged on (with every other row): a set that is its own mirror image,
@@ -33,7 +33,113 @@ export interface HalfInputs {
 
 /** The mean erythema index of the half's skin, [n, 1, 1, 1]: `side` 0 the first half, 1 the second. */
 export function addHalfErythema(g: GraphBuilder, inputs: HalfInputs, side: 0 | 1, output: string): string {
-  const { l, erythema, kept, shine } = inputs;
+  const weight = addHalfWeight(g, inputs, side, output, false);
+  const total = g.node(
+    'Add',
+    [g.mean(weight, `${output}_weight_mean`), g.scalar(`${output}_epsilon`, 1e-6)],
+    [`${output}_weight_total`],
+  );
+  return g.node('Div', [addWeighted(g, inputs.erythema, weight, output), total], [output]);
+}
+
+/**
+ * A side weighs by its share of the patch's skin up to this share of the patch, fully from it: the two
+ * sides count alike unless one holds almost no skin (a side in deep shade or all shine), whose few pixels
+ * then weigh little rather than half.
+ */
+export const SIDE_SKIN_SHARE = 0.02;
+
+/**
+ * The skin's redness of the middle of the face, read on its skin by what it is, within each half of the
+ * columns (`erythema_skin_sides`, [n, 1, 1, 1]). Its brows, eyes, nostrils and hair, darker than half the
+ * skin's luminance, are left out by their lightness (addSkinWeight, against the half's skin level: the mean
+ * L* of the half's pixels within the skin's bounds of its median), not as spots, whose 9×9 rim covered half
+ * of the region; thin dark things, a stubble's hairs, lashes, a brow's edge, are spots (`spots`) and go
+ * with the pixels next to them (3×3). Shine's halo is judged on that skin level (against the median, which
+ * the brows and eyes lower, the lit skin of the nose's bridge read as halo); red spots (their 9×9 rim),
+ * clipping and the lightest tenth are left out as elsewhere. The two halves count alike (SIDE_SKIN_SHARE):
+ * under a light from one side, one flank of the nose lit and the other shaded, pooled skin read mostly one
+ * of them (docs/inference.md, "Redness's baseline reads the middle of the face's skin").
+ */
+export function addSidesErythema(
+  g: GraphBuilder,
+  inputs: Omit<HalfInputs, 'kept'> & {
+    readonly redSpots: string;
+    readonly spots: string;
+    readonly notClipped: string;
+  },
+  output: string,
+): string {
+  const near = (mask: string, size: number, name: string) =>
+    g.node(
+      'Sub',
+      [
+        g.scalar(`${output}_${name}_one`, 1),
+        g.node(
+          'MaxPool',
+          [g.node('Cast', [mask], [`${output}_${name}_mask`], { to: FLOAT })],
+          [`${output}_${name}_near`],
+          {
+            kernel_shape: [size, size],
+            pads: Array(4).fill((size - 1) / 2),
+          },
+        ),
+      ],
+      [`${output}_${name}_away`],
+    );
+  const kept = [near(inputs.spots, 3, 'spot'), inputs.notClipped].reduce(
+    (w, x, i) => g.node('Mul', [w, x], [`${output}_kept_${i}`]),
+    near(inputs.redSpots, 9, 'red_spot'),
+  );
+  const cap = g.scalar(`${output}_side_share`, SIDE_SKIN_SHARE);
+  const sides = ([0, 1] as const).map((side) => {
+    const name = `${output}_${side}`;
+    const weight = addHalfWeight(g, { ...inputs, kept }, side, name, true);
+    const share = g.mean(weight, `${name}_weight_mean`);
+    const mean = g.node(
+      'Div',
+      [
+        addWeighted(g, inputs.erythema, weight, name),
+        g.node('Max', [share, g.scalar(`${name}_eps`, 1e-6)], [`${name}_share_floored`]),
+      ],
+      [`${name}_mean`],
+    );
+    const weighs = g.node('Min', [share, cap], [`${name}_weighs`]);
+    return { weighted: g.node('Mul', [mean, weighs], [`${name}_counted`]), weighs };
+  });
+  const total = g.node(
+    'Max',
+    [
+      g.node('Add', [sides[0]!.weighs, sides[1]!.weighs], [`${output}_weighs`]),
+      g.scalar(`${output}_eps`, 1e-6),
+    ],
+    [`${output}_total`],
+  );
+  return g.node(
+    'Div',
+    [g.node('Add', [sides[0]!.weighted, sides[1]!.weighted], [`${output}_sum`]), total],
+    [output],
+  );
+}
+
+/** The patch mean of `values` × `weight`, [n, 1, 1, 1]. */
+function addWeighted(g: GraphBuilder, values: string, weight: string, name: string): string {
+  return g.mean(g.node('Mul', [values, weight], [`${name}_weighted`]), `${name}_sum`);
+}
+
+/**
+ * Each pixel's weight in a half's skin redness, [n, 1, h, w]: in the half, kept, away from shine's halo,
+ * not among the half's lightest tenth; with `bySkin`, shine judged on the half's skin level rather than its
+ * median, and each pixel weighed by how far it is skin by its lightness against that level (addSidesErythema).
+ */
+function addHalfWeight(
+  g: GraphBuilder,
+  inputs: HalfInputs,
+  side: 0 | 1,
+  output: string,
+  bySkin: boolean,
+): string {
+  const { l, kept, shine } = inputs;
   const halfWidth = PATCH_SIZE / 2;
   const inHalf = (column: number) => Math.floor(column / halfWidth) === side;
   const rows = (from: number, step: number, axis: number, name: string) =>
@@ -54,7 +160,13 @@ export function addHalfErythema(g: GraphBuilder, inputs: HalfInputs, side: 0 | 1
     (PATCH_SIZE * halfWidth) / 2,
     `${output}_median`,
   );
-  const nearShine = addNearShine(g, shine(median, `${output}_shine`), `${output}_`);
+  const mask = g.constant(
+    `${output}_columns`,
+    [1, 1, PATCH_SIZE, PATCH_SIZE],
+    Array.from({ length: PATCH_SIZE * PATCH_SIZE }, (_, i) => (inHalf(i % PATCH_SIZE) ? 1 : 0)),
+  );
+  const skin = bySkin ? addSkinLevel(g, l, median, mask, output) : undefined;
+  const nearShine = addNearShine(g, shine(skin?.level ?? median, `${output}_shine`), `${output}_`);
   const columns = SAMPLE_COLUMNS.filter(inHalf);
   const lightest = addKthLargest(
     g,
@@ -67,11 +179,6 @@ export function addHalfErythema(g: GraphBuilder, inputs: HalfInputs, side: 0 | 1
     Math.ceil((PATCH_SIZE / 2) * columns.length * THRESHOLDS.lightestShare),
     `${output}_lightest`,
   );
-  const mask = g.constant(
-    `${output}_columns`,
-    [1, 1, PATCH_SIZE, PATCH_SIZE],
-    Array.from({ length: PATCH_SIZE * PATCH_SIZE }, (_, i) => (inHalf(i % PATCH_SIZE) ? 1 : 0)),
-  );
   const notLightest = g.node(
     'Cast',
     [g.node('LessOrEqual', [l, lightest], [`${output}_not_lightest_mask`])],
@@ -82,15 +189,40 @@ export function addHalfErythema(g: GraphBuilder, inputs: HalfInputs, side: 0 | 1
     kept,
     g.node('Sub', [g.scalar(`${output}_one`, 1), nearShine], [`${output}_away`]),
     notLightest,
+    ...(skin ? [skin.weight] : []),
   ];
-  const weight = weights.reduce((w, x, i) => g.node('Mul', [w, x], [`${output}_weight_${i}`]), mask);
-  const total = g.node(
-    'Add',
-    [g.mean(weight, `${output}_weight_mean`), g.scalar(`${output}_epsilon`, 1e-6)],
-    [`${output}_weight_total`],
+  return weights.reduce((w, x, i) => g.node('Mul', [w, x], [`${output}_weight_${i}`]), mask);
+}
+
+/**
+ * The half's skin level (L*, [n, 1, 1, 1]): the mean L* of its pixels that are skin by their lightness
+ * against its median (addSkinWeight); and `weight`, each pixel's share of skin against that level.
+ */
+function addSkinLevel(
+  g: GraphBuilder,
+  l: string,
+  median: string,
+  mask: string,
+  output: string,
+): { level: string; weight: string } {
+  const first = g.node(
+    'Mul',
+    [addSkinWeight(g, l, median, `${output}_first_skin`), mask],
+    [`${output}_first_skin_half`],
   );
-  const sum = g.mean(g.node('Mul', [erythema, weight], [`${output}_weighted`]), `${output}_sum`);
-  return g.node('Div', [sum, total], [output]);
+  const level = g.node(
+    'Div',
+    [
+      addWeighted(g, l, first, `${output}_skin_l`),
+      g.node(
+        'Add',
+        [g.mean(first, `${output}_first_skin_mean`), g.scalar(`${output}_skin_eps`, 1e-6)],
+        [`${output}_first_skin_total`],
+      ),
+    ],
+    [`${output}_skin_level`],
+  );
+  return { level, weight: addSkinWeight(g, l, level, `${output}_skin`) };
 }
 
 /**
