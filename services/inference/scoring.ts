@@ -104,9 +104,14 @@ const CONTRAST_LIGHTNESS = (read: Read): number => (REFERENCE_L + 16) / (read(['
  * face is read on its skin by what it is, on each half (`erythema_skin_sides`, skin-measures-39.0.0): read
  * with its brows, eyes and nostrils as spots (their 9×9 rim) and shine's halo on a median they lowered, 0.2–45
  * % of it was read, often the brows ("Redness's baseline reads the middle of the face's skin").
+ * Read so, it weighs two thirds of the baseline, forehead and nose a sixth each (skin-measures-40.0.0): the
+ * 68 landmarks drift under a beard (0.02–0.06 eye distances on faces a, e, f), and the nose's small patch on
+ * the erythema's steep slope from the bridge to the tip followed them (face e's by +6.5), where the middle's
+ * skin moves by under 1; a third each, the painted beard moved redness by 14 (e), 8 (a), 12 (f), now 8, 6, 7
+ * ("A beard's landmarks and the nose's weight").
  */
 const REDNESS_BASELINE = (read: Read): number =>
-  (2 * read(['forehead', 'nose'], 'erythema_skin') + read(['face'], 'erythema_skin_sides')) / 3;
+  (read(['forehead', 'nose'], 'erythema_skin') + 2 * read(['face'], 'erythema_skin_sides')) / 3;
 
 /**
  * The skin redness of the cheeks' halves beside the nose: the right cheek's second half (its patch runs

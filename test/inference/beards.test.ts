@@ -26,22 +26,22 @@ const STRENGTHS: Strength[] = [1, 2, 3];
 
 /**
  * Redness under the beard, largest move of the three strengths allowed: 5 where the landmarks hold still;
- * on faces a, e and f more — the 68 landmarks shift under their beards (a's nose by 0.025 eye distances,
- * f's by 0.043) and the regions redness reads move with them (docs/inference.md, "Beards"). With the chin
- * in redness's baseline (before `skin-measures-30.0.0`): a 37, c 24, d 26, i 37; with the whole cheeks read
- * (before `skin-measures-33.0.0`, "Redness reads the cheeks beside the nose"): a 10, e 12, f 19. Face e's 8
- * before `skin-measures-39.0.0` was the clamp: it read 92 and the beard took it past 100 (10.6 points'
- * worth); with the middle of the face read on its skin it reads 72, and the beard moves it by 14 (its
- * forehead and cheeks fall by 7 index units under the beard, its nose not: "Redness's baseline reads the
- * middle of the face's skin").
+ * on faces a, e and f more — the 68 landmarks shift under their beards (0.02–0.06 eye distances, given the
+ * beardless photo's box as well) and the regions redness reads move with them; the colour correction's
+ * shift (the beard on the chin, a third of its baseline) moves every region's erythema alike and redness
+ * by under 1 (docs/inference.md, "Beards" and "A beard's landmarks and the nose's weight"). With the chin
+ * in redness's baseline (before `skin-measures-30.0.0`): a 37, c 24, d 26, i 37; with the whole cheeks
+ * read (before `skin-measures-33.0.0`): a 10, e 12, f 19; with forehead, nose and the middle of the face a
+ * third each (before `skin-measures-40.0.0`): a 8, e 14, f 12, the nose's patch following the drift (e's
+ * erythema index +6.5) where the middle of the face, read on its skin, moves by under 1.
  */
 const REDNESS_FACES: [string, () => Promise<Buffer>, number][] = [
-  ['a', () => singleFace('a'), 8],
+  ['a', () => singleFace('a'), 6],
   ['b', () => singleFace('b'), 5],
   ['c', () => singleFace('c'), 5],
   ['d', () => singleFace('d'), 5],
-  ['e', () => moreFace('e'), 14],
-  ['f', () => moreFace('f'), 12],
+  ['e', () => moreFace('e'), 9],
+  ['f', () => moreFace('f'), 8],
   ['i', () => moreFace('i'), 5],
   ['j', () => moreFace('j'), 5],
   ['k', () => moreFace('k'), 5],
