@@ -72,7 +72,8 @@ export const RAW_MEASURES: Readonly<Record<Measure, (read: Read, gains: Gains) =
    * (skin-measures-35.0.0, "Dullness: shine is not colour"). The luminance contrast is read within each
    * half of the region (`l_contrast_sides`: a light from one side lights one flank of the nose and shades
    * the other) and relative to the region's lightness (CONTRAST_LIGHTNESS), skin-measures-37.0.0,
-   * "Dullness: one side lit".
+   * "Dullness: one side lit"; from the brows to above the ball of the nose, which the light models
+   * (skin-measures-41.0.0, "Dullness: the ball of the nose is light").
    */
   dullness: (read) =>
     -(
@@ -82,14 +83,15 @@ export const RAW_MEASURES: Readonly<Record<Measure, (read: Read, gains: Gains) =
 };
 
 /**
- * Dullness's contrast relative to the lightness of the middle of the face: (REFERENCE_L + 16) / (its median
- * L* + 16), 1 at the reference skin's. L* + 16 goes as the cube root of the luminance, so a spread of L*
+ * Dullness's contrast relative to the lightness of the middle of the face: (REFERENCE_L + 16) / (the median
+ * L* of the rows its contrast reads + 16: `l_contrast_median`, skin-measures-41.0.0), 1 at the reference skin's. L* + 16 goes as the cube root of the luminance, so a spread of L*
  * over it is a spread of light relative to the light there: the colour correction brings the baseline
  * (forehead, nose, chin) to the reference, and the middle of the face, with the eyes' sockets, lies a
  * little lighter or darker by how the photo was lit (median L* 40–70 on the reference photos), which
  * scaled its spread of L* with it (docs/inference.md, "Dullness: one side lit").
  */
-const CONTRAST_LIGHTNESS = (read: Read): number => (REFERENCE_L + 16) / (read(['face'], 'l_median') + 16);
+const CONTRAST_LIGHTNESS = (read: Read): number =>
+  (REFERENCE_L + 16) / (read(['face'], 'l_contrast_median') + 16);
 
 /**
  * The skin redness is judged against: forehead, nose and the middle of the face (`face`: brows to the

@@ -70,15 +70,19 @@ describe('measurer', () => {
     await whole.release();
     const values = out.data as Float32Array;
     // The texture filters run on the cheeks sampled for relief only; the median L* is read under the eyes
-    // (dark circles) and on the middle of the face (dullness's contrast relative to its lightness,
-    // skin-measures-37.0.0), which reads the contrast it weighs the skin by anyway.
+    // (dark circles); the middle of the face reads the median of the rows its contrast reads (dullness's
+    // contrast relative to its lightness, skin-measures-41.0.0).
     assert.deepEqual(
       REGIONS.filter((_, r) => FEATURES_READ[r]!.includes('coarse_energy')),
       ['right_cheek_relief', 'left_cheek_relief'],
     );
     assert.deepEqual(
       REGIONS.filter((_, r) => FEATURES_READ[r]!.includes('l_median')),
-      ['right_under_eye', 'left_under_eye', 'face'],
+      ['right_under_eye', 'left_under_eye'],
+    );
+    assert.deepEqual(
+      REGIONS.filter((_, r) => FEATURES_READ[r]!.includes('l_contrast_median')),
+      ['face'],
     );
     for (const [r, region] of REGIONS.entries()) {
       FEATURES.forEach((name, column) => {

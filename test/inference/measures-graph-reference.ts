@@ -4,6 +4,7 @@
  * Constants are spelled out here on purpose, so a wrong constant in the builder shows up as a mismatch.
  */
 
+import { CONTRAST_ROWS } from '../../services/inference/measures-graph/contrast-measures.ts';
 import {
   closing,
   extreme,
@@ -221,12 +222,13 @@ export function referenceFeatures(
   // Shine for redness's halo: L* more than 6 above the patch's median (the (area/2)-th largest value), fully
   // from 14.
   const shine = plane(SIZE, SIZE, (x, y) => Math.min(1, Math.max(0, (pixel(L, x, y) - median - 6) / 8)));
-  // Luminance contrast over the skin, and within each half of the columns (each about its own mean).
+  // Luminance contrast over the skin, and within each half of the columns (each about its own mean) over
+  // the rows from the brows to above the ball of the nose (CONTRAST_ROWS − 2 of the blurred rows).
   const contrastSkin = plane(blurred.width, blurred.height, (x, y) =>
     skinWeight(pixel(blurred, x, y), median),
   );
   const sides = [0, blurred.width / 2].map((from) => {
-    const half = (p: Plane) => plane(p.width / 2, p.height, (x, y) => pixel(p, from + x, y));
+    const half = (p: Plane) => plane(p.width / 2, CONTRAST_ROWS - 2, (x, y) => pixel(p, from + x, y));
     return { weight: mean(half(contrastSkin)), spread: weightedStd(half(blurred), half(contrastSkin)) };
   });
   // Oiliness: shine from 12 above the median, fully from 20, on L* less its least-squares plane in x and y.
@@ -365,6 +367,9 @@ export function referenceFeatures(
       lightestOf,
     }),
     l_median: median,
+    l_contrast_median: [...L.data.slice(0, CONTRAST_ROWS * SIZE)].sort((a, b) => b - a)[
+      (CONTRAST_ROWS * SIZE) / 2 - 1
+    ]!,
     // The eye's: the 70th percentile of the first 33 rows, the 2nd of the rows from the 16th on.
     l_light: [...L.data.slice(0, 33 * SIZE)].sort((a, b) => b - a)[Math.round(0.3 * 33 * SIZE) - 1]!,
     l_dark: [...L.data.slice(15 * SIZE)].sort((a, b) => a - b)[Math.round(0.02 * (SIZE - 15) * SIZE) - 1]!,

@@ -91,14 +91,14 @@ describe('skin-measures model', () => {
       );
     });
 
-    it('takes patches [n, 3, 64, 64], the pore floor, the clip levels and the tone weights [n, 1, 64, 64], and returns features [n, 23] in the documented order, and each feature [n, 1, 1, 1]', () => {
+    it('takes patches [n, 3, 64, 64], the pore floor, the clip levels and the tone weights [n, 1, 64, 64], and returns features [n, 24] in the documented order, and each feature [n, 1, 1, 1]', () => {
       // The order the documentation's tables give, read from docs/measures-graph.md itself.
       const documented: string[] = [];
       for (const [, column, name] of readFileSync('docs/measures-graph.md', 'utf8').matchAll(
         /^\| (\d+) \| `(\w+)` \|/gm,
       ))
         documented[Number(column)] = name!;
-      assert.equal(documented.length, 23);
+      assert.equal(documented.length, 24);
       assert.deepEqual(FEATURES, documented);
       assert.deepEqual(session.inputMetadata, [
         { name: 'patches', isTensor: true, type: 'float32', shape: ['n', 3, 64, 64] },
@@ -107,7 +107,7 @@ describe('skin-measures model', () => {
         { name: 'tone_weights', isTensor: true, type: 'float32', shape: ['n', 1, 64, 64] },
       ]);
       assert.deepEqual(session.outputMetadata, [
-        { name: 'features', isTensor: true, type: 'float32', shape: ['n', 23] },
+        { name: 'features', isTensor: true, type: 'float32', shape: ['n', 24] },
         ...FEATURES.map((name) => ({ name, isTensor: true, type: 'float32', shape: ['n', 1, 1, 1] })),
       ]);
     });
@@ -192,6 +192,25 @@ describe('skin-measures model', () => {
       assert.ok(row!.l_contrast > 4, `l_contrast ${row!.l_contrast}`);
       assert.ok(row!.l_contrast_sides < 0.15 * row!.l_contrast, `l_contrast_sides ${row!.l_contrast_sides}`);
       assert.ok(rows.uniform.l_contrast_sides < 1e-3, `uniform: ${rows.uniform.l_contrast_sides}`);
+    });
+
+    it('the ball of the nose, lit on top and shaded under, is light, not contrast: l_contrast_sides stops above it', async () => {
+      // The middle of the face runs from the brows to the nose's base; its lowest rows hold the ball of the
+      // nose, whose highlight and shade follow the photo's light. Before skin-measures-41.0.0 they were read
+      // as the face's contrast (docs/inference.md, "Dullness: the ball of the nose is light").
+      const toLinear = (c: number) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+      const toSrgb = (c: number) => (c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055);
+      const lit = (k: number) =>
+        SKIN.map((c) => toSrgb(Math.min(1, k * toLinear(c)))) as unknown as typeof SKIN;
+      const ball = paint((x, y) => {
+        if (y < 46 || x < 16 || x >= 48) return SKIN;
+        return y < 54 ? lit(1.6) : lit(0.6);
+      });
+      const [row] = await measure(session, [ball]);
+      assertMatchesReference(row!, ball);
+      assert.ok(row!.l_contrast > 3, `l_contrast ${row!.l_contrast}`);
+      assert.ok(row!.l_contrast_sides < 1e-3, `l_contrast_sides ${row!.l_contrast_sides}`);
+      assert.ok(Math.abs(row!.l_contrast_median - rows.uniform.l_median) < 1e-3, `${row!.l_contrast_median}`);
     });
 
     it('a steep gradient of light across the patch is no shine; a highlight on it still is', () => {

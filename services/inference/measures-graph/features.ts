@@ -4,7 +4,7 @@
  */
 
 /** Bump when a feature's definition or the column order changes: consumers key their calibration on it. */
-export const MEASURES_MODEL_VERSION = 'skin-measures-40.0.0';
+export const MEASURES_MODEL_VERSION = 'skin-measures-41.0.0';
 
 /** Side of the square face-region patch, in pixels. */
 export const PATCH_SIZE = 64;
@@ -68,6 +68,7 @@ export const FEATURES = [
   'erythema_skin_second_half',
   'l_contrast_sides',
   'erythema_skin_sides',
+  'l_contrast_median',
 ] as const;
 
 export type FeatureName = (typeof FEATURES)[number];

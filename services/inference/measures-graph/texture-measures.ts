@@ -6,10 +6,11 @@
  * openings are MaxPools, whose padding never wins.
  * Every feature is [n, 1, 1, 1].
  */
+
+import { addContrast } from './contrast-measures.ts';
 import { PATCH_SIZE, THRESHOLDS } from './features.ts';
 import { addClosing, addGaussianBlur, addNormalisedBlur, addSquareMax, weightedMean } from './filters.ts';
 import { FLOAT, type GraphBuilder } from './graph-builder.ts';
-import { addColumns, addSkinWeight, addWeightedVariance } from './patch-ops.ts';
 
 export type TextureFeatures = {
   pit_depth: string;
@@ -18,6 +19,7 @@ export type TextureFeatures = {
   line_energy: string;
   l_contrast: string;
   l_contrast_sides: string;
+  l_contrast_median: string;
 };
 
 /**
@@ -124,47 +126,7 @@ export function addTextureFeatures(
       addNormalisedBlur(g, l, LINE_SIGMA, 'line_l'),
       addNormalisedBlur(g, l, LINE_BROAD_SIGMA, 'line_broad_l'),
     ),
-    ...addContrast(g, blurred),
-  };
-}
-
-/**
- * Luminance contrast of the skin of the 3×3-blurred L*: its standard deviation over the patch
- * (`l_contrast`), and within each half of its columns, pooled (`l_contrast_sides`: each half's variance
- * about its own mean, weighted by the skin it holds). A light from one side lights one half of the middle
- * of the face — one flank of the nose, one eye's socket — and shades the other; the step between the
- * halves is the light's, the contrast within each is the face's own (docs/inference.md, "Dullness: one
- * side lit").
- */
-function addContrast(
-  g: GraphBuilder,
-  blurred: string,
-): Pick<TextureFeatures, 'l_contrast' | 'l_contrast_sides'> {
-  const skin = addSkinWeight(g, blurred, 'l_median', 'l_contrast_skin');
-  const width = PATCH_SIZE - 2;
-  const add = (x: string, y: string, name: string) => g.node('Add', [x, y], [name]);
-  const [first, second] = [0, 1].map((side) => {
-    const columns = (x: string, out: string) =>
-      addColumns(g, x, side * (width / 2), (side + 1) * (width / 2), out);
-    const sideSkin = columns(skin, `l_side_${side}_skin`);
-    const l = columns(blurred, `l_side_${side}`);
-    const weight = g.mean(sideSkin, `l_side_${side}_skin_mean`);
-    const variance = addWeightedVariance(g, l, sideSkin, `l_side_${side}_variance`);
-    return { weight, weighted: g.node('Mul', [weight, variance], [`l_side_${side}_weighted_variance`]) };
-  });
-  const total = add(
-    add(first!.weight, second!.weight, 'l_sides_skin'),
-    g.scalar('l_sides_eps', 1e-6),
-    'l_sides_total',
-  );
-  const pooled = g.node(
-    'Div',
-    [add(first!.weighted, second!.weighted, 'l_sides_sum'), total],
-    ['l_sides_variance'],
-  );
-  return {
-    l_contrast: g.node('Sqrt', [addWeightedVariance(g, blurred, skin, 'l_blurred_variance')], ['l_contrast']),
-    l_contrast_sides: g.node('Sqrt', [pooled], ['l_contrast_sides']),
+    ...addContrast(g, l, blurred),
   };
 }
 
