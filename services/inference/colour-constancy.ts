@@ -11,6 +11,7 @@
  * docs/inference.md: skin tone itself is normalised away, so no measure reads how light or dark a skin is.
  */
 
+import { closeDown } from './forehead-closing.ts';
 import { lightnessOf, luminanceOf, toLinear, toSrgb } from './pixel-math.ts';
 import { PATCH, REGIONS, type Region } from './regions.ts';
 
@@ -28,6 +29,16 @@ export const BASELINE_REGIONS: readonly Region[] = ['forehead', 'nose', 'chin'];
  */
 export const UNDER_EYE_BASELINE: readonly Region[] = ['forehead', 'nose'];
 const SHINE_RATIO = 1.3;
+/**
+ * Hair on the chin (beard, stubble): its pixels darker, in linear green, than HAIR times the median of
+ * forehead's and nose's skin are left out of the baseline, so that the correction is measured on skin. A
+ * painted beard took e's gains from 2.49/2.03/1.58 to 3.69/3.15/2.69 and a's blue gain up by 75 % with the
+ * chin's hair in the median (docs/inference.md, "The colour correction measured on skin"). Beardless chins
+ * read 0.71–1.07 of forehead and nose, bearded ones 0.05–0.46; judged against the person's own skin, in
+ * one channel, the choice holds for any skin tone and does not change when a camera scales the channels.
+ */
+const HAIR = 0.5;
+const CHIN = BASELINE_REGIONS.indexOf('chin');
 /** The patches (their places in REGIONS) corrected against UNDER_EYE_BASELINE. */
 const UNDER_EYES = new Set(['right_under_eye', 'left_under_eye'].map((r) => REGIONS.indexOf(r as Region)));
 /** The reference skin colour the baseline is mapped to, sRGB 0..255 (a light-to-mid skin tone, L* ≈ 72). */
@@ -56,23 +67,12 @@ const LEVELS = 4096;
 const NEIGHBOURHOOD = 5;
 const CREASE_DEPTH = 0.07;
 
-/**
- * Rows of the closing (a maximum, then a minimum, down each column of the forehead's patch) that fills in
- * lines running across the forehead before its medians are read: 9 rows are about 0.05 eye distances
- * there (a patch row is a third of a sample), wider than a forehead line with its soft edges (under 0.03),
- * which the crease rule alone does not leave out: the strong line edit moved the green gain by up to 6 %
- * (face j; 3 % now) and with it dark circles by 7 points. A closing only raises dips narrower than itself,
- * and, taken channel by channel, commutes with a camera's scaling of the channels, so the correction
- * still undoes that exactly. Only the forehead, where such lines are (docs/inference.md).
- */
-const CLOSING = 9;
-
 /** Scratch planes for skinPixels, reused from photo to photo (the analysis allocates little per photo). */
 const GREEN = new Float64Array(PATCH * PATCH);
 const ALONG_ROWS = new Float64Array(PATCH * PATCH);
 const AROUND = new Float64Array(PATCH * PATCH);
 const SKIN = new Uint8Array(BASELINE_REGIONS.length * PATCH * PATCH);
-/** Scratch planes for the closing. */
+/** Scratch planes for the forehead's closing (forehead-closing.ts). */
 const DILATED = new Float32Array(PATCH * PATCH);
 const CLOSED = [0, 1, 2].map(() => new Float32Array(PATCH * PATCH));
 
@@ -178,7 +178,8 @@ export function colourGains(patches: Float32Array): ColourGains {
       return offset === forehead ? closeDown(values, DILATED, CLOSED[c]!) : values;
     }),
   );
-  const gains = medianGains(planes, skin, counted, histogram);
+  const kept = counted - leaveOutHair(planes, skin, histogram);
+  const gains = medianGains(planes, skin, kept, histogram);
   let eyeCounted = 0;
   const eyeSkin = EYE_BASELINE.map((r, e) => {
     const kept = EYE_SKIN.subarray(e * plane, (e + 1) * plane);
@@ -190,6 +191,35 @@ export function colourGains(patches: Float32Array): ColourGains {
   });
   const eyePlanes = EYE_BASELINE.map((r) => planes[r]!);
   return { gains, underEye: medianGains(eyePlanes, eyeSkin, eyeCounted, histogram) };
+}
+
+/**
+ * Clears in `skin` the chin's pixels darker, in linear green, than HAIR times the median of forehead's and
+ * nose's skin (`histogram` is scratch); returns how many it cleared.
+ */
+function leaveOutHair(
+  planes: readonly (readonly Float32Array[])[],
+  skin: readonly Uint8Array[],
+  histogram: Uint32Array,
+): number {
+  histogram.fill(0);
+  const marked = EYE_BASELINE.reduce((sum, r) => sum + count(planes[r]![1]!, skin[r]!, histogram), 0);
+  let level = 0;
+  for (let n = histogram[0]!; n < marked / 2; n += histogram[++level]!);
+  const floor = toSrgb(HAIR * toLinear((level + 0.5) / LEVELS));
+  return clearBelow(planes[CHIN]![1]!, skin[CHIN]!, floor);
+}
+
+/** Clears in `skin` the pixels of `values` below `floor`; returns how many it cleared. */
+function clearBelow(values: Float32Array, skin: Uint8Array, floor: number): number {
+  let cleared = 0;
+  for (let i = 0; i < values.length; i++) {
+    if (skin[i] && values[i]! < floor) {
+      skin[i] = 0;
+      cleared++;
+    }
+  }
+  return cleared;
 }
 
 /** The gains of every region but those under the eyes (colourGains). */
@@ -318,47 +348,6 @@ const STEPS_OF = [0, 1, 2, 3, 4, 5].map(() => new Float64Array(256));
  * after a few photos, where a loop nested in a function called once a photo ran as on-stack-replaced code
  * that was thrown away at every exit from the inner loop (five times slower in the service).
  */
-
-/** The closing's reach either side of a row, and the rows of a patch padded by it on both sides. */
-const REACH = (CLOSING - 1) / 2;
-const PADDED = PATCH + 2 * REACH;
-/** The padded column, and its running extremes within blocks of CLOSING rows, forward and backward. */
-const COLUMNS = new Float32Array(PADDED * PATCH);
-const FORWARD = new Float32Array(PADDED * PATCH);
-const BACKWARD = new Float32Array(PADDED * PATCH);
-
-/** Into `out`, the plane closed down its columns over CLOSING rows (rows inside the patch only). */
-function closeDown(plane: Float32Array, dilated: Float32Array, out: Float32Array): Float32Array {
-  slidingExtreme(plane, dilated, 1);
-  return slidingExtreme(dilated, out, -1);
-}
-
-/**
- * Into `out`, the maximum (`sign` 1) or minimum (−1) of each column's CLOSING rows centred on each row,
- * rows outside the patch not counted (van Herk, Gil–Werman: running extremes forward and backward within
- * blocks of CLOSING padded rows, whose values at a window's two ends give the window's extreme — three
- * comparisons a pixel whatever the window). The minimum is the maximum of the negated values.
- */
-function slidingExtreme(plane: Float32Array, out: Float32Array, sign: 1 | -1): Float32Array {
-  const inside = REACH * PATCH;
-  COLUMNS.fill(-Infinity, 0, inside);
-  COLUMNS.fill(-Infinity, inside + PATCH * PATCH);
-  for (let i = 0; i < PATCH * PATCH; i++) COLUMNS[inside + i] = sign * plane[i]!;
-  for (let row = 0; row < PADDED; row++) {
-    const o = row * PATCH;
-    if (row % CLOSING === 0) FORWARD.set(COLUMNS.subarray(o, o + PATCH), o);
-    else for (let x = 0; x < PATCH; x++) FORWARD[o + x] = Math.max(FORWARD[o - PATCH + x]!, COLUMNS[o + x]!);
-  }
-  for (let row = PADDED - 1; row >= 0; row--) {
-    const o = row * PATCH;
-    if (row % CLOSING === CLOSING - 1 || row === PADDED - 1) BACKWARD.set(COLUMNS.subarray(o, o + PATCH), o);
-    else
-      for (let x = 0; x < PATCH; x++) BACKWARD[o + x] = Math.max(BACKWARD[o + PATCH + x]!, COLUMNS[o + x]!);
-  }
-  const last = (CLOSING - 1) * PATCH;
-  for (let i = 0; i < PATCH * PATCH; i++) out[i] = sign * Math.max(BACKWARD[i]!, FORWARD[last + i]!);
-  return out;
-}
 
 /**
  * Adds each value (0..1) of a plane whose pixel shows the skin (`skin` 1) to the histogram of LEVELS
