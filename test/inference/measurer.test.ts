@@ -4,27 +4,20 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { InferenceSession, Tensor } from 'onnxruntime-node';
+import { InferenceSession } from 'onnxruntime-node';
 import { baselineGains, clipLevels, normaliseColour } from '../../services/inference/colour-constancy.ts';
 import { decodeImage } from '../../services/inference/decode.ts';
 import { FaceDetector } from '../../services/inference/face-detector.ts';
 import { FaceLandmarker } from '../../services/inference/landmarks.ts';
 import { MEASURES_SESSION_OPTIONS, Measurer } from '../../services/inference/measurer.ts';
 import { MEASURES_MODEL_PATH } from '../../services/inference/measures-graph/build.ts';
-import {
-  CLIP_LEVELS_NAME,
-  FEATURES,
-  INPUT_NAME,
-  OUTPUT_NAME,
-  PATCH_SIZE,
-  PORE_FLOOR_NAME,
-  TONE_WEIGHTS_NAME,
-} from '../../services/inference/measures-graph/features.ts';
+import { FEATURES, OUTPUT_NAME, PATCH_SIZE } from '../../services/inference/measures-graph/features.ts';
 import { mainFace } from '../../services/inference/quality.ts';
 import { REGIONS, regionPatches } from '../../services/inference/regions.ts';
 import { FEATURES_READ, poreFloor, rawMeasures } from '../../services/inference/scoring.ts';
 import { toneWeights } from '../../services/inference/tone-weights.ts';
 import { MEASURES } from '../../services/shared/measures.ts';
+import { graphFeeds } from './measures-graph-run.ts';
 import { singleFace } from './support/photos.ts';
 
 describe('measurer', () => {
@@ -59,13 +52,7 @@ describe('measurer', () => {
       ['forehead'],
     );
     const whole = await InferenceSession.create(readFileSync(MEASURES_MODEL_PATH), MEASURES_SESSION_OPTIONS);
-    const dims = [REGIONS.length, 3, PATCH_SIZE, PATCH_SIZE];
-    const feeds = {
-      [INPUT_NAME]: new Tensor('float32', patches, dims),
-      [PORE_FLOOR_NAME]: new Tensor('float32', Float32Array.of(floor), []),
-      [CLIP_LEVELS_NAME]: new Tensor('float32', Float32Array.from(levels), [3]),
-      [TONE_WEIGHTS_NAME]: new Tensor('float32', weights, [REGIONS.length, 1, PATCH_SIZE, PATCH_SIZE]),
-    };
+    const feeds = graphFeeds(patches, REGIONS.length, floor, levels, weights);
     const out = (await whole.run(feeds))[OUTPUT_NAME]!;
     await whole.release();
     const values = out.data as Float32Array;

@@ -21,6 +21,22 @@ export type Row = Record<FeatureName, number>;
 
 export const NOT_CLIPPED = [Infinity, Infinity, Infinity];
 
+/** The model's four inputs for `count` patches packed in `input` (float32 [count, 3, 64, 64]). */
+export function graphFeeds(
+  input: Float32Array,
+  count: number,
+  poreFloor: number,
+  clipLevels: readonly number[],
+  toneWeights: Float32Array,
+): Record<string, Tensor> {
+  return {
+    [INPUT_NAME]: new Tensor('float32', input, [count, 3, PATCH_SIZE, PATCH_SIZE]),
+    [PORE_FLOOR_NAME]: new Tensor('float32', Float32Array.of(poreFloor), []),
+    [CLIP_LEVELS_NAME]: new Tensor('float32', Float32Array.from(clipLevels), [3]),
+    [TONE_WEIGHTS_NAME]: new Tensor('float32', toneWeights, [count, 1, PATCH_SIZE, PATCH_SIZE]),
+  };
+}
+
 export async function measure(
   session: InferenceSession,
   patches: readonly Patch[],
@@ -30,13 +46,7 @@ export async function measure(
 ): Promise<Row[]> {
   const input = new Float32Array(patches.length * 3 * AREA);
   for (const [i, patch] of patches.entries()) input.set(patch, i * 3 * AREA);
-  const dims = [patches.length, 3, PATCH_SIZE, PATCH_SIZE];
-  const feeds = {
-    [INPUT_NAME]: new Tensor('float32', input, dims),
-    [PORE_FLOOR_NAME]: new Tensor('float32', Float32Array.of(poreFloor), []),
-    [CLIP_LEVELS_NAME]: new Tensor('float32', Float32Array.from(clipLevels), [3]),
-    [TONE_WEIGHTS_NAME]: new Tensor('float32', toneWeights, [patches.length, 1, PATCH_SIZE, PATCH_SIZE]),
-  };
+  const feeds = graphFeeds(input, patches.length, poreFloor, clipLevels, toneWeights);
   const output = (await session.run(feeds))[OUTPUT_NAME]!;
   assert.deepEqual(output.dims, [patches.length, FEATURES.length]);
   const values = output.data as Float32Array;
