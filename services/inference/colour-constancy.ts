@@ -1,12 +1,12 @@
 /**
  * Colour constancy: the camera's white balance and exposure scale each linear RGB channel of the whole
  * photo by some factor. Dividing each channel by the face's own baseline skin colour — the per-channel
- * median, in linear light, of the forehead, nose and chin — and multiplying by a fixed reference skin
- * colour undoes any such scaling, so every colour measure reads the skin relative to the person's own
- * baseline: redness is the cheeks' erythema index above it, dark circles the under-eyes' L* below the
- * forehead's and nose's (UNDER_EYE_BASELINE: no chin, where beards grow, and no shine). The medians
- * ignore small features (spots, lines, shine) painted or grown on the baseline skin, lines across the
- * forehead are filled in first (a closing down its patch's columns), and pixels darker than their
+ * median, in linear light, of the forehead, nose and chin (the chin's hair left out) — and multiplying by
+ * a fixed reference skin colour undoes any such scaling, so every colour measure reads the skin relative to
+ * the person's own baseline: redness is the cheeks' erythema index above it, dark circles the under-eyes'
+ * L* below the forehead's and nose's (UNDER_EYE_BASELINE: no chin, where beards grow, and no shine).
+ * The medians ignore small features (spots, lines, shine) painted or grown on the baseline skin, lines
+ * across the forehead are filled in first (a closing down its patch's columns), and pixels darker than their
  * surroundings (lines, creases, pores, hairs) are left out. The cost, stated in
  * docs/inference.md: skin tone itself is normalised away, so no measure reads how light or dark a skin is.
  */
