@@ -94,17 +94,10 @@ export function addSkinWeight(
   name: string,
   share: SkinShare = SKIN_SHARE,
 ): string {
-  const offset = g.scalar(`${name}_offset`, 16);
-  const ratio = g.node(
-    'Div',
-    [g.node('Add', [l, offset], [`${name}_l16`]), g.node('Add', [median, offset], [`${name}_median16`])],
-    [`${name}_cube_root_ratio`],
-  );
-  const y = g.node('Mul', [g.node('Mul', [ratio, ratio], [`${name}_ratio2`]), ratio], [`${name}_ratio`]);
-  const clip = (x: string, out: string) =>
-    g.node('Clip', [x, g.scalar(`${out}_lo`, 0), g.scalar(`${out}_hi`, 1)], [out]);
+  const y = addLuminanceRatio(g, l, median, name);
   const ramp = g.scalar(`${name}_ramp`, 1 / share.ramp);
-  const above = clip(
+  const above = clipToUnit(
+    g,
     g.node(
       'Mul',
       [g.node('Sub', [y, g.scalar(`${name}_dark_from`, share.darkFrom)], [`${name}_over_dark`]), ramp],
@@ -112,7 +105,38 @@ export function addSkinWeight(
     ),
     `${name}_above`,
   );
-  const below = clip(
+  return g.node('Mul', [above, addUnderLight(g, y, ramp, name, share)], [name]);
+}
+
+/**
+ * The upper bound of addSkinWeight alone, named `${name}_below`: 1 up to `share.lightTo − share.ramp` times
+ * the median's linear luminance, 0 from `share.lightTo` (shine), darker pixels all kept.
+ */
+export function addBelowLight(
+  g: GraphBuilder,
+  l: string,
+  median: string,
+  name: string,
+  share: SkinShare = SKIN_SHARE,
+): string {
+  const y = addLuminanceRatio(g, l, median, name);
+  return addUnderLight(g, y, g.scalar(`${name}_ramp`, 1 / share.ramp), name, share);
+}
+
+/** Each pixel's linear luminance relative to the median's: ((L* + 16) / (median + 16))³. */
+function addLuminanceRatio(g: GraphBuilder, l: string, median: string, name: string): string {
+  const offset = g.scalar(`${name}_offset`, 16);
+  const ratio = g.node(
+    'Div',
+    [g.node('Add', [l, offset], [`${name}_l16`]), g.node('Add', [median, offset], [`${name}_median16`])],
+    [`${name}_cube_root_ratio`],
+  );
+  return g.node('Mul', [g.node('Mul', [ratio, ratio], [`${name}_ratio2`]), ratio], [`${name}_ratio`]);
+}
+
+function addUnderLight(g: GraphBuilder, y: string, ramp: string, name: string, share: SkinShare): string {
+  return clipToUnit(
+    g,
     g.node(
       'Mul',
       [g.node('Sub', [g.scalar(`${name}_light_to`, share.lightTo), y], [`${name}_under_light`]), ramp],
@@ -120,7 +144,10 @@ export function addSkinWeight(
     ),
     `${name}_below`,
   );
-  return g.node('Mul', [above, below], [name]);
+}
+
+function clipToUnit(g: GraphBuilder, x: string, out: string): string {
+  return g.node('Clip', [x, g.scalar(`${out}_lo`, 0), g.scalar(`${out}_hi`, 1)], [out]);
 }
 
 /** Bounds of the skin in a patch, as shares of the median's linear luminance (addSkinWeight). */

@@ -7,7 +7,7 @@
 import { PATCH_SIZE, TONE_SIGMA } from './features.ts';
 import { addGaussianBlur, weightedMean } from './filters.ts';
 import type { GraphBuilder } from './graph-builder.ts';
-import { SKIN_SHARE } from './patch-ops.ts';
+import { addBelowLight } from './patch-ops.ts';
 
 export type ToneFeatures = { l_std: string };
 
@@ -24,41 +24,13 @@ const SIDE = PATCH_SIZE / TONE_BLOCK;
 const TONE_DEGREE = 3;
 /**
  * Shine is not tone: a pixel counts fully up to SKIN_SHARE.lightTo − SKIN_SHARE.ramp times the linear
- * luminance of its patch's median, not at all from SKIN_SHARE.lightTo (the skin weight's upper bound,
- * patch-ops.ts). Under hard light a cheek's sheen is a highlight several times the skin around it, which the
+ * luminance of its patch's median, not at all from SKIN_SHARE.lightTo (the skin weight's upper bound alone,
+ * patch-ops.ts addBelowLight; its nodes are named after SHINE). Under hard light a cheek's sheen is a highlight several times the skin around it, which the
  * cubic surface leaves as a patch: one reference person's cheek in shade read 2.36 with the highlight and
  * their other photos 0.23–1.42 (docs/inference.md, "Uneven tone: shine is not tone"). A tone patch is far
  * less than that (the uneven-tone edit's light patch about 1.4 times).
  */
-function addBelowShine(g: GraphBuilder, l: string, median: string): string {
-  const offset = g.scalar('tone_shine_offset', 16);
-  const ratio = g.node(
-    'Div',
-    [
-      g.node('Add', [l, offset], ['tone_shine_l16']),
-      g.node('Add', [median, offset], ['tone_shine_median16']),
-    ],
-    ['tone_shine_cube_root_ratio'],
-  );
-  const luminance = g.node(
-    'Mul',
-    [g.node('Mul', [ratio, ratio], ['tone_shine_ratio2']), ratio],
-    ['tone_shine_luminance_ratio'],
-  );
-  const below = g.node(
-    'Mul',
-    [
-      g.node('Sub', [g.scalar('tone_shine_from', SKIN_SHARE.lightTo), luminance], ['tone_shine_headroom']),
-      g.scalar('tone_shine_ramp', 1 / SKIN_SHARE.ramp),
-    ],
-    ['tone_below_shine_raw'],
-  );
-  return g.node(
-    'Clip',
-    [below, g.scalar('tone_shine_lo', 0), g.scalar('tone_shine_hi', 1)],
-    ['tone_below_shine'],
-  );
-}
+const SHINE = 'tone_shine';
 
 /**
  * How much of the clear skin's mean L* each block's smoothed L* holds, as if that many blocks' worth of skin
@@ -93,7 +65,7 @@ export function orthonormalPolynomials(size: number, most: number): number[][] {
  * The spread of T − Q (its mean absolute deviation, scaled to read as a standard deviation) over blocks of TONE_BLOCK² pixels, each weighted by its share of skin
  * clear of spots (each pixel weighted by 1 less the largest spot degree in its 9×9 neighbourhood, so a
  * contrast near the spot threshold, which re-encoding tips either way, moves it a little: with a yes-or-no
- * mask one pixel took its 81 neighbours in or out), of shine (addBelowShine, against `lMedian`, the
+ * mask one pixel took its 81 neighbours in or out), of shine (addBelowLight, against `lMedian`, the
  * patch's median L*) and times `weights` (features.ts TONE_WEIGHTS_NAME): T is the clear skin's L* per block,
  * smoothed by a Gaussian of TONE_SIGMA pixels; Q is the polynomial surface in x and y of degree at most
  * TONE_DEGREE (1, x, y, x², xy, y², x³, x²y, xy², y³) that fits T best — the light and shade of the cheek's
@@ -122,7 +94,7 @@ export function addToneFeatures(
         ],
         ['tone_clear_of_spots'],
       ),
-      g.node('Mul', [addBelowShine(g, l, lMedian), weights], ['tone_below_shine_weighted']),
+      g.node('Mul', [addBelowLight(g, l, lMedian, SHINE), weights], ['tone_below_shine_weighted']),
     ],
     ['tone_clear'],
   );
