@@ -45,6 +45,7 @@ describe('graceful shutdown on SIGTERM, through real processes', function () {
   };
   const newScan = async (photo: Parameters<typeof singleFace>[0]) => {
     const started = await callTool(facade.url, 'start_skin_scan', { source: 'shutdown' });
+    assert.equal(started.isError, undefined, JSON.stringify(started.content));
     const runId = started.structuredContent.run_id as string;
     await uploadPhoto(cluster.orm, runId, await singleFace(photo));
     return runId;
