@@ -80,6 +80,7 @@ export async function createAccountSurface(options: AccountSurfaceOptions) {
     resourceMetadataUrl: `${issuer}${RESOURCE_METADATA_PATH}`,
     limits: options.limits,
     serve,
+    logger,
   });
   const signIn = new SignIn({
     upstreams,

@@ -5,14 +5,20 @@
  * or another scheme such as Basic, carries no error code: RFC 6750 §3.1). Requests refused so count against
  * the network's request budget (over it: HTTP 429, endpoint.ts); signed-in ones count per account; a tool call whose scope the token lacks → HTTP 403 with
  * `error="insufficient_scope"`. The verified account travels with the request as the SDK's `authInfo`.
+ * A token that cannot be checked (core, which holds grants and accounts, does not answer) is the service's
+ * fault, not the caller's: HTTP 503 with Retry-After and a JSON-RPC error with the tools' `unavailable` code
+ * in `data`, logged once (it was an HTTP 500 whose body no MCP client reads as JSON-RPC); it counts as a
+ * refusal does.
  */
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from 'koa';
+import type { Logger } from '../../services/shared/logger.ts';
 import type { GuestLimits } from '../rate-limits.ts';
 import type { BearerVerifier } from './bearer.ts';
 import { tooManyRequests } from './endpoint.ts';
 import type { ToolDefinition } from './tool-definition.ts';
+import { unavailable } from './tool-errors.ts';
 
 export interface AccountEndpointOptions {
   readonly verifier: BearerVerifier;
@@ -23,6 +29,7 @@ export interface AccountEndpointOptions {
   readonly limits: Pick<GuestLimits, 'checkRequest'>;
   /** The /mcp endpoint's handler, given the account in `ctx.state.authInfo` and a scope check. */
   readonly serve: (ctx: Context, refuse: (ctx: Context, request: JSONRPCRequest) => boolean) => Promise<void>;
+  readonly logger: Logger;
 }
 
 export function accountEndpoint(options: AccountEndpointOptions) {
@@ -49,10 +56,16 @@ export function accountEndpoint(options: AccountEndpointOptions) {
 
   return async (ctx: Context): Promise<void> => {
     ctx.set('Cache-Control', 'no-store'); // as every MCP answer (endpoint.ts), refusals included
-    const check = await options.verifier.check(ctx.get('authorization') || undefined);
-    if (!check.ok) {
+    const check = await options.verifier
+      .check(ctx.get('authorization') || undefined)
+      .catch((err: unknown): undefined => {
+        const message = err instanceof Error ? err.message : String(err);
+        options.logger.error({ err: message }, 'token not checked: core did not answer');
+      });
+    if (!check?.ok) {
       const overBudget = await options.limits.checkRequest(ctx.ip);
       if (overBudget) return tooManyRequests(ctx, overBudget);
+      if (!check) return unverifiable(ctx);
       ctx.status = 401;
       ctx.set(
         'WWW-Authenticate',
@@ -82,5 +95,18 @@ export function accountEndpoint(options: AccountEndpointOptions) {
     };
     ctx.state.authInfo = authInfo;
     await options.serve(ctx, refuse);
+  };
+}
+
+/** A bearer that could not be checked: HTTP 503, and the `unavailable` an agent gets for any fault. */
+function unverifiable(ctx: Context): void {
+  const fault = unavailable(String(ctx.state.requestId));
+  const wait = fault.retryAfterSeconds ?? 1;
+  ctx.status = 503;
+  ctx.set('Retry-After', String(wait));
+  ctx.body = {
+    jsonrpc: '2.0',
+    id: null,
+    error: { code: -32603, message: fault.message, data: { code: fault.code, retry_after_seconds: wait } },
   };
 }
