@@ -204,9 +204,10 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
     await next();
   });
   app.use(async (ctx, next) => {
-    // A URL pasted with a trailing slash (`/mcp/`, `/mcp/account/`) names the same endpoint.
-    const route =
-      routes.get(ctx.path) ?? (ctx.path.startsWith('/mcp') ? routes.get(ctx.path.slice(0, -1)) : undefined);
+    // A URL pasted with a trailing slash (`/mcp/`, `/mcp/account/`) names the same endpoint; only the slash
+    // (any other last character dropped made `/mcpx` and `/mcp/accounts` endpoints too).
+    const bare = ctx.path.startsWith('/mcp') && ctx.path.endsWith('/') ? ctx.path.slice(0, -1) : undefined;
+    const route = routes.get(ctx.path) ?? (bare === undefined ? undefined : routes.get(bare));
     if (!route) return next();
     if (PROBES.has(ctx.path) && ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.status = 405;

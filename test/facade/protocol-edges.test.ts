@@ -307,6 +307,15 @@ describe('MCP protocol edges', () => {
       body: LIST,
     });
     assert.equal(doubled.status, 404);
+    // Only a slash: another last character is another path (it named the endpoint without it).
+    for (const path of ['/mcpx', '/mcp!', '/mcp/accounts', '/mcp/account!']) {
+      const other = await fetch(new URL(path, stack.baseUrl), {
+        method: 'POST',
+        headers: JSON_RPC_HEADERS,
+        body: LIST,
+      });
+      assert.equal(other.status, 404, path);
+    }
   });
 
   it('nullable output fields are written as anyOf, never as a type array', async () => {
