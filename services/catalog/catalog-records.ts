@@ -63,7 +63,7 @@ export function checkRecord(
   if (rawId === undefined) {
     return { line, rejected: `product_id must be text or a whole number (got ${kindOf(r.product_id)})` };
   }
-  const control = rawId === null ? null : /\p{Cc}/u.exec(rawId.trim());
+  const control = rawId === null ? null : /[\p{Cc}\p{Cs}]/u.exec(rawId.trim());
   if (control !== null) {
     const code = control[0].codePointAt(0)!;
     return {
@@ -154,7 +154,8 @@ function ingredientsValue(value: unknown): string | null | undefined {
  * when nothing is left.
  */
 function displayText(value: string): string | null {
-  return text(readableText(withoutInvisible(withoutControls(value))));
+  // Invisible characters a reference spells (`Feuchtigkeits&shy;creme`) go once it is decoded.
+  return text(withoutInvisible(readableText(withoutInvisible(withoutControls(value)))));
 }
 
 /**

@@ -96,14 +96,14 @@ export function columnsOf(names: readonly string[], where: string): Field[] {
 }
 
 /**
- * C0 and C1 controls and bidi embeddings, overrides and isolates: never stored in a one-line field. A CRLF
- * is one line break.
+ * C0 and C1 controls, bidi embeddings, overrides and isolates, and half a surrogate pair (a JSON `\ud800`
+ * alone, which no encoding can store): never stored in a one-line field. A CRLF is one line break.
  */
-const CONTROLS = /\r\n|[\p{Cc}\u202a-\u202e\u2066-\u2069]/gu;
+const CONTROLS = /\r\n|[\p{Cc}\p{Cs}\u202a-\u202e\u2066-\u2069]/gu;
 /** The same but tab, line feed and carriage return, which an ingredient list may hold. */
-const LIST_CONTROLS = /(?![\t\n\r])[\p{Cc}\u202a-\u202e\u2066-\u2069]/gu;
+const LIST_CONTROLS = /(?![\t\n\r])[\p{Cc}\p{Cs}\u202a-\u202e\u2066-\u2069]/gu;
 
-const HAS_CONTROL = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
+const HAS_CONTROL = /[\p{Cc}\p{Cs}\u202a-\u202e\u2066-\u2069]/u;
 
 /** A one-line field without controls: tabs and line breaks are spaces, the others dropped. */
 export function withoutControls(value: string): string {

@@ -4,7 +4,12 @@
  * country) through readableText, so what is stored is what a person reads and what filters compare.
  */
 
-/** Named character references shops' product pages put in lists (any numeric one is decoded too). */
+/**
+ * Named character references shops' product pages put in lists and names: what rich-text editors write by
+ * name (TinyMCE's default) beyond the accented letters below, so that a `&hellip;` still says a list was
+ * cut short, `&shy;` does not split `Glyc&shy;erin` at its `;`, and `&beta;-Glucan` is beta-glucan. Looked
+ * up as written, then in lower case. (Any numeric reference is decoded too.)
+ */
 const ENTITIES: Readonly<Record<string, string>> = {
   amp: '&',
   lt: '<',
@@ -12,18 +17,67 @@ const ENTITIES: Readonly<Record<string, string>> = {
   quot: '"',
   apos: "'",
   nbsp: ' ',
+  ensp: ' ',
+  emsp: ' ',
+  thinsp: ' ',
+  shy: '\u00ad',
+  zwnj: '\u200c',
+  zwj: '\u200d',
   ndash: '–',
   mdash: '—',
+  minus: '−',
+  hellip: '…',
   middot: '·',
   bull: '•',
+  dagger: '†',
+  Dagger: '‡',
+  sect: '§',
+  para: '¶',
   reg: '®',
   trade: '™',
+  copy: '©',
   deg: '°',
   micro: 'µ',
   plusmn: '±',
+  times: '×',
+  frac12: '½',
+  frac14: '¼',
+  frac34: '¾',
+  sup1: '¹',
+  sup2: '²',
+  sup3: '³',
+  ordf: 'ª',
+  ordm: 'º',
   rsquo: '’',
   lsquo: '‘',
+  sbquo: '‚',
+  ldquo: '“',
+  rdquo: '”',
+  bdquo: '„',
+  laquo: '«',
+  raquo: '»',
+  lsaquo: '‹',
+  rsaquo: '›',
+  iexcl: '¡',
+  iquest: '¿',
+  euro: '€',
+  pound: '£',
+  cent: '¢',
+  yen: '¥',
   szlig: 'ß',
+  aelig: 'æ',
+  AElig: 'Æ',
+  oelig: 'œ',
+  OElig: 'Œ',
+  oslash: 'ø',
+  Oslash: 'Ø',
+  eth: 'ð',
+  thorn: 'þ',
+  alpha: 'α',
+  beta: 'β',
+  gamma: 'γ',
+  delta: 'δ',
+  omega: 'ω',
 };
 const ACCENTS: Readonly<Record<string, string>> = {
   acute: '\u0301',
@@ -34,7 +88,10 @@ const ACCENTS: Readonly<Record<string, string>> = {
   cedil: '\u0327',
   ring: '\u030a',
 };
-const ENTITY = /&(?:#(\d{1,7})|#x([\da-f]{1,6})|([a-z]+));/gi;
+/** What a numeric reference may name but no text holds: controls but tab and line breaks, direction
+ * embeddings, overrides and isolates, surrogates, and U+0000. */
+const UNREAD = /^(?![\t\n\r])[\p{Cc}\p{Cs}\u202a-\u202e\u2066-\u2069]$/u;
+const ENTITY = /&(?:#(\d{1,7})|#x([\da-f]{1,6})|([a-z][a-z\d]*));/gi;
 /** A tag that ends a line (`<br>`, `</p>`, `<li>`…), and any other tag (`<b>`, `<span class=…>`). */
 const BLOCK_TAG = /<\/?(?:br|p|div|li|ul|ol|tr|td|h\d)\b[^<>]*>/gi;
 const TAG = /<\/?[a-z][^<>]*>/gi;
@@ -52,9 +109,13 @@ export function withoutMarkup(text: string): string {
   const decoded = text.replace(ENTITY, (whole, decimal: string, hex: string, name: string) => {
     if (decimal !== undefined || hex !== undefined) {
       const code = Number.parseInt(decimal ?? hex, decimal !== undefined ? 10 : 16);
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+      if (code > 0x10ffff) return whole;
+      // A reference to a control, a direction override, half a surrogate pair or U+0000 is no character
+      // a person reads: dropped, as the same characters given raw are (catalog-schema.ts).
+      const character = String.fromCodePoint(code);
+      return UNREAD.test(character) ? '' : character;
     }
-    const named = ENTITIES[name.toLowerCase()];
+    const named = ENTITIES[name] ?? ENTITIES[name.toLowerCase()];
     if (named !== undefined) return named;
     const accent = /^([a-z])(acute|grave|circ|uml|tilde|cedil|ring)$/i.exec(name);
     return accent ? `${accent[1]}${ACCENTS[accent[2]!.toLowerCase()]}` : whole;
