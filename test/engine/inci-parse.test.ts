@@ -64,6 +64,23 @@ describe('INCI parser', () => {
     assert.deepEqual(labels(text), ['Aqua', 'Glycerin', 'Aloe Barbadensis Leaf Juice', 'Parfum', 'Linalool']);
   });
 
+  it('a legend on its own line (a paragraph of a product page) is not glued to the last name', () => {
+    for (const text of [
+      'Aqua, Glycerin, *Aloe Barbadensis Leaf Juice, Linalool\n*organic',
+      '<p>Aqua, Glycerin, *Aloe Barbadensis Leaf Juice, Linalool</p><p>*organic</p>',
+      'Aqua, Glycerin, Aloe Barbadensis Leaf Juice†, Linalool\r\n†organic',
+    ]) {
+      assert.deepEqual(labels(text), ['Aqua', 'Glycerin', 'Aloe Barbadensis Leaf Juice', 'Linalool'], text);
+    }
+    // A marked entry on a line of its own is an entry, not the end of the name above it.
+    assert.deepEqual(names('Aqua, Glycerin, Sodium Hyaluronate\n*Aloe Barbadensis Leaf Juice'), [
+      'water',
+      'glycerin',
+      'sodium hyaluronate',
+      'aloe barbadensis leaf juice',
+    ]);
+  });
+
   it('drops percentages, with or without parentheses', () => {
     assert.deepEqual(
       labels('Centella Asiatica Extract (100%), Niacinamide 10%, Salicylic Acid 0,5 %, Zinc PCA (1 %)'),

@@ -111,6 +111,9 @@ const LEGEND =
 const PERCENT =
   /\(\s*(?:(?:ca|approx)\.?\s*)?[<>≤≥~]?\s*(?:\d+(?:[.,]\d+)?\s*%?\s*[-–]\s*)?\d+(?:[.,]\d+)?\s*%\s*(?:w\/w)?\s*\)|[<>≤≥~]?\s*(?:\d+(?:[.,]\d+)?\s*%?\s*[-–]\s*)?\d+(?:[.,]\d+)?\s*%(?:\s*w\/w)?/gi;
 
+/** A line that opens with a footnote mark. */
+const MARKED_LINE = /^\s*[*†‡§¶°^※¹²³⁴⁵⁶⁷⁸⁹⁰]/u;
+
 /** The period that ends a list right before its footnote legend (`Coumarin*. *from essential oils`). */
 const LEGEND_START = /\.\s*(?=[*†‡§¶°^※+#¹²³⁴⁵⁶⁷⁸⁹⁰]+\s*\p{L})/gu;
 
@@ -308,14 +311,16 @@ function toIngredients(entries: readonly Entry[]): Ingredient[] {
 
 /**
  * Line breaks in a comma-separated list only wrap long names; in a list without commas each line is one
- * entry, and so is a line of shop copy above or below a list.
+ * entry, and so is a line of shop copy above or below a list, and a line opening with a footnote mark (a
+ * marked entry, or the legend under the list: `Linalool` then `*organic` is no `Linalool organic`).
  */
 function unifyLineBreaks(text: string): string {
   const lines = text.split(/\r\n|\r|\n/);
   const wrapped = lines.some((line) => /,(?![^(]*\))/.test(line));
   let joined = lines[0] ?? '';
   for (let i = 1; i < lines.length; i++) {
-    const apart = !wrapped || isProse(lines[i - 1]!) || isProse(lines[i]!);
+    const apart =
+      !wrapped || isProse(lines[i - 1]!) || isProse(lines[i]!) || MARKED_LINE.test(lines[i]!);
     joined += (apart ? ', ' : ' ') + lines[i];
   }
   return joined;
