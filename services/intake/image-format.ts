@@ -2,8 +2,10 @@
  * What a file is, by its bytes alone: the magic numbers of the formats the upload page accepts, and whether
  * the file ends where its own structure says the image ends. A file that carries anything after its image
  * (a JPEG with HTML or a zip archive appended: a polyglot) is refused rather than trimmed, so that nothing
- * but an image is ever taken in. HEIC is not among the formats: the sharp build here decodes HEIF only for
- * AVIF (its libheif has no HEVC decoder), and browsers hand the page JPEG from their photo pickers anyway.
+ * but an image is ever taken in. What a JPEG's own MPF segment declares after it is part of its structure:
+ * more JPEG images (a camera's preview, an HDR photo's gain map), each walked like the first. HEIC is not
+ * among the formats: the sharp build here decodes HEIF only for AVIF (its libheif has no HEVC decoder), and
+ * browsers hand the page JPEG from their photo pickers anyway.
  */
 export type ImageFormat = 'jpeg' | 'png' | 'webp';
 
@@ -32,13 +34,17 @@ export function endsWithImage(bytes: Buffer, format: ImageFormat): boolean {
  * short, or damaged before its end); past the file's end when a declared size says so (WebP).
  */
 export function imageEnd(bytes: Buffer, format: ImageFormat): number | undefined {
-  return format === 'jpeg' ? jpegEnd(bytes) : format === 'png' ? pngEnd(bytes) : webpEnd(bytes);
+  if (format === 'png') return pngEnd(bytes);
+  if (format === 'webp') return webpEnd(bytes);
+  const end = jpegEnd(bytes, 0);
+  return end === undefined || end === bytes.length ? end : mpfImagesEnd(bytes, end);
 }
 
 /** Just past the JPEG's end-of-image marker: marker segments are skipped by their lengths, and entropy-coded
  * data after each start-of-scan runs to the next marker (0xFF not followed by 0x00 or a restart marker). */
-function jpegEnd(b: Buffer): number | undefined {
-  let i = 2;
+function jpegEnd(b: Buffer, start: number): number | undefined {
+  if (b[start] !== 0xff || b[start + 1] !== 0xd8) return undefined;
+  let i = start + 2;
   while (i + 1 < b.length) {
     if (b[i] !== 0xff) return undefined;
     const marker = b[i + 1]!;
@@ -83,4 +89,76 @@ function pngEnd(b: Buffer): number | undefined {
 /** The RIFF container's declared size. */
 function webpEnd(b: Buffer): number | undefined {
   return b.length >= 12 ? 8 + b.readUInt32LE(4) : undefined;
+}
+
+/**
+ * The end of the images the first JPEG's MPF segment (CIPA DC-007 Multi-Picture Format) declares after it:
+ * cameras append a preview, phones an HDR photo's gain map (Ultra HDR, Apple's) or a depth map, each a JPEG
+ * of its own whose size and offset (from the segment's TIFF header) MPF lists. They must follow the first
+ * image and one another with nothing between, each a whole JPEG of its declared size: then the file ends
+ * where the last one does (past the file's end when one is cut short). Anything else, or no MPF, leaves the
+ * first image's end, and what follows it is more than an image.
+ */
+function mpfImagesEnd(b: Buffer, firstEnd: number): number {
+  const images = mpfEntries(b)?.sort((x, y) => x.start - y.start);
+  if (!images || images.length === 0) return firstEnd;
+  let end = firstEnd;
+  for (const { start, size } of images) {
+    if (start !== end) return firstEnd;
+    if (start + size > b.length) return start + size;
+    if (jpegEnd(b.subarray(0, start + size), start) !== start + size) return firstEnd;
+    end = start + size;
+  }
+  return end;
+}
+
+interface MpfImage {
+  readonly start: number;
+  readonly size: number;
+}
+
+/** The images after the first that the first JPEG's APP2 "MPF" segment lists, or undefined without one. */
+function mpfEntries(b: Buffer): MpfImage[] | undefined {
+  const segment = mpfSegment(b);
+  if (!segment) return undefined;
+  const { tiff, end } = segment;
+  const little = b.toString('latin1', tiff, tiff + 2) === 'II';
+  if (!little && b.toString('latin1', tiff, tiff + 2) !== 'MM') return undefined;
+  // Reads within the segment only; -1 outside it.
+  const within = (at: number, n: number) => at >= tiff && at + n <= end;
+  const u16 = (at: number) => (within(at, 2) ? (little ? b.readUInt16LE(at) : b.readUInt16BE(at)) : -1);
+  const u32 = (at: number) => (within(at, 4) ? (little ? b.readUInt32LE(at) : b.readUInt32BE(at)) : -1);
+  const ifd = tiff + u32(tiff + 4);
+  const count = u16(ifd);
+  for (let n = 0; n < count; n++) {
+    const entry = ifd + 2 + n * 12;
+    if (u16(entry) !== MP_ENTRY_TAG) continue;
+    const length = u32(entry + 4);
+    const data = tiff + u32(entry + 8);
+    if (length < 0 || length % 16 !== 0 || data < tiff || data + length > end) return undefined;
+    const images: MpfImage[] = [];
+    // The first entry is the first image itself (offset 0); the others are after it.
+    for (let at = data + 16; at < data + length; at += 16) {
+      const size = u32(at + 4);
+      const offset = u32(at + 8);
+      if (size > 0 && offset > 0) images.push({ start: tiff + offset, size });
+    }
+    return images;
+  }
+  return undefined;
+}
+
+const MP_ENTRY_TAG = 0xb002;
+
+/** Where the first JPEG's MPF segment's TIFF header starts, and where the segment ends. */
+function mpfSegment(b: Buffer): { tiff: number; end: number } | undefined {
+  let i = 2;
+  while (i + 4 <= b.length && b[i] === 0xff) {
+    const marker = b[i + 1]!;
+    if (marker === 0xda || marker === 0xd9) return undefined; // the image data: no MPF before it
+    const end = Math.min(i + 2 + b.readUInt16BE(i + 2), b.length);
+    if (marker === 0xe2 && b.toString('latin1', i + 4, i + 8) === 'MPF\0') return { tiff: i + 8, end };
+    i = end;
+  }
+  return undefined;
 }

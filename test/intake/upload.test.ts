@@ -12,6 +12,7 @@ import { pixelBomb, singleFace } from '../inference/support/photos.ts';
 import { completeScan, HEALTHY_SCORES, setScanStatus } from '../support/fixtures.ts';
 import { testIntake } from '../support/intake.ts';
 import { type Stack, startStack } from '../support/stack.ts';
+import { mpfJpeg } from './mpf.ts';
 import { type Clients, clients, consentedScan, refused } from './support.ts';
 
 const UPLOADS_PER_HOUR = 12;
@@ -176,6 +177,54 @@ describe('IntakeService.UploadPhoto: checks before storing, and what is stored',
       Buffer.from('ffd9', 'hex'),
     ]);
     await refusedAndNothingStored(garbage, Code.InvalidArgument, 'not_an_image', message);
+  });
+
+  it('takes a JPEG with more images after it that its MPF segment declares: a gain map, a camera preview', async () => {
+    // As phones write an HDR photo (Ultra HDR: EXIF, MPF, a quarter-size grey gain map appended) and cameras
+    // a photo with its previews (big-endian MPF). Only the first image is kept.
+    const exif = await sharp(face)
+      .withExif({ IFD0: { Make: 'TestPhone' } })
+      .jpeg({ quality: 95 })
+      .toBuffer();
+    const gainMap = await sharp(face).resize(146).greyscale().jpeg().toBuffer();
+    const previews = [
+      await sharp(face).resize(400).jpeg().toBuffer(),
+      await sharp(face).resize(160).jpeg().toBuffer(),
+    ];
+    for (const photo of [mpfJpeg(exif, [gainMap]), mpfJpeg(face, previews, { bigEndian: true })]) {
+      const scan = await consentedScan(c);
+      const { state } = await upload(photo, scan);
+      assert.equal(state?.status, ScanStatus.QUEUED);
+      const stored = (await storedPhoto(scan.runId))!.image;
+      const meta = await sharp(stored).metadata();
+      assert.deepEqual([meta.format, meta.width, meta.height, meta.channels], ['jpeg', 583, 583, 3]);
+      assert.equal(stored.includes('MPF'), false);
+    }
+  });
+
+  it('refuses what MPF does not account for: bytes after its images, an image that is none, one cut short', async () => {
+    const gainMap = await sharp(face).resize(146).greyscale().jpeg().toBuffer();
+    const html = Buffer.from('<html><script>alert(document.cookie)</script></html>');
+    const more = 'The file holds more than an image.';
+    await refusedAndNothingStored(
+      Buffer.concat([mpfJpeg(face, [gainMap]), html]),
+      Code.InvalidArgument,
+      'not_an_image',
+      more,
+    );
+    await refusedAndNothingStored(mpfJpeg(face, [html]), Code.InvalidArgument, 'not_an_image', more);
+    // A declared size that takes in what follows the image: the image ends before MPF says it does.
+    const smuggled = mpfJpeg(face, [Buffer.concat([gainMap, html])], {
+      declaredSizes: [0, gainMap.length + html.length],
+    });
+    await refusedAndNothingStored(smuggled, Code.InvalidArgument, 'not_an_image', more);
+    const whole = mpfJpeg(face, [gainMap]);
+    await refusedAndNothingStored(
+      whole.subarray(0, whole.length - 100),
+      Code.InvalidArgument,
+      'not_an_image',
+      'The image in the file is cut short or damaged before its end; send the whole photo again.',
+    );
   });
 
   it('refuses a photo over PHOTO_MAX_BYTES: photo_too_large', async () => {
