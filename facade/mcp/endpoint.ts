@@ -280,12 +280,13 @@ interface ParamsSchema {
     | { success: true }
     | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
 }
-const PARAMS_SCHEMAS: Record<string, ParamsSchema> = {
-  initialize: InitializeRequestSchema,
-  ping: PingRequestSchema,
-  'tools/list': ListToolsRequestSchema,
-  'tools/call': CallToolRequestSchema,
-};
+/** A Map, not an object: a method named `constructor` or `__proto__` found Object's members (HTTP 500). */
+const PARAMS_SCHEMAS = new Map<string, ParamsSchema>([
+  ['initialize', InitializeRequestSchema],
+  ['ping', PingRequestSchema],
+  ['tools/list', ListToolsRequestSchema],
+  ['tools/call', CallToolRequestSchema],
+]);
 const REQUEST_MEMBERS = new Set(['jsonrpc', 'id', 'method', 'params']);
 
 /**
@@ -305,7 +306,7 @@ function requestProblem(
   if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
     return { status: 200, code: -32602, message: 'Invalid params: params must be an object.' };
   }
-  const parsed = (PARAMS_SCHEMAS[method] ?? RequestSchema).safeParse({ method, params });
+  const parsed = (PARAMS_SCHEMAS.get(method) ?? RequestSchema).safeParse({ method, params });
   if (parsed.success) return undefined;
   const issue = parsed.error.issues[0];
   const where = issue ? issue.path.map(String).join('.') : 'params';

@@ -190,6 +190,18 @@ describe('tool errors and HTTP behaviour of /mcp', () => {
       assert.equal(body.error.code, -32601);
     });
 
+    it('a method named like an object member → -32601 with the request id, not HTTP 500', async () => {
+      for (const method of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+        const { status, body } = await rpc(stack.baseUrl, method);
+        assert.equal(status, 200, method);
+        assert.deepEqual(body, {
+          jsonrpc: '2.0',
+          id: 1,
+          error: { code: -32601, message: 'Method not found' },
+        });
+      }
+    });
+
     for (const method of ['GET', 'DELETE']) {
       it(`${method} /mcp → 405`, async () => {
         const res = await fetch(`${stack.baseUrl}/mcp`, { method, headers: { accept: 'text/event-stream' } });
