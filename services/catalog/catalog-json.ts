@@ -26,7 +26,9 @@ export function readJson(text: string): RecordResult[] {
 export function readJsonLines(text: string): RecordResult[] {
   const results: RecordResult[] = [];
   const columns = new Map<string, Field[]>();
-  text.split('\n').forEach((raw, index) => {
+  // A JSON string cannot hold a raw line break, so every CR or LF ends a line: CRLF, and a lone CR as old Mac
+  // tools write it (read at LF only, a whole file of CR line ends was one line that is not JSON).
+  text.split(/\r\n|\r|\n/).forEach((raw, index) => {
     const line = index + 1;
     if (raw.trim() === '') return;
     let value: unknown;
@@ -86,7 +88,7 @@ function elementLines(text: string): number[] {
   let expecting = false;
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
-    if (c === '\n') line++;
+    if (c === '\n' || (c === '\r' && text[i + 1] !== '\n')) line++;
     if (inString) {
       if (c === '\\') i++;
       else if (c === '"') inString = false;
@@ -106,19 +108,29 @@ function elementLines(text: string): number[] {
 
 function lineOf(text: string, at: number): number {
   let line = 1;
-  for (let i = 0; i < at; i++) if (text[i] === '\n') line++;
+  for (let i = 0; i < at; i++) if (text[i] === '\n' || (text[i] === '\r' && text[i + 1] !== '\n')) line++;
   return line;
 }
 
 /**
  * A catalog file's text: UTF-8 (a byte-order mark is dropped), or UTF-16 when it starts with its mark (a
- * spreadsheet's "Unicode text"). Anything else — a spreadsheet's legacy "CSV" in Windows-1252, say — would
+ * spreadsheet's "Unicode text") or, without one, with two characters from ASCII. Anything else — a spreadsheet's legacy "CSV" in Windows-1252, say — would
  * read `Crème` as `Cr\uFFFDme` in every product it touches, so the file is refused, naming the first line
  * that is not UTF-8.
  */
 export function catalogText(bytes: Uint8Array): string {
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes);
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be').decode(bytes);
+  // UTF-16 without its mark (some exporters write none): a header's first two characters, from ASCII, are
+  // each a NUL byte beside a letter, which no UTF-8 text starts with. Read as UTF-8, every other byte of
+  // the file was a NUL, so each row was rejected for it.
+  const nul = (i: number) => bytes[i] === 0;
+  if (bytes.length >= 4 && !nul(0) && nul(1) && !nul(2) && nul(3)) {
+    return new TextDecoder('utf-16le').decode(bytes);
+  }
+  if (bytes.length >= 4 && nul(0) && !nul(1) && nul(2) && !nul(3)) {
+    return new TextDecoder('utf-16be').decode(bytes);
+  }
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {

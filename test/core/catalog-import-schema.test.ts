@@ -147,6 +147,31 @@ describe('catalog import: the file’s columns', function () {
     assert.equal((await row('t-1')).name, 'Crème');
   });
 
+  it('UTF-16 without its mark (either byte order) and JSON Lines with lone CR line ends import', async () => {
+    const text = 'product_id\tname\tbrand\tingredients\r\nu-1\tCrème\tB\tAqua, Glycerin\r\n';
+    const big = Buffer.from(text.replace('u-1', 'u-2'), 'utf16le').swap16();
+    for (const [file, body] of [
+      ['no-mark.txt', Buffer.from(text, 'utf16le')],
+      ['no-mark-be.txt', big],
+    ] as const) {
+      const result = await importFile(write(file, body));
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /^1 products imported/m);
+    }
+    // Old Mac tools end lines with CR alone: each line is one record, and a bad one is named by its line.
+    const records = [
+      '{"product_id":"u-3","name":"Gel"}',
+      '{"product_id":"u-4",',
+      '{"product_id":"u-5","name":"Oil"}',
+    ];
+    const cr = await importFile(write('mac.jsonl', `${records.join('\r')}\r`));
+    assert.equal(cr.code, 1, cr.stderr);
+    assert.match(cr.stdout, /^2 products imported/m);
+    assert.match(cr.stderr, /^rejected line 2: not valid JSON$/m);
+    assert.deepEqual(await ids(), ['u-1', 'u-2', 'u-3', 'u-5']);
+    assert.equal((await row('u-1')).name, 'Crème');
+  });
+
   it('one coercion table for CSV and JSON: numeric ids and names, yes/no words, a skin-type text', async () => {
     const jsonl = write(
       'types.jsonl',
