@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { parseInci } from '../../services/catalog/inci/parse.ts';
+import { MAX_LIST, parseInci, readInci } from '../../services/catalog/inci/parse.ts';
 import { canonicalName } from '../../services/catalog/inci/synonyms.ts';
 
 const names = (text: string | null | undefined) => parseInci(text).map((ingredient) => ingredient.name);
@@ -152,6 +152,18 @@ describe('INCI parser', () => {
   it('survives unbalanced parentheses', () => {
     assert.deepEqual(names('Water (Aqua, Glycerin, Niacinamide'), ['water', 'glycerin', 'niacinamide']);
     assert.deepEqual(names('Water), Glycerin'), ['water', 'glycerin']);
+  });
+
+  it('reads a list whatever its runs of spaces, and a field past MAX_LIST characters as no list', () => {
+    const indented = `<p>\n${' '.repeat(40_000)}Aqua,${' \t'.repeat(20_000)}Glycerin\n${'\u00a0'.repeat(9_000)}</p>`;
+    assert.deepEqual(names(indented), ['water', 'glycerin']);
+    const long = `Aqua, ${'Glycerin, '.repeat(MAX_LIST / 10)}Niacinamide`;
+    assert.deepEqual(readInci(long), {
+      status: 'not_a_list',
+      ingredients: [],
+      note: `${long.length} characters long: no ingredient list runs past ${MAX_LIST}`,
+      text: '',
+    });
   });
 
   it('keeps the first position of an ingredient listed twice', () => {

@@ -144,6 +144,19 @@ function plainPunctuation(text: string): string {
     .replace(/[\uff01-\uff5e]/g, (wide) => String.fromCharCode(wide.charCodeAt(0) - 0xfee0));
 }
 
+/**
+ * The longest field read as a list. Labels' lists run to 3 000 characters; a longer field is a page of
+ * copy, and some of the parser's steps take time that grows with the square of a run of one character.
+ */
+export const MAX_LIST = 10_000;
+
+/**
+ * A run of spaces is one space (one line break when it holds one, one tab when it holds one): what a list
+ * means never rests on how many, and a page's indentation can run to thousands.
+ */
+const foldSpaces = (text: string) =>
+  text.replace(/\s{2,}/g, (run) => (/[\r\n]/.test(run) ? '\n' : run.includes('\t') ? '\t' : ' '));
+
 /** Parses an INCI list; a missing or unusable value gives an empty list. */
 export function parseInci(text: string | null | undefined): Ingredient[] {
   return readInci(text).ingredients;
@@ -153,7 +166,10 @@ export function parseInci(text: string | null | undefined): Ingredient[] {
 export function readInci(text: string | null | undefined): InciReading {
   if (typeof text !== 'string' || text.trim() === '')
     return { status: 'missing', ingredients: [], note: null, text: '' };
-  const normalized = unifySeparators(plainPunctuation(withoutMarkup(text).normalize('NFC')));
+  const normalized = unifySeparators(foldSpaces(plainPunctuation(withoutMarkup(text).normalize('NFC'))));
+  if (normalized.length > MAX_LIST) {
+    return notAList(`${normalized.length} characters long: no ingredient list runs past ${MAX_LIST}`);
+  }
   if (NO_LIST.has(normalized.trim().toLowerCase())) return notAList(`placeholder "${quote(normalized)}"`);
 
   const unnumbered = withoutNumbering(normalized);
@@ -319,8 +335,7 @@ function unifyLineBreaks(text: string): string {
   const wrapped = lines.some((line) => /,(?![^(]*\))/.test(line));
   let joined = lines[0] ?? '';
   for (let i = 1; i < lines.length; i++) {
-    const apart =
-      !wrapped || isProse(lines[i - 1]!) || isProse(lines[i]!) || MARKED_LINE.test(lines[i]!);
+    const apart = !wrapped || isProse(lines[i - 1]!) || isProse(lines[i]!) || MARKED_LINE.test(lines[i]!);
     joined += (apart ? ', ' : ' ') + lines[i];
   }
   return joined;
