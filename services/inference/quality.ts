@@ -3,7 +3,7 @@
  * a person would fix them: find a face, the photo upright, the whole face in it, alone, large enough,
  * facing the camera, then lighting and focus.
  */
-import type { RgbImage } from './decode.ts';
+import { type RgbImage, WORKING_SIZE } from './decode.ts';
 import { eyeLight } from './eye-light.ts';
 import type { Face, Point } from './face.ts';
 import type { Landmarks } from './landmarks.ts';
@@ -32,6 +32,12 @@ const BOX_MARGIN = 0.05;
  * faces' box-to-eye-distance ratio (2.3–2.8, median 2.45) and refuses the same reference photos.
  */
 const MIN_EYE_DISTANCE = 56;
+/**
+ * A photo with a longer side under this has too few pixels for any face in it: eyes are at most 0.4 of a
+ * face's width apart, so even a face filling it would be under MIN_EYE_DISTANCE. With no face found in one
+ * (a 32 px thumbnail), its size, not the absence of a face, is what the person can act on.
+ */
+const MIN_PHOTO_SIDE = Math.ceil(MIN_EYE_DISTANCE / 0.4);
 /**
  * The landmarks' eyes, nose tip or mouth farther than this (eye distances) from the detector's keypoints:
  * the two networks do not agree where the face is, which happens when part of it is outside the photo
@@ -112,6 +118,7 @@ export type QualityReason =
   | 'no_face'
   | 'several_faces'
   | 'face_cut_off'
+  | 'photo_too_small'
   | 'face_too_small'
   | 'face_turned'
   | 'too_dark'
@@ -176,7 +183,10 @@ export function judgeQuality(image: RgbImage, findings: Findings): QualityVerdic
     sharpness: 0,
     colourfulness: 0,
   };
-  if (!face) return { face, quality: { ...base, ...empty }, failure: 'no_face' };
+  if (!face) {
+    const tiny = Math.max(image.width, image.height) < MIN_PHOTO_SIDE;
+    return { face, quality: { ...base, ...empty }, failure: tiny ? 'photo_too_small' : 'no_face' };
+  }
 
   const area = (f: Face) => f.box.w * f.box.h;
   const largest = Math.max(...faces.map(area));
@@ -199,12 +209,17 @@ export function judgeQuality(image: RgbImage, findings: Findings): QualityVerdic
   // The face's own frame first: inside the photo, then upright. A face cut in half can look upside down
   // or turned, and a weak detection beside it (0.6–0.7, on a hand or a collar) is no reason to ask for a
   // photo alone; an upside-down face's landmarks disagree with its keypoints as a cut one's do.
+  const eyes = () => faceFrame(landmarks!).d;
+  const upscale = WORKING_SIZE / Math.max(image.width, image.height);
   const gates: [QualityReason, () => boolean][] = [
     ['face_cut_off', () => !landmarks || runsOff(image, face, landmarks)],
     ['face_turned', () => upsideDown > 0 || Math.abs(roll) > MAX_ROLL_DEGREES],
     ['face_cut_off', () => disagreement(face, landmarks!) > MAX_DISAGREEMENT],
     ['several_faces', () => prominent > 1],
-    ['face_too_small', () => faceFrame(landmarks!).d < MIN_EYE_DISTANCE],
+    // Too small because the photo has too few pixels (smaller than the working size, a face that would be
+    // large enough at it), rather than because the face is small in the frame: send the photo at full size.
+    ['photo_too_small', () => eyes() < MIN_EYE_DISTANCE && eyes() * upscale >= MIN_EYE_DISTANCE],
+    ['face_too_small', () => eyes() < MIN_EYE_DISTANCE],
     ['face_turned', () => Math.abs(yaw) > MAX_YAW],
     [
       'too_dark',

@@ -10,6 +10,8 @@ export const FAILURE_MESSAGES = {
   several_faces: 'More than one face is in the photo. Take a photo of your face alone.',
   face_cut_off:
     'Part of the face is outside the photo. Move back or centre your face so that all of it, from forehead to chin, is in the picture.',
+  photo_too_small:
+    'The photo is too small: it has too few pixels to see the skin. Send it at its full size, not a thumbnail or a copy an app made smaller.',
   face_too_small: 'The face is too small in the photo. Come closer to the camera.',
   face_turned:
     'The face is turned, tilted or upside down. Hold the phone upright and level, look straight at the camera and keep your head straight.',

@@ -59,6 +59,7 @@ describe('calibration from the committed table of raw measures', () => {
           'no_face',
           'several_faces',
           'face_cut_off',
+          'photo_too_small',
           'face_too_small',
           'face_turned',
           'too_dark',

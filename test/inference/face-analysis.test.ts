@@ -105,14 +105,25 @@ describe('face analysis on real photos', function () {
       'overexposed',
     ],
     [
-      'a face too far away',
+      'a face too far away (small in a 1250 px photo)',
       async () =>
         sharp(await singleFace('a'))
           .resize(250)
+          .extend({ top: 500, bottom: 500, left: 500, right: 500, background: '#8a8f96' })
           .jpeg()
           .toBuffer(),
       'face_too_small',
     ],
+    // The face fills the photo, but the photo has too few pixels: coming closer would not help.
+    ...[250, 160, 32].map((side): [string, () => Promise<Buffer>, string] => [
+      `a ${side} px copy of a face photo`,
+      async () =>
+        sharp(await singleFace('a'))
+          .resize(side)
+          .jpeg()
+          .toBuffer(),
+      'photo_too_small',
+    ]),
     ...(['a', 'b', 'c', 'd'] as FaceName[]).map((name, i): [string, () => Promise<Buffer>, string] => {
       const edge = (['left', 'top', 'bottom', 'left'] as const)[i]!;
       return [

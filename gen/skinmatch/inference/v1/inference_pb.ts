@@ -287,8 +287,8 @@ export const AnalysisResultSchema: GenMessage<AnalysisResult> = /*@__PURE__*/
  */
 export type AnalysisFailure = Message<"skinmatch.inference.v1.AnalysisFailure"> & {
   /**
-   * reason is one of not_an_image, image_too_large, no_face, several_faces, face_cut_off, face_too_small,
-   * face_turned, too_dark, overexposed, too_blurry, no_colour.
+   * reason is one of not_an_image, image_too_large, no_face, several_faces, face_cut_off, photo_too_small,
+   * face_too_small, face_turned, too_dark, overexposed, too_blurry, no_colour.
    *
    * @generated from field: string reason = 1;
    */
