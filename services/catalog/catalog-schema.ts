@@ -54,7 +54,13 @@ const ALIASES: Readonly<Record<string, Field>> = {
 
 /** Whether a column name answers to a catalog field. */
 export function isColumn(name: string): boolean {
-  return ALIASES[columnKey(name)] !== undefined;
+  return fieldOf(name) !== undefined;
+}
+
+/** The field a column name answers to (own keys only: a column `constructor` answers to none). */
+function fieldOf(name: string): Field | undefined {
+  const key = columnKey(name);
+  return Object.hasOwn(ALIASES, key) ? ALIASES[key] : undefined;
 }
 
 function columnKey(name: string): string {
@@ -75,7 +81,7 @@ export function columnsOf(names: readonly string[], where: string): Field[] {
   const seen = new Map<Field, string>();
   const twice: string[] = [];
   for (const name of names) {
-    const field = ALIASES[columnKey(name)];
+    const field = fieldOf(name);
     if (field === undefined) {
       unknown.push(name);
       continue;

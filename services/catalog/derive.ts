@@ -363,7 +363,8 @@ function declaredSkinTypes(declared: readonly string[] | null): ProductSkinType[
   for (const value of declared ?? []) {
     for (const part of value.normalize('NFKC').toLowerCase().split(TYPE_SEPARATOR)) {
       const word = part.replace(TYPE_FILLER, ' ').replace(/\s+/g, ' ').trim();
-      for (const type of DECLARED[word] ?? []) found.add(type);
+      // Own keys only: a value `constructor` declares nothing (it would read Object's constructor).
+      if (Object.hasOwn(DECLARED, word)) for (const type of DECLARED[word]!) found.add(type);
     }
   }
   return [...SKIN_TYPES, 'sensitive' as const].filter((type) => found.has(type));

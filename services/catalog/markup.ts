@@ -115,8 +115,9 @@ export function withoutMarkup(text: string): string {
       const character = String.fromCodePoint(code);
       return UNREAD.test(character) ? '' : character;
     }
-    const named = ENTITIES[name] ?? ENTITIES[name.toLowerCase()];
-    if (named !== undefined) return named;
+    // Own keys only: `&constructor;` names no character (it would read Object's constructor).
+    const named = [name, name.toLowerCase()].find((key) => Object.hasOwn(ENTITIES, key));
+    if (named !== undefined) return ENTITIES[named]!;
     const accent = /^([a-z])(acute|grave|circ|uml|tilde|cedil|ring)$/i.exec(name);
     return accent ? `${accent[1]}${ACCENTS[accent[2]!.toLowerCase()]}` : whole;
   });

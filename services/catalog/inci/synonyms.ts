@@ -125,10 +125,15 @@ export function canonicalNames(): string[] {
 
 /** Misspellings the table knows for a canonical name (empty for names it does not list). */
 export function misspellingsOf(canonical: string): readonly string[] {
-  return (data.misspellings as Record<string, string[]>)[canonical] ?? [];
+  return ownList(data.misspellings, canonical);
 }
 
 /** Other spellings the table knows for a canonical name (empty for names it does not list). */
 export function synonymsOf(canonical: string): readonly string[] {
-  return (data.synonyms as Record<string, string[]>)[canonical] ?? [];
+  return ownList(data.synonyms, canonical);
+}
+
+/** A table's list for a name, own keys only: an ingredient a catalog lists as `constructor` has none. */
+function ownList(table: Record<string, string[]>, name: string): readonly string[] {
+  return Object.hasOwn(table, name) ? table[name]! : [];
 }
