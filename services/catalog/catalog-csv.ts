@@ -26,6 +26,7 @@ interface Row {
   readonly cells?: string[];
   readonly error?: string;
 }
+type HeaderRow = { readonly line: number; readonly cells: string[] };
 
 export function readCsv(text: string): RecordResult[] {
   const { delimiter, quoted, headerLine, headerAt } = preamble(text);
@@ -38,11 +39,12 @@ export function readCsv(text: string): RecordResult[] {
     if (resume === null) break;
     at = resume;
   }
-  const [header, ...body] = rows;
-  if (header?.cells === undefined) {
-    if (header === undefined) return [];
-    throw new Error(`the header on line ${header.line} cannot be read: ${header.error}`);
+  const [first, ...rest] = rows;
+  if (first?.cells === undefined) {
+    if (first === undefined) return [];
+    throw new Error(`the header on line ${first.line} cannot be read: ${first.error}`);
   }
+  const { header, body } = withoutEmptyColumns({ line: first.line, cells: first.cells }, rest);
   const shape = exportShape(header.cells);
   if (shape !== null) return readExport(shape, header.cells.length, body);
   const fields = columnsOf(header.cells, `the header (line ${header.line})`);
@@ -73,6 +75,23 @@ export function readCsv(text: string): RecordResult[] {
     results.push(checkRecord(line, record, fields));
   }
   return results;
+}
+
+/**
+ * Without the columns a spreadsheet adds past the data (`product_id,name,,,`): no name, and no row holds
+ * anything in them. A column without a name that holds a value is left, and refuses the file as any
+ * column no field answers to.
+ */
+function withoutEmptyColumns(header: HeaderRow, body: Row[]): { header: HeaderRow; body: Row[] } {
+  const empty = header.cells.flatMap((name, i) =>
+    name === '' && body.every((row) => (row.cells?.[i] ?? '') === '') ? [i] : [],
+  );
+  if (empty.length === 0) return { header, body };
+  const keep = (cells: string[]) => cells.filter((_, i) => !empty.includes(i));
+  return {
+    header: { ...header, cells: keep(header.cells) },
+    body: body.map((row) => (row.cells === undefined ? row : { ...row, cells: keep(row.cells) })),
+  };
 }
 
 /**

@@ -31,6 +31,11 @@ export type RecordResult =
   | { line: number; skipped: string; productId: string };
 
 const MAX_ID = 200;
+/**
+ * How a spreadsheet shows a long number (a barcode, a numeric SKU) in a column it took for numbers:
+ * `3.60E+12`, `3,6E+12`. Saved so, the digits are gone; no shop's id has this shape.
+ */
+const SCIENTIFIC = /^\d(?:[.,]\d+)?E\+\d+$/i;
 const MAX_TEXT = 500;
 
 /**
@@ -74,6 +79,12 @@ export function checkRecord(
   const productId = rawId === null ? null : productIdText(rawId);
   if (!productId) return { line, rejected: 'product_id is required' };
   if (productId.length > MAX_ID) return { line, rejected: `product_id is over ${MAX_ID} characters` };
+  if (typeof r.product_id === 'string' && SCIENTIFIC.test(productId)) {
+    return {
+      line,
+      rejected: `product_id ${quote(productId)} is a number a spreadsheet wrote in scientific notation, its digits lost (two barcodes would be one product): format the column as text and export the file again`,
+    };
+  }
   const problem = (reason: string): RecordResult => ({ line, rejected: reason, productId });
   const warnings: string[] = [];
   const fields: Partial<Record<keyof RawProduct, string | null>> = {};

@@ -88,6 +88,34 @@ describe('catalog import: export shapes, controls and links', function () {
     assert.deepEqual(await ids(), ['c-1']);
   });
 
+  it('a spreadsheet’s empty columns past the data are ignored; an id in scientific notation is rejected', async () => {
+    const text = [
+      'product_id,name,brand,,,',
+      'e-1,Empty Column Cream,B,,,',
+      '00123,Short Row Gel,B',
+      '3.60E+12,Barcode Serum,B,,,',
+      '3.60E+12,Other Barcode Serum,B,,,',
+    ].join('\r\n');
+    const result = await importFile(write('phantom.csv', `${text}\r\n`), '--replace');
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stdout, /^2 products imported/m);
+    const why =
+      'product_id "3.60E+12" is a number a spreadsheet wrote in scientific notation, its digits lost (two barcodes would be one product): format the column as text and export the file again';
+    assert.deepEqual(
+      result.stderr.split('\n').filter((line) => line.startsWith('rejected') || line.startsWith('nothing')),
+      [
+        'nothing withdrawn: some rejected lines name no product_id, so the file cannot say which products it holds',
+        `rejected line 4: ${why}`,
+        `rejected line 5: ${why}`,
+      ],
+    );
+    assert.deepEqual(await ids(), ['00123', 'e-1']);
+    // A column without a name that holds a value is still refused, as any column no field answers to.
+    const named = await importFile(write('unnamed.csv', 'product_id,name,\r\ne-2,Gel,x\r\n'));
+    assert.equal(named.code, 2, named.stderr);
+    assert.match(named.stderr, /the header \(line 1\) has a column no catalog field answers to: ""\./);
+  });
+
   it('control and bidi characters: rejected in ids, dropped from text, escaped in every message', async () => {
     const file = jsonl('controls.jsonl', [
       { product_id: 'e-1\u001b[31mRED\u001b]0;pwned\u0007', name: 'Bad Id', ingredients: 'Aqua' },
