@@ -40,9 +40,30 @@ export function imageEnd(bytes: Buffer, format: ImageFormat): number | undefined
   return end === undefined || end === bytes.length ? end : mpfImagesEnd(bytes, end);
 }
 
+/**
+ * Metadata segments that libvips keeps in memory while it reads the file: a JPEG's APPn and COM segments (it
+ * keeps each EXIF, XMP, ICC and IPTC one), a PNG's text chunks. Photos hold a few, at most a few hundred (an
+ * ICC profile in 255 chunks, extended XMP in 64 kB pieces), but a 10 MB file can hold 2.6 million empty ones:
+ * read, they took core 690 MB (APP1, APP2 or APP13 alike; 400 000 zTXt chunks 133 MB).
+ */
+export function metadataSegments(bytes: Buffer, format: ImageFormat): number {
+  let count = 0;
+  if (format === 'jpeg') {
+    jpegEnd(bytes, 0, (marker) => {
+      if ((marker >= 0xe0 && marker <= 0xef) || marker === 0xfe) count++;
+    });
+  } else if (format === 'png') {
+    pngEnd(bytes, (type) => {
+      if (type === 'tEXt' || type === 'zTXt' || type === 'iTXt') count++;
+    });
+  }
+  return count;
+}
+
 /** Just past the JPEG's end-of-image marker: marker segments are skipped by their lengths, and entropy-coded
- * data after each start-of-scan runs to the next marker (0xFF not followed by 0x00 or a restart marker). */
-function jpegEnd(b: Buffer, start: number): number | undefined {
+ * data after each start-of-scan runs to the next marker (0xFF not followed by 0x00 or a restart marker).
+ * `onSegment` is told the marker of each segment with a length. */
+function jpegEnd(b: Buffer, start: number, onSegment?: (marker: number) => void): number | undefined {
   if (b[start] !== 0xff || b[start + 1] !== 0xd8) return undefined;
   let i = start + 2;
   while (i + 1 < b.length) {
@@ -56,6 +77,7 @@ function jpegEnd(b: Buffer, start: number): number | undefined {
       i += 2; // markers without a length
     } else {
       if (i + 3 >= b.length) return undefined;
+      onSegment?.(marker);
       i += 2 + b.readUInt16BE(i + 2);
       if (marker === 0xda) i = nextMarker(b, i);
     }
@@ -74,12 +96,13 @@ function nextMarker(b: Buffer, from: number): number {
   }
 }
 
-/** Just past the IEND chunk. */
-function pngEnd(b: Buffer): number | undefined {
+/** Just past the IEND chunk; `onChunk` is told the type of each chunk. */
+function pngEnd(b: Buffer, onChunk?: (type: string) => void): number | undefined {
   let i = PNG_SIGNATURE.length;
   while (i + 8 <= b.length) {
     const length = b.readUInt32BE(i);
     const type = b.toString('latin1', i + 4, i + 8);
+    onChunk?.(type);
     i += 12 + length;
     if (type === 'IEND') return i;
   }

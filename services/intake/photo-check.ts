@@ -1,6 +1,7 @@
 /**
  * A photo from the upload page, checked before anything is stored and cleaned before it is: the size bound,
- * the type by magic bytes and file structure (image-format.ts), the pixel bound from the header alone (a
+ * the type by magic bytes and file structure (image-format.ts), no more metadata segments than a photo has
+ * (libvips would keep every one in memory), the pixel bound from the header alone (a
  * decompression bomb is refused before a single pixel is decoded), then one decode that applies the EXIF
  * orientation, scales to the page's own 2048 px bound and re-encodes as JPEG without any metadata (no EXIF,
  * GPS, ICC profile, XMP or comments survive; the pixels are converted to sRGB first).
@@ -12,7 +13,7 @@
 import sharp from 'sharp';
 import { serviceError } from '../shared/errors.ts';
 import { blameImageError } from '../shared/image-errors.ts';
-import { CONTENT_TYPES, type ImageFormat, imageEnd, imageFormat } from './image-format.ts';
+import { CONTENT_TYPES, type ImageFormat, imageEnd, imageFormat, metadataSegments } from './image-format.ts';
 
 export interface PhotoLimits {
   /** Bytes of one photo (PHOTO_MAX_BYTES). */
@@ -38,6 +39,9 @@ sharp.cache(false);
 export const STORED_MAX_SIDE = 2048;
 const STORED_QUALITY = 92;
 
+/** Metadata segments (image-format.ts) a photo may hold: far above any photo's, far below a costly count. */
+export const MAX_METADATA_SEGMENTS = 1000;
+
 export const CUT_SHORT_MESSAGE =
   'The image in the file is cut short or damaged before its end; send the whole photo again.';
 
@@ -58,6 +62,12 @@ export async function checkPhoto(photo: Uint8Array, limits: PhotoLimits): Promis
   // A file cut short (an upload or a copy interrupted) is told apart from one with more after its image.
   if (end === undefined || end > bytes.length) throw notAnImage(CUT_SHORT_MESSAGE);
   if (end < bytes.length) throw notAnImage('The file holds more than an image.');
+  // Before sharp reads a byte of it: reading the header alone keeps every such segment.
+  if (metadataSegments(bytes, format) > MAX_METADATA_SEGMENTS) {
+    throw notAnImage(
+      `The file holds more metadata than a photo: over ${MAX_METADATA_SEGMENTS} segments of it.`,
+    );
+  }
   const header = await checkHeader(bytes, format, limits.maxPixels);
   const release = await decodeTurn(frameBytes(header));
   try {
