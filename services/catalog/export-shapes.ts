@@ -1,11 +1,13 @@
 /**
  * Product exports of shop platforms, read as they come (docs/catalog-format.md, "Exports from shop
- * platforms"): a header that is a Shopify, WooCommerce or Open Beauty Facts export is recognised by the
- * columns it holds, and its rows are read into catalog records by that platform's rules — never by guessing
- * which column means what. What an export cannot give a product is left empty, with a warning on its line.
+ * platforms"): a header that is a Shopify, WooCommerce or Open Beauty Facts export, or a Google Merchant
+ * feed, is recognised by the columns it holds, and its rows are read into catalog records by that
+ * platform's rules — never by guessing which column means what. What an export cannot give a product is
+ * left empty, with a warning on its line.
  */
 import { type Field, isColumn } from './catalog-schema.ts';
 import { Columns, type ExportRecord, type ExportRow } from './export-columns.ts';
+import { isMerchantFeed, merchantFields, readMerchantFeed } from './merchant-export.ts';
 import { isOpenBeautyFacts, obfFields, readOpenBeautyFacts } from './obf-export.ts';
 import { isShopify, readShopify, shopifyFields } from './shopify-export.ts';
 import { isWooCommerce, readWooCommerce, wooFields } from './woocommerce-export.ts';
@@ -31,12 +33,19 @@ const PLATFORMS = [
     fields: obfFields,
     read: readOpenBeautyFacts,
   },
+  {
+    platform: 'Google Merchant Center',
+    quoted: true,
+    is: isMerchantFeed,
+    fields: merchantFields,
+    read: readMerchantFeed,
+  },
 ] as const;
 
 /**
  * The export a header is, or null when it is no platform's (it is then read as catalog columns). Each
  * platform is told by columns only its exports have (`Handle`; `Short description`, `Parent`; `code` with
- * `product_name`), none of them a catalog column: a file the catalog format reads is never taken for one.
+ * `product_name`; `id` and `title` with `availability`, `gtin`, `item_group_id`…), none of them a catalog column: a file the catalog format reads is never taken for one.
  */
 export function exportShape(header: readonly string[]): ExportShape | null {
   // A header of catalog columns only is the catalog's own format, whatever else it might resemble.

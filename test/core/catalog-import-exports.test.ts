@@ -8,7 +8,14 @@ import assert from 'node:assert/strict';
 import { importHarness } from '../support/catalog-import.ts';
 import { completeScan, RED_ACNE_SCORES } from '../support/fixtures.ts';
 import { callTool } from '../support/mcp.ts';
-import { OBF_EXPORT, SHOPIFY_EXPORT, WOO_EXPORT } from '../support/shop-exports.ts';
+import {
+  MERCHANT_HEADER,
+  MERCHANT_ROWS,
+  OBF_EXPORT,
+  SHOPIFY_EXPORT,
+  table,
+  WOO_EXPORT,
+} from '../support/shop-exports.ts';
 
 const NO_LIST = 'imported with every flag and the score unknown';
 
@@ -138,5 +145,33 @@ describe('catalog import: exports from shop platforms', function () {
       'dew-drop-serum',
     ]);
     assert.deepEqual(await recommend({ country: 'FR' }), ['3600000000017']);
+  });
+
+  it('a Google Merchant feed: one product per item group, and recommend_products answering from it', async () => {
+    const feed = await importFile(write('merchant-feed.txt', table(MERCHANT_HEADER, MERCHANT_ROWS, true)));
+    assert.equal(feed.code, 0, feed.stderr);
+    assert.match(feed.stdout, /^3 products imported or updated/m);
+    assert.deepEqual(
+      feed.stderr.split('\n').filter((line) => line.startsWith('warning')),
+      [
+        `warning line 4 (BC-1): no ingredient list: the feed has no ingredients column, and the description speaks of ingredients, but sets no list apart under a title "Ingredients"; ${NO_LIST}`,
+      ],
+    );
+    assert.deepEqual(await ids(), ['BC-1', 'GS', 'SPF-1']);
+    await h.untilCore('SPF-1', true);
+    const started = await callTool(h.stack.baseUrl, 'start_skin_scan', { source: 'merchant' });
+    const { run_id, access_token } = started.structuredContent;
+    await completeScan(h.stack.orm, run_id, RED_ACNE_SCORES);
+    const result = await callTool(h.stack.baseUrl, 'recommend_products', { run_id, access_token });
+    assert.equal(result.isError, undefined, JSON.stringify(result.structuredContent));
+    // The cream has no list: it cannot be judged, so it is never a match; the serum is listed once.
+    const products = result.structuredContent.products as { product_id: string; product_url: string }[];
+    assert.deepEqual(
+      products.map((p) => [p.product_id, p.product_url]),
+      [
+        ['GS', 'https://glow.shop.example/products/glow-serum?variant=30'],
+        ['SPF-1', 'https://glow.shop.example/products/sun-fluid'],
+      ],
+    );
   });
 });

@@ -19,10 +19,13 @@ import { concernsFromScores } from '../../services/shared/measures.ts';
 import { RED_ACNE_SCORES } from '../support/fixtures.ts';
 import {
   csvRow,
+  MERCHANT_HEADER,
+  MERCHANT_ROWS,
   OBF_EXPORT,
   SHOPIFY_EXPORT,
   SHOPIFY_NEWER_EXPORT,
   SHOPIFY_NEWER_HEADER,
+  table,
   WOO_EXPORT,
 } from '../support/shop-exports.ts';
 
@@ -192,6 +195,63 @@ describe('catalog exports from shop platforms', () => {
       ['"Rich" Rose Mist', 'Misty', 'United Kingdom', null],
     );
     assert.deepEqual(mist.warnings, [`Open Beauty Facts gives no ingredient list for it: ${NO_LIST}`]);
+  });
+
+  it('Google Merchant feed: an item group is one product, the list from a sentence of the description', () => {
+    const spaced = MERCHANT_HEADER.map((name) =>
+      name === 'image_link' ? 'g:image_link' : name.replaceAll('_', ' '),
+    );
+    const renamed = MERCHANT_ROWS.map((row) =>
+      Object.fromEntries(
+        Object.entries(row).map(([name, value]) => [spaced[MERCHANT_HEADER.indexOf(name)]!, value]),
+      ),
+    );
+    // As Merchant Center takes it (tab-separated, underscores), and as a spreadsheet of an XML feed has it.
+    for (const [file, text] of [
+      ['merchant-feed.txt', table(MERCHANT_HEADER, MERCHANT_ROWS, true)],
+      ['merchant-feed.csv', table(spaced, renamed)],
+    ] as const) {
+      const found = read(file, text);
+      assert.deepEqual([...found.keys()], ['GS', 'BC-1', 'SPF-1'], file);
+      const serum = found.get('GS')!;
+      assert.deepEqual(
+        { ...serum.product, line: serum.line, warnings: serum.warnings },
+        {
+          product_id: 'GS',
+          name: 'Glow Serum 30 ml',
+          brand: 'Glow Lab',
+          product_type: 'Serums',
+          country: null,
+          image_url: 'https://glow.shop.example/img/glow-serum.jpg',
+          product_url: 'https://glow.shop.example/products/glow-serum?variant=30',
+          buy_url: null,
+          ingredients: 'Aqua, Glycerin, Niacinamide, Zinc PCA, Phenoxyethanol',
+          skin_types: null,
+          vegan: null,
+          cruelty_free: null,
+          demo: false,
+          line: 2,
+          warnings: undefined,
+        },
+        file,
+      );
+      // The feed says nothing of these: a product already stored keeps them.
+      assert.deepEqual(serum.absent, ['country', 'buy_url', 'skin_types', 'vegan', 'cruelty_free'], file);
+      const cream = found.get('BC-1')!;
+      assert.deepEqual(
+        [cream.line, cream.product.product_type, cream.product.ingredients],
+        [4, 'Lotions & Moisturizers', null],
+      );
+      assert.deepEqual(cream.warnings, [
+        `no ingredient list: the feed has no ingredients column, and the description speaks of ingredients, but sets no list apart under a title "Ingredients"; ${NO_LIST}`,
+      ]);
+      const sun = found.get('SPF-1')!;
+      assert.deepEqual(
+        [sun.product.product_type, sun.product.ingredients],
+        [null, 'Aqua, Zinc Oxide 20%, Glycerin, Tocopherol'],
+        file,
+      );
+    }
   });
 
   it('a description gives a list only where a title sets it apart', () => {

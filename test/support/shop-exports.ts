@@ -178,3 +178,41 @@ export const OBF_EXPORT = table(
   ],
   true,
 );
+
+// biome-ignore format: the rows as the export lays them out, a line a few columns
+export const MERCHANT_HEADER = [
+  'id', 'title', 'description', 'link', 'image_link', 'additional_image_link', 'availability', 'price',
+  'sale_price', 'brand', 'gtin', 'mpn', 'condition', 'google_product_category', 'product_type', 'item_group_id',
+  'identifier_exists', 'shipping', 'custom_label_0',
+];
+
+const STORE = 'https://glow.shop.example';
+
+/** A Google Merchant Center feed (tab-separated): a serum in two sizes (one item group), a cream, a sunscreen. */
+// biome-ignore format: the rows as the export lays them out, a line a few columns
+export const MERCHANT_ROWS: Record<string, string>[] = [
+  {
+    id: 'GS-30', title: 'Glow Serum 30 ml', link: `${STORE}/products/glow-serum?variant=30`,
+    description: 'A brightening serum for dull skin. Ingredients: Aqua, Glycerin, Niacinamide, Zinc PCA, Phenoxyethanol',
+    image_link: `${STORE}/img/glow-serum.jpg`, additional_image_link: `${STORE}/img/glow-serum-back.jpg`,
+    availability: 'in_stock', price: '24.90 EUR', brand: 'Glow Lab', gtin: '4006000000011', condition: 'new',
+    google_product_category: '567', product_type: 'Skincare > Serums', item_group_id: 'GS', custom_label_0: 'bestseller',
+  },
+  {
+    id: 'GS-50', title: 'Glow Serum 50 ml', link: `${STORE}/products/glow-serum?variant=50`,
+    description: 'A brightening serum for dull skin. Ingredients: Aqua, Glycerin, Niacinamide, Zinc PCA, Phenoxyethanol',
+    image_link: `${STORE}/img/glow-serum-50.jpg`, availability: 'out_of_stock', price: '34.90 EUR', sale_price: '29.90 EUR',
+    brand: 'Glow Lab', gtin: '4006000000028', condition: 'new', product_type: 'Skincare > Serums', item_group_id: 'GS',
+  },
+  {
+    id: 'BC-1', title: 'Barrier Cream', link: `${STORE}/products/barrier-cream`, image_link: `${STORE}/img/cream.jpg`,
+    description: 'A rich cream made with natural ingredients: shea and oat.', availability: 'in_stock',
+    price: '1.234,56 EUR', brand: 'Glow Lab', identifier_exists: 'no', condition: 'new',
+    google_product_category: 'Health & Beauty > Personal Care > Cosmetics > Skin Care > Lotions & Moisturizers',
+  },
+  {
+    id: 'SPF-1', title: 'Mineral Sun Fluid SPF 50', link: `${STORE}/products/sun-fluid`, availability: 'preorder',
+    description: 'Ingredients: Aqua, Zinc Oxide 20%, Glycerin, Tocopherol', price: '0 EUR',
+    brand: 'Glow Lab', condition: 'new', shipping: 'DE:::4.95 EUR',
+  },
+];
