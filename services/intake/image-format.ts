@@ -60,6 +60,21 @@ export function metadataSegments(bytes: Buffer, format: ImageFormat): number {
   return count;
 }
 
+/**
+ * The frames of an animated WebP (its ANMF chunks). Reading one costs libvips time that grows with the
+ * square of their number: 1000 frames 31 ms, 30 000 (1.5 MB) 2.2 s, 100 000 (5 MB) 33 s, the header read
+ * alone half of it, in a thread that every photo check shares.
+ */
+export function webpFrames(b: Buffer): number {
+  let frames = 0;
+  for (let i = 12; i + 8 <= b.length; ) {
+    if (b.toString('latin1', i, i + 4) === 'ANMF') frames++;
+    const size = b.readUInt32LE(i + 4);
+    i += 8 + size + (size & 1);
+  }
+  return frames;
+}
+
 /** Just past the JPEG's end-of-image marker: marker segments are skipped by their lengths, and entropy-coded
  * data after each start-of-scan runs to the next marker (0xFF not followed by 0x00 or a restart marker).
  * `onSegment` is told the marker of each segment with a length. */

@@ -13,7 +13,14 @@
 import sharp from 'sharp';
 import { serviceError } from '../shared/errors.ts';
 import { blameImageError } from '../shared/image-errors.ts';
-import { CONTENT_TYPES, type ImageFormat, imageEnd, imageFormat, metadataSegments } from './image-format.ts';
+import {
+  CONTENT_TYPES,
+  type ImageFormat,
+  imageEnd,
+  imageFormat,
+  metadataSegments,
+  webpFrames,
+} from './image-format.ts';
 
 export interface PhotoLimits {
   /** Bytes of one photo (PHOTO_MAX_BYTES). */
@@ -41,6 +48,8 @@ const STORED_QUALITY = 92;
 
 /** Metadata segments (image-format.ts) a photo may hold: far above any photo's, far below a costly count. */
 export const MAX_METADATA_SEGMENTS = 1000;
+/** Frames of an animated WebP (image-format.ts): a 30-second animation's, far below a costly count. */
+export const MAX_FRAMES = 1000;
 
 export const CUT_SHORT_MESSAGE =
   'The image in the file is cut short or damaged before its end; send the whole photo again.';
@@ -62,12 +71,7 @@ export async function checkPhoto(photo: Uint8Array, limits: PhotoLimits): Promis
   // A file cut short (an upload or a copy interrupted) is told apart from one with more after its image.
   if (end === undefined || end > bytes.length) throw notAnImage(CUT_SHORT_MESSAGE);
   if (end < bytes.length) throw notAnImage('The file holds more than an image.');
-  // Before sharp reads a byte of it: reading the header alone keeps every such segment.
-  if (metadataSegments(bytes, format) > MAX_METADATA_SEGMENTS) {
-    throw notAnImage(
-      `The file holds more metadata than a photo: over ${MAX_METADATA_SEGMENTS} segments of it.`,
-    );
-  }
+  checkCostlyParts(bytes, format);
   const header = await checkHeader(bytes, format, limits.maxPixels);
   const release = await decodeTurn(frameBytes(header));
   try {
@@ -86,6 +90,21 @@ export async function checkPhoto(photo: Uint8Array, limits: PhotoLimits): Promis
     throw fileOrFault(err);
   } finally {
     release();
+  }
+}
+
+/**
+ * Parts whose number costs libvips memory or time, counted from the bytes before sharp reads any: reading
+ * the header alone keeps every metadata segment, and walks every frame of an animated WebP.
+ */
+function checkCostlyParts(bytes: Buffer, format: ImageFormat): void {
+  if (metadataSegments(bytes, format) > MAX_METADATA_SEGMENTS) {
+    throw notAnImage(
+      `The file holds more metadata than a photo: over ${MAX_METADATA_SEGMENTS} segments of it.`,
+    );
+  }
+  if (format === 'webp' && webpFrames(bytes) > MAX_FRAMES) {
+    throw notAnImage(`The file is an animation of more than ${MAX_FRAMES} frames, not a photo.`);
   }
 }
 
