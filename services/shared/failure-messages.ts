@@ -12,7 +12,8 @@ export const FAILURE_MESSAGES = {
     'Part of the face is outside the photo. Move back or centre your face so that all of it, from forehead to chin, is in the picture.',
   photo_too_small:
     'The photo is too small: it has too few pixels to see the skin. Send it at its full size, not a thumbnail or a copy an app made smaller.',
-  face_too_small: 'The face is too small in the photo. Come closer to the camera.',
+  face_too_small:
+    'The face is too small in the photo. Come closer to the camera, or crop the photo around your face.',
   face_turned:
     'The face is turned, tilted or upside down. Hold the phone upright and level, look straight at the camera and keep your head straight.',
   too_dark: 'The photo is too dark. Face a window or a lamp.',

@@ -1,5 +1,6 @@
 /**
- * The gates that judge the face's own frame: upright, whole in the photo, large enough whatever its tilt.
+ * The gates that judge the face's own frame: upright, whole in the photo, large enough whatever its tilt
+ * or the border around the photo.
  * Photos are the package's faces (test/inference/support/photos.ts) turned, cut and resized with sharp.
  */
 import assert from 'node:assert/strict';
@@ -7,6 +8,7 @@ import sharp, { type Sharp } from 'sharp';
 import { decodeImage } from '../../services/inference/decode.ts';
 import { FaceAnalysis as Analysis, type FaceAnalysis } from '../../services/inference/face-analysis.ts';
 import { FaceDetector } from '../../services/inference/face-detector.ts';
+import { FAILURE_MESSAGES } from '../../services/shared/failure-messages.ts';
 import { type FaceName, type MoreFaceName, moreFace, singleFace } from './support/photos.ts';
 
 type Outcome = 'ok' | string;
@@ -91,6 +93,19 @@ describe('face gates: the photo upright, the whole face in it, its size whatever
       const tilted = await tilt(small, angle);
       assert.equal(await outcome(analysis, tilted), 'ok', `tilted by ${angle}°`);
     }
+  });
+
+  // A photo with a broad border (a scanned print, a screenshot around a photo): the face is too small at the
+  // working size, and the words say what helps — coming closer, or cropping to the face, which is analysed.
+  it('a face photo inside a broad white border → face_too_small, whose words say to crop; cropped, analysed', async () => {
+    const face = await singleFace('a');
+    const bordered = await jpeg(
+      sharp(face).extend({ top: 600, bottom: 600, left: 600, right: 600, background: '#ffffff' }),
+    );
+    assert.equal(await outcome(analysis, bordered), 'face_too_small');
+    assert.match(FAILURE_MESSAGES.face_too_small, /crop the photo around your face/);
+    const cropped = await jpeg(sharp(bordered).extract({ left: 500, top: 500, width: 783, height: 783 }));
+    assert.equal(await outcome(analysis, cropped), 'ok');
   });
 });
 
