@@ -6,7 +6,7 @@
  * line it starts on; a file whose header cannot be used is refused whole (an Error).
  */
 import { parse as parseCsv } from 'csv-parse/sync';
-import { checkRecord, productIdText, type RecordResult } from './catalog-records.ts';
+import { checkExportRecords, checkRecord, type RecordResult } from './catalog-records.ts';
 import { columnsOf, type Field, isColumn, printable } from './catalog-schema.ts';
 import { type ExportRow, type ExportShape, exportShape } from './export-shapes.ts';
 
@@ -108,20 +108,7 @@ function readExport(shape: ExportShape, width: number, body: readonly Row[]): Re
       results.push({ line, rejected: `${cells.length} fields where the header has ${width}` });
     } else rows.push({ line, cells: cells.map(excelText) });
   }
-  for (const read of shape.read(rows)) {
-    if ('rejected' in read) {
-      results.push(read);
-      continue;
-    }
-    if ('skipped' in read) {
-      // Named as the import stores ids, so that a stored copy of it is found.
-      results.push({ ...read, productId: productIdText(read.productId) ?? '' });
-      continue;
-    }
-    const checked = checkRecord(read.line, read.record, shape.fields);
-    const warnings = [...read.warnings, ...('product' in checked ? (checked.warnings ?? []) : [])];
-    results.push('product' in checked && warnings.length > 0 ? { ...checked, warnings } : checked);
-  }
+  results.push(...checkExportRecords(shape.read(rows), shape.fields));
   return results.sort((a, b) => a.line - b.line);
 }
 

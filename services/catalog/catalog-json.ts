@@ -3,10 +3,14 @@
  * line, or one JSON array of objects (a `.json` export, pretty-printed or not). Each object's keys are its
  * columns, read as CSV headers are (catalog-schema.ts): a key no field answers to refuses the file.
  */
-import { checkRecord, type RecordResult } from './catalog-records.ts';
+import { checkExportRecords, checkRecord, type RecordResult } from './catalog-records.ts';
 import { columnsOf, type Field, printable } from './catalog-schema.ts';
+import { isShopifyJson, readShopifyJson, SHOPIFY_JSON_FIELDS } from './shopify-json.ts';
 
-/** JSON Lines, or one JSON array when the text starts with `[` (or is one object over several lines). */
+/**
+ * JSON Lines, or one JSON array when the text starts with `[` (or is one object over several lines), or a
+ * Shopify shop's products JSON (`{"products": […]}`).
+ */
 export function readJson(text: string): RecordResult[] {
   const first = text.search(/\S/);
   if (first >= 0 && text[first] === '[') return readJsonArray(text);
@@ -18,6 +22,7 @@ export function readJson(text: string): RecordResult[] {
     } catch {
       return readJsonLines(text);
     }
+    if (isShopifyJson(value)) return readShopifyProducts(text, value.products);
     return [recordOf(lineOf(text, first), value, new Map())];
   }
   return readJsonLines(text);
@@ -58,6 +63,15 @@ function readJsonArray(text: string): RecordResult[] {
   const lines = elementLines(text);
   const columns = new Map<string, Field[]>();
   return value.map((element, i) => recordOf(lines[i] ?? 1, element, columns));
+}
+
+/** Shopify's products JSON (shopify-json.ts), each product named by the line its object starts on. */
+function readShopifyProducts(text: string, products: readonly unknown[]): RecordResult[] {
+  const start = /"products"\s*:\s*\[/.exec(text);
+  const at = start === null ? 0 : start.index + start[0].length - 1;
+  const offset = lineOf(text, at) - 1;
+  const lines = elementLines(text.slice(at)).map((line) => line + offset);
+  return checkExportRecords(readShopifyJson(products, lines), SHOPIFY_JSON_FIELDS);
 }
 
 function recordOf(line: number, value: unknown, columns: Map<string, Field[]>): RecordResult {

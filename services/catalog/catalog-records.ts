@@ -17,6 +17,7 @@ import {
   withoutInvisible,
 } from './catalog-schema.ts';
 import type { RawProduct } from './derive.ts';
+import type { ExportRecord } from './export-columns.ts';
 import { readableText } from './markup.ts';
 
 /**
@@ -136,6 +137,23 @@ export function checkRecord(
     ...(absent.length > 0 ? { absent } : {}),
     ...(warnings.length > 0 ? { warnings } : {}),
   };
+}
+
+/**
+ * A shop platform's records (export-shapes.ts, shopify-json.ts), checked as any other; a skipped product is
+ * named as the import stores ids, so that a stored copy of it is found.
+ */
+export function checkExportRecords(
+  records: readonly ExportRecord[],
+  fields: readonly Field[],
+): RecordResult[] {
+  return records.map((read): RecordResult => {
+    if ('rejected' in read) return read;
+    if ('skipped' in read) return { ...read, productId: productIdText(read.productId) ?? '' };
+    const checked = checkRecord(read.line, read.record, fields);
+    const warnings = [...read.warnings, ...('product' in checked ? (checked.warnings ?? []) : [])];
+    return 'product' in checked && warnings.length > 0 ? { ...checked, warnings } : checked;
+  });
 }
 
 const ABSENT = new WeakMap<readonly Field[], readonly Field[]>();

@@ -13,6 +13,7 @@ import {
   MERCHANT_ROWS,
   OBF_EXPORT,
   SHOPIFY_EXPORT,
+  SHOPIFY_PRODUCTS_JSON,
   table,
   WOO_EXPORT,
 } from '../support/shop-exports.ts';
@@ -145,6 +146,33 @@ describe('catalog import: exports from shop platforms', function () {
       'dew-drop-serum',
     ]);
     assert.deepEqual(await recommend({ country: 'FR' }), ['3600000000017']);
+  });
+
+  it('a Shopify shop’s products.json: the same products as its CSV export, those not for sale skipped', async () => {
+    assert.equal(
+      (await importFile(h.jsonl('before.jsonl', [{ product_id: 'old-balm', name: 'Old Balm' }]))).code,
+      0,
+    );
+    const json = await importFile(write('products.json', SHOPIFY_PRODUCTS_JSON));
+    assert.equal(json.code, 1, json.stderr);
+    assert.match(json.stdout, /^2 products imported or updated/m);
+    assert.match(json.stdout, /^2 products skipped as not for sale: 1 archived \(status\), 1 not published/m);
+    assert.match(
+      json.stdout,
+      /^1 products withdrawn: the catalog held them, and the file says they are not for sale$/m,
+    );
+    assert.deepEqual(
+      json.stderr.split('\n').filter((line) => /^(skipped|rejected|warning) line/.test(line)),
+      [
+        'skipped line 52 (old-balm): archived (status)',
+        'skipped line 59 (draft-mask): not published on the online store (published_at null)',
+        `warning line 42 (calm-toner): no ingredient list: the description (body_html) speaks of ingredients, but sets no list apart under a title "Ingredients"; ${NO_LIST}`,
+        'rejected line 66: the product has no handle: it names no product',
+      ],
+    );
+    // The CSV export names the same products by the same handles: it updates them.
+    assert.equal((await importFile(write('shopify.csv', SHOPIFY_EXPORT))).code, 0);
+    assert.deepEqual(await ids(), ['barrier-cream', 'calm-toner', 'dew-drop-serum']);
   });
 
   it('a Google Merchant feed: one product per item group, and recommend_products answering from it', async () => {

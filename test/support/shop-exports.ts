@@ -216,3 +216,47 @@ export const MERCHANT_ROWS: Record<string, string>[] = [
     brand: 'Glow Lab', condition: 'new', shipping: 'DE:::4.95 EUR',
   },
 ];
+
+const SHOP_CDN = 'https://cdn.shop.example/s/files/1/0001/products';
+
+/** As /products.json answers (pretty-printed here): variants and images carried inside each product. */
+export const SHOPIFY_PRODUCTS_JSON = JSON.stringify(
+  {
+    products: [
+      {
+        id: 7001,
+        title: 'Dew Drop Serum',
+        handle: 'dew-drop-serum',
+        body_html:
+          '<p>A light serum.</p>\n<h3>Ingredients</h3>\n<p>Aqua, Niacinamide, Glycerin, Zinc PCA, Phenoxyethanol</p>',
+        published_at: '2026-01-02T10:00:00+00:00',
+        vendor: 'Hanbit Dew',
+        product_type: 'Serum',
+        tags: ['cruelty-free', 'Vegan'],
+        variants: [
+          { id: 1, title: '30 ml', price: '24.00', sku: 'HD-SER-30' },
+          { id: 2, title: '50 ml', price: '34.00', sku: 'HD-SER-50' },
+        ],
+        images: [
+          { id: 11, position: 2, src: `${SHOP_CDN}/serum-back.jpg` },
+          { id: 10, position: 1, src: `${SHOP_CDN}/serum.jpg` },
+        ],
+      },
+      {
+        id: 7002,
+        title: 'Calm Toner',
+        handle: 'calm-toner',
+        body_html: '<p>Made with natural ingredients: centella and green tea.</p>',
+        vendor: 'Hanbit Dew',
+        product_type: 'Toner',
+        tags: 'bestseller, new',
+        images: [],
+      },
+      { id: 7003, title: 'Old Balm', handle: 'old-balm', status: 'archived', vendor: 'Hanbit Dew' },
+      { id: 7004, title: 'Draft Mask', handle: 'draft-mask', published_at: null, vendor: 'Hanbit Dew' },
+      { id: 7005, title: 'No Handle Gel', handle: '', vendor: 'Hanbit Dew' },
+    ],
+  },
+  null,
+  2,
+);
