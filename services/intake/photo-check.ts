@@ -65,6 +65,7 @@ export async function checkPhoto(photo: Uint8Array, limits: PhotoLimits): Promis
       `The photo is larger than ${formatBytes(limits.maxBytes)}; choose a smaller one.`,
     );
   }
+  if (bytes.length === 0) throw notAnImage('The file is empty; choose the photo again.');
   const format = imageFormat(bytes);
   if (!format) throw notAnImage('The file is not a JPEG, PNG or WebP image.');
   const end = imageEnd(bytes, format);

@@ -134,7 +134,9 @@ describe('IntakeService.UploadPhoto: checks before storing, and what is stored',
       'not_an_image',
       message,
     );
-    await refusedAndNothingStored(new Uint8Array(0), code, 'not_an_image', message);
+    // An empty file (a copy that never happened, a cloud photo not yet downloaded) is said to be empty.
+    const empty = 'The file is empty; choose the photo again.';
+    await refusedAndNothingStored(new Uint8Array(0), code, 'not_an_image', empty);
     await refusedAndNothingStored(await small.clone().gif().toBuffer(), code, 'not_an_image', message);
     await refusedAndNothingStored(await small.clone().avif().toBuffer(), code, 'not_an_image', message);
     await refusedAndNothingStored(await small.clone().tiff().toBuffer(), code, 'not_an_image', message);
