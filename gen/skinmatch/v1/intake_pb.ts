@@ -100,7 +100,7 @@ export type IntakeState = Message<"skinmatch.v1.IntakeState"> & {
   progress: number;
 
   /**
-   * failure_reason says why the photo could not be analysed (e.g. "multiple_faces"); empty otherwise.
+   * failure_reason says why the photo could not be analysed (e.g. "several_faces", "photo_too_small"); empty otherwise.
    *
    * @generated from field: string failure_reason = 5;
    */
