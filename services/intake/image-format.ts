@@ -61,6 +61,20 @@ export function metadataSegments(bytes: Buffer, format: ImageFormat): number {
 }
 
 /**
+ * The scans of a JPEG (its SOS segments). A progressive decoder passes over every block of the frame for each
+ * scan, however few bytes the scan takes (an end-of-band run covers 32 767 blocks in a few bits): a valid
+ * 36-megapixel progression of 896 scans in 1 MB took 7.8 s to check. Encoders write 1 (baseline) to about
+ * 10 (progressive); cjpeg's scan scripts take at most 100.
+ */
+export function jpegScans(b: Buffer): number {
+  let scans = 0;
+  jpegEnd(b, 0, (marker) => {
+    if (marker === 0xda) scans++;
+  });
+  return scans;
+}
+
+/**
  * The frames of an animated WebP (its ANMF chunks). Reading one costs libvips time that grows with the
  * square of their number: 1000 frames 31 ms, 30 000 (1.5 MB) 2.2 s, 100 000 (5 MB) 33 s, the header read
  * alone half of it, in a thread that every photo check shares.

@@ -18,6 +18,7 @@ import {
   type ImageFormat,
   imageEnd,
   imageFormat,
+  jpegScans,
   metadataSegments,
   webpFrames,
 } from './image-format.ts';
@@ -50,6 +51,8 @@ const STORED_QUALITY = 92;
 export const MAX_METADATA_SEGMENTS = 1000;
 /** Frames of an animated WebP (image-format.ts): a 30-second animation's, far below a costly count. */
 export const MAX_FRAMES = 1000;
+/** Scans of a JPEG (image-format.ts): as many as cjpeg's scan scripts take, ten times an encoder's. */
+export const MAX_SCANS = 100;
 
 export const CUT_SHORT_MESSAGE =
   'The image in the file is cut short or damaged before its end; send the whole photo again.';
@@ -96,13 +99,17 @@ export async function checkPhoto(photo: Uint8Array, limits: PhotoLimits): Promis
 
 /**
  * Parts whose number costs libvips memory or time, counted from the bytes before sharp reads any: reading
- * the header alone keeps every metadata segment, and walks every frame of an animated WebP.
+ * the header alone keeps every metadata segment and walks every frame of an animated WebP, and decoding
+ * passes over the whole frame for each scan of a progressive JPEG.
  */
 function checkCostlyParts(bytes: Buffer, format: ImageFormat): void {
   if (metadataSegments(bytes, format) > MAX_METADATA_SEGMENTS) {
     throw notAnImage(
       `The file holds more metadata than a photo: over ${MAX_METADATA_SEGMENTS} segments of it.`,
     );
+  }
+  if (format === 'jpeg' && jpegScans(bytes) > MAX_SCANS) {
+    throw notAnImage(`The JPEG holds more scans of its image than any camera writes: over ${MAX_SCANS}.`);
   }
   if (format === 'webp' && webpFrames(bytes) > MAX_FRAMES) {
     throw notAnImage(`The file is an animation of more than ${MAX_FRAMES} frames, not a photo.`);

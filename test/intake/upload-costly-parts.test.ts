@@ -1,7 +1,8 @@
 /**
  * UploadPhoto over Connect on a real core: files whose parts cost the image library memory or time by
  * their number alone — metadata segments by the hundred thousand, an animation of tens of thousands of
- * frames — are refused from their bytes, before sharp reads them; photos' own numbers of them are taken.
+ * frames, a progressive JPEG of hundreds of scans — are refused from their bytes, before sharp reads them;
+ * photos' own numbers of them are taken.
  */
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
@@ -11,6 +12,7 @@ import { ScanStatus } from '../../gen/skinmatch/v1/scan_types_pb.ts';
 import { singleFace } from '../inference/support/photos.ts';
 import { testIntake } from '../support/intake.ts';
 import { type Stack, startStack } from '../support/stack.ts';
+import { manyScanJpeg } from './many-scans.ts';
 import { type Clients, clients, consentedScan, refused } from './support.ts';
 
 /** A WebP's chunks after its RIFF header, each whole (header, data, padding). */
@@ -116,5 +118,16 @@ describe('IntakeService.UploadPhoto: files of costly parts, refused before they 
       .execute('select image from scan_photos where run_id = ?', [runId]);
     const meta = await sharp(stored!.image).metadata();
     assert.deepEqual([meta.format, meta.width, meta.height, meta.pages], ['jpeg', 583, 583, undefined]);
+  });
+
+  it('a progressive JPEG of 896 scans (a valid progression: 7.8 s to check at 36 MP); photos’ progressions are taken', async () => {
+    await notAnImage(
+      manyScanJpeg(2000, 2000),
+      'The JPEG holds more scans of its image than any camera writes: over 100.',
+    );
+    assert.equal(await upload(manyScanJpeg(2000, 2000, 100)), ScanStatus.QUEUED);
+    for (const options of [{ progressive: true }, { progressive: true, mozjpeg: true }]) {
+      assert.equal(await upload(await sharp(face).jpeg(options).toBuffer()), ScanStatus.QUEUED);
+    }
   });
 });
