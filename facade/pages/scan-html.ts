@@ -6,7 +6,9 @@
  * the browser runs) and the words it finds in `data-words`. No inline script or style; every value is
  * escaped. Every control starts `disabled` and the script enables it once it is listening: on a slow
  * connection a tap before then would post the form itself (raw JSON on the screen, a deletion without its
- * confirmation) or drop the chosen photo unseen.
+ * confirmation) or drop the chosen photo unseen. Should the script never start (a file of it failed to load on
+ * a flaky network, a blocker refused it), the style sheet shows #not-loaded after a while, and says what to do,
+ * instead of grey buttons and no word; the script removes it as it enables the controls.
  */
 import { escapeHtml } from '../oauth/pages.ts';
 import { percentOf, type Step, statusWords, stepOf } from './assets/scan-steps.js';
@@ -60,6 +62,8 @@ export const PAGE_WORDS = {
   challengeFailed:
     'The check that you are a person could not be done. Check that you are online, then tap “Agree and continue” again.',
   pageIncomplete: 'The page did not load completely. Reload it and try again.',
+  notLoaded:
+    'The page has not finished loading. If the buttons stay grey, check that you are online and reload the page.',
   tooLarge: 'The photo is too large to send. Choose a smaller photo.',
   unreadable: 'This file is not a photo the page can read. Choose a JPEG, PNG or WebP photo.',
   heic: 'This browser cannot open HEIC photos, the format iPhones and some Android phones save in. Use Take a selfie instead, or choose a JPEG, PNG or WebP photo.',
@@ -105,6 +109,7 @@ export function renderScanPage(view: ScanPageView): string {
 <p id="status" role="status" aria-live="polite">${escapeHtml(statusWords(state, PAGE_WORDS))}</p>
 <p id="alert" role="alert" class="alert"></p>
 <noscript><p class="alert">This page needs JavaScript to check that you are a person and to send your photo.</p></noscript>
+<p id="not-loaded" class="alert late">${escapeHtml(PAGE_WORDS.notLoaded)}</p>
 <section id="consent-step" aria-labelledby="consent-title"${shown('consent')}>
 <h2 tabindex="-1" id="consent-title">Agree first</h2>
 <form id="consent-form" action="${escapeHtml(base)}/consent" method="post" novalidate>

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { freePort, waitForPort } from '../../scripts/port.ts';
 import { InferenceAnalyzer } from '../../services/scan/inference-analyzer.ts';
 import { groupPhoto, singleFace } from '../inference/support/photos.ts';
@@ -171,7 +171,8 @@ export function phoneSuite(name: string) {
   const suite = {
     stack: undefined as unknown as Stack,
     face: '',
-    newContext: (): Promise<BrowserContext> => chromium.newContext(PHONE),
+    newContext: (options: BrowserContextOptions = {}): Promise<BrowserContext> =>
+      chromium.newContext({ ...PHONE, ...options }),
     newPage: (): Promise<Page> => chromium.newPage(PHONE),
   };
   before(async () => {

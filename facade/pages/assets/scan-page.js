@@ -397,3 +397,4 @@ if (stepOf(state) === 'progress') watch();
 lookAgainLater();
 // Listening now: the controls the page was sent disabled can be used (see scan-html.ts).
 for (const id of ['consent-submit', 'selfie', 'file', 'delete-button']) $(id).disabled = false;
+$('not-loaded').remove(); // the notice for a script that never started (scan-page.css)
