@@ -25,7 +25,7 @@ const FIXED = new Set([
 ]);
 
 const TEMPLATES: readonly [RegExp, string][] = [
-  [/^\/scan\/assets\/[^/]+$/, '/scan/assets/:file'],
+  [/^\/scan\/assets\/(?:[0-9a-f]{16}\/)?[^/]+$/, '/scan/assets/:file'],
   [/^\/scan\/[^/]+$/, '/scan/:id'],
   [/^\/scan\/[^/]+\/(state|challenge|consent|photo|events|delete)$/, '/scan/:id/$1'],
   [/^\/save\/[^/]+$/, '/save/:id'],

@@ -4,6 +4,8 @@
  * "external" build: no inline styles (its CSS is a file of its own) and no workers made from blob: URLs;
  * the page registers the PBKDF2 worker file below (worker-src 'self').
  */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,3 +28,14 @@ export const ASSETS: Readonly<Record<string, { readonly path: string; readonly t
   'altcha.css': { path: join(altcha, 'external', 'altcha.css'), type: CSS },
   'altcha-pbkdf2-worker.js': { path: join(altcha, 'workers', 'pbkdf2.js'), type: JS },
 };
+
+/**
+ * One version for all the files at once, from their contents: the page names every file under it
+ * (`/scan/assets/:version/:file`, and a module's relative imports stay under it), so a page never runs one
+ * deploy's script with another's, as files cached under plain names for an hour did after a deploy.
+ */
+export const ASSET_VERSION = (() => {
+  const hash = createHash('sha256');
+  for (const [name, { path }] of Object.entries(ASSETS)) hash.update(name).update(readFileSync(path));
+  return hash.digest('hex').slice(0, 16);
+})();

@@ -13,6 +13,7 @@
 import { escapeHtml } from '../oauth/pages.ts';
 import { percentOf, type Step, statusWords, stepOf } from './assets/scan-steps.js';
 import { ANOTHER_BROWSERS } from './page-state.ts';
+import { ASSET_VERSION } from './scan-assets.ts';
 
 /** The scan as the page shows it (the façade builds it from core's IntakeState). */
 export interface PageState {
@@ -74,7 +75,7 @@ export const PAGE_WORDS = {
   awaitingPhoto: 'You agreed. Now take or choose a photo of your face.',
 };
 
-const ASSET = '/scan/assets';
+const ASSET = `/scan/assets/${ASSET_VERSION}`;
 
 /** The widget collects no pointer or keyboard data of its own (its "human interaction signature"). */
 const WIDGET_CONFIGURATION = JSON.stringify({ humanInteractionSignature: false });

@@ -10,7 +10,7 @@
  * GET  /scan/:id/events     progress as server-sent events, relayed from core's WatchIntake (a few per
  *                           scan and per network: page-streams.ts)
  * POST /scan/:id/delete     deletes the scan (its agent's token too) and the cookie
- * GET  /scan/assets/:file   the page's script, style and the widget's files
+ * GET  /scan/assets/:version/:file  the page's script, style and the widget's files (page-assets.ts)
  *
  * A malformed, unknown, expired or deleted id gets the one identical 404 page (or a JSON `not_found`).
  * Every POST must come from a page of our own origin; refusals are JSON `{error, message}` with a status.
@@ -58,7 +58,7 @@ import {
 } from './scan-words.ts';
 
 export const DEFAULT_PHOTO_MAX_BYTES = 10 * 1024 * 1024;
-const ASSET_PATH = /^\/scan\/assets\/([^/]+)$/;
+const ASSET_PATH = /^\/scan\/assets\/(?:([0-9a-f]{16})\/)?([^/]+)$/;
 /** The page's address with a trailing slash, as a link is sometimes pasted or written by an agent. */
 const PAGE_WITH_SLASH = /^\/scan\/([^/]+)\/$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -277,7 +277,7 @@ export function scanPages(options: ScanPageOptions) {
     // checker or a chat app's preview asks with HEAD. Not for the JSON calls: the page's script never does.
     const head = ctx.method === 'HEAD';
     const asset = ASSET_PATH.exec(ctx.path);
-    if (asset && (ctx.method === 'GET' || head)) return serveAsset(ctx, asset[1]!);
+    if (asset && (ctx.method === 'GET' || head)) return serveAsset(ctx, asset[2]!, asset[1]);
     // `/scan/:id/` is the page (as `/mcp/` is `/mcp`): redirected to it, not a bare "Not Found" the person
     // cannot act on. Any UUID alike, known or not (the page itself answers the one 404 page for unknown ids).
     const slashed = PAGE_WITH_SLASH.exec(ctx.path);

@@ -123,6 +123,7 @@ describe('secrets in the façade’s logs', function () {
     assert.equal(routeTemplate('/save/x/sign-in/1'), '/save/:id/sign-in/:provider');
     assert.equal(routeTemplate('/oauth/callback/1'), '/oauth/callback/:provider');
     assert.equal(routeTemplate('/scan/assets/page.js'), '/scan/assets/:file');
+    assert.equal(routeTemplate('/scan/assets/0123456789abcdef/page.js'), '/scan/assets/:file');
     assert.equal(routeTemplate('/mcp/account/'), '/mcp/account/');
     assert.equal(routeTemplate('/token/revoke'), '/token/revoke');
   });

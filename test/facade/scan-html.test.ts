@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { stepOf } from '../../facade/pages/assets/scan-steps.js';
-import { ASSETS } from '../../facade/pages/scan-assets.ts';
+import { ASSET_VERSION, ASSETS } from '../../facade/pages/scan-assets.ts';
 import {
   type PageState,
   renderScanPage,
@@ -44,7 +44,7 @@ function shownSections(html: string): string[] {
 
 function assertNothingInline(html: string): void {
   for (const tag of html.match(/<script\b[^>]*>/g) ?? [])
-    assert.match(tag, /\ssrc="\/scan\/assets\/[a-z-]+\.js"/);
+    assert.match(tag, /\ssrc="\/scan\/assets\/[0-9a-f]{16}\/[a-z-]+\.js"/);
   assert.doesNotMatch(html, /<script\b[^>]*>[^<]/, 'no inline script');
   assert.doesNotMatch(html, /<style\b|\sstyle=|\son[a-z]+=/i, 'no inline style or event handler');
   assert.doesNotMatch(html, /(src|href)="(https?:)?\/\//, 'nothing from another origin');
@@ -90,8 +90,11 @@ describe('upload page HTML', () => {
       assert.match(html, /deleted as soon as the analysis ends/);
       assert.match(html, /not a medical diagnosis/);
       assert.match(html, /<p id="status" role="status" aria-live="polite">/);
-      assert.match(html, /<script type="module" src="\/scan\/assets\/altcha\.js"><\/script>/);
-      assert.match(html, /<script type="module" src="\/scan\/assets\/scan-page\.js"><\/script>/);
+      // Every file under this deploy's version (page-assets.ts), none under a plain name.
+      const assets = `/scan/assets/${ASSET_VERSION}`;
+      assert.ok(html.includes(`<script type="module" src="${assets}/altcha.js"></script>`));
+      assert.ok(html.includes(`<script type="module" src="${assets}/scan-page.js"></script>`));
+      assert.doesNotMatch(html, /"\/scan\/assets\/[a-z-]+\./);
     });
   }
 

@@ -38,7 +38,7 @@ describe('the upload page on a phone, when things go wrong', function () {
     const sent = posts(page);
     let release = () => {};
     const held = new Promise<void>((done) => (release = done));
-    await page.route('**/scan/assets/scan-page.js', async (route) => {
+    await page.route('**/scan/assets/*/scan-page.js', async (route) => {
       await held;
       await route.continue();
     });
@@ -60,8 +60,8 @@ describe('the upload page on a phone, when things go wrong', function () {
     // Reloaded with the script held again: the delete button cannot delete without its confirmation.
     let releaseAgain = () => {};
     const heldAgain = new Promise<void>((done) => (releaseAgain = done));
-    await page.unroute('**/scan/assets/scan-page.js');
-    await page.route('**/scan/assets/scan-page.js', async (route) => {
+    await page.unroute('**/scan/assets/*/scan-page.js');
+    await page.route('**/scan/assets/*/scan-page.js', async (route) => {
       await heldAgain;
       await route.continue();
     });

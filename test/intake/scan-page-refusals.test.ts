@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
-import { ASSETS } from '../../facade/pages/scan-assets.ts';
+import { ASSET_VERSION, ASSETS } from '../../facade/pages/scan-assets.ts';
 import { SCAN_NOT_FOUND_HTML } from '../../facade/pages/scan-html.ts';
 import { CONSENT_OUTDATED_WORDS, refusalWords } from '../../facade/pages/scan-words.ts';
 import { CONSENT_VERSION } from '../../services/intake/consent.ts';
@@ -364,19 +364,30 @@ describe('the upload page /scan/:id over HTTP: page, cookie and refusals', funct
       'scan-steps.js',
       'scan-upload.js',
     ]);
-    for (const [name, { path, type }] of Object.entries(ASSETS)) {
-      const res = await pageFetch(base, `/scan/assets/${name}`);
-      assert.equal(res.status, 200, name);
-      assert.equal(res.headers.get('content-type'), type);
-      assert.match(type, name.endsWith('.css') ? /^text\/css/ : /^text\/javascript/);
-      assert.equal(res.headers.get('cache-control'), 'public, max-age=3600');
-      assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
-      assert.deepEqual(Buffer.from(await res.arrayBuffer()), readFileSync(path), name);
+    // Under this deploy's version a file is kept for a year; under its plain name or another version (a
+    // page from a replica not yet replaced) it is this deploy's file, asked for again every time.
+    const otherVersion = ASSET_VERSION.replace(/^./, (c) => (c === '0' ? '1' : '0'));
+    for (const [version, cacheControl] of [
+      [`${ASSET_VERSION}/`, 'public, max-age=31536000, immutable'],
+      ['', 'no-cache'],
+      [`${otherVersion}/`, 'no-cache'],
+    ]) {
+      for (const [name, { path, type }] of Object.entries(ASSETS)) {
+        const res = await pageFetch(base, `/scan/assets/${version}${name}`);
+        assert.equal(res.status, 200, name);
+        assert.equal(res.headers.get('content-type'), type);
+        assert.match(type, name.endsWith('.css') ? /^text\/css/ : /^text\/javascript/);
+        assert.equal(res.headers.get('cache-control'), cacheControl, `${version}${name}`);
+        assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+        assert.deepEqual(Buffer.from(await res.arrayBuffer()), readFileSync(path), name);
+      }
     }
     for (const path of [
       '/scan/assets/nope.js',
       '/scan/assets/..%2Fscan-page.ts',
       '/scan/assets/constructor',
+      `/scan/assets/${ASSET_VERSION}/nope.js`,
+      `/scan/assets/${ASSET_VERSION}/x/scan-page.js`,
     ]) {
       assert.equal((await pageFetch(base, path)).status, 404, path);
     }

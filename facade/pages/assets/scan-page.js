@@ -2,7 +2,6 @@
 // browser and sent with a progress bar, then the analysis followed live from /scan/:id/events. Plain browser
 // JavaScript, no build step. The server renders the first state; render() moves between the steps with the
 // same rule (scan-steps.js, which the server imports too); every word shown comes from the page's data-words.
-
 import { percentOf, statusWords, stepOf } from './scan-steps.js';
 import { isHeic, preparePhoto, sendPhoto } from './scan-upload.js';
 
@@ -41,10 +40,11 @@ let look = { timer: null, step: null, delay: 0 };
 
 const $ = (id) => document.getElementById(id);
 
-// The widget's "external" build ships no workers of its own: register the PBKDF2 one, served from our origin.
+// The widget's "external" build ships no workers of its own: register the PBKDF2 one, served beside this file.
 if (globalThis.$altcha) {
+  const worker = new URL('altcha-pbkdf2-worker.js', import.meta.url);
   for (const algorithm of ['PBKDF2/SHA-256', 'PBKDF2/SHA-384', 'PBKDF2/SHA-512']) {
-    globalThis.$altcha.algorithms.set(algorithm, () => new Worker('/scan/assets/altcha-pbkdf2-worker.js'));
+    globalThis.$altcha.algorithms.set(algorithm, () => new Worker(worker));
   }
 }
 
