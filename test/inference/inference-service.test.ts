@@ -94,6 +94,14 @@ describe('InferenceService over gRPC (@grpc/grpc-js client)', function () {
     assert.equal(messages.filter((m) => m.event !== 'progress').length, 1);
   });
 
+  it('an empty image (no bytes) ends with one failure, not_an_image (was INTERNAL)', async () => {
+    const messages = await analyze(Buffer.alloc(0));
+    const last = messages.at(-1);
+    assert.equal(last.event, 'failure');
+    assert.equal(last.failure.reason, 'not_an_image');
+    assert.equal(messages.filter((m) => m.event !== 'progress').length, 1);
+  });
+
   it('serves its own grpc.health.v1: SERVING', async () => {
     const { grpc: pkg } = load('grpc/health/v1/health.proto');
     const health = new pkg.health.v1.Health(target, grpc.credentials.createInsecure());
