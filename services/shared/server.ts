@@ -5,16 +5,17 @@
  * payloads are never logged. An error that is not a ConnectError is logged and answered as "internal
  * error", never with its own message. A request message larger than `readMaxBytes` is refused before it is
  * read (RESOURCE_EXHAUSTED), and one with a NUL character in its text before a service sees it
- * (INVALID_ARGUMENT, request-text.ts). grpc-message is written as the gRPC spec encodes it (grpc-message.ts).
+ * (INVALID_ARGUMENT, request-text.ts). A timeout longer than a Node timer holds is bounded to it
+ * (call-timeout.ts), and a stream cut short by its deadline ends DEADLINE_EXCEEDED, never OK. grpc-message
+ * is written as the gRPC spec encodes it (grpc-message.ts).
  * Streams per connection, the time a request may take to arrive, keepalive pings and idle connections are
  * bounded (server-limits.ts).
  */
 import http2 from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
 import { Code, ConnectError, type ConnectRouter, type Interceptor } from '@connectrpc/connect';
-import { parseTimeout as parseConnectTimeout } from '@connectrpc/connect/protocol-connect';
-import { parseTimeout as parseGrpcTimeout } from '@connectrpc/connect/protocol-grpc';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
+import { boundCallTimeout, callTimeoutMs } from './call-timeout.ts';
 import { specGrpcMessages } from './grpc-message.ts';
 import { createDualServer } from './h1-h2-listener.ts';
 import type { Logger } from './logger.ts';
@@ -95,6 +96,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       if ('stream' in req) stopReadingOnceAnswered(req);
       if (!streamingRequests.has(req.url?.split('?', 1)[0] ?? ''))
         boundRequestRead(req, limits.requestReadTimeoutMs);
+      boundCallTimeout(req.headers);
       specGrpcMessages(res);
       handler(req, res);
     },
@@ -171,15 +173,6 @@ function stopReadingOnceAnswered(req: http2.Http2ServerRequest): void {
 /** How early before its deadline a call the client cancels still counts as ended by the deadline. */
 const DEADLINE_SLACK_MS = 10;
 
-/** The call's timeout as its client sent it (gRPC and gRPC-Web: grpc-timeout; Connect: connect-timeout-ms). */
-function callTimeoutMs(header: Headers): number | undefined {
-  const grpcTimeout = header.get('grpc-timeout');
-  if (grpcTimeout !== null) return parseGrpcTimeout(grpcTimeout, Number.MAX_SAFE_INTEGER).timeoutMs;
-  const connectTimeout = header.get('connect-timeout-ms');
-  if (connectTimeout !== null) return parseConnectTimeout(connectTimeout, Number.MAX_SAFE_INTEGER).timeoutMs;
-  return undefined;
-}
-
 function logCalls(logger: Logger): Interceptor {
   return (next) => async (req) => {
     const started = performance.now();
@@ -233,6 +226,10 @@ function logCalls(logger: Logger): Interceptor {
       message: (async function* () {
         try {
           yield* messages;
+          // A stream whose handler stopped because the call's signal aborted (WatchScan, WatchIntake and
+          // health Watch end quietly then) ended by its deadline, not by its own end: never OK, which tells a
+          // watcher the scan has settled (seen: WatchScan with grpc-timeout 200m ended OK after 200 ms).
+          if (req.signal.aborted) throw ConnectError.from(req.signal.reason);
           log('ok');
         } catch (err) {
           throw clientError(err);
