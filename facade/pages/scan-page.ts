@@ -14,6 +14,9 @@
  *
  * A malformed, unknown, expired or deleted id gets the one identical 404 page (or a JSON `not_found`).
  * Every POST must come from a page of our own origin; refusals are JSON `{error, message}` with a status.
+ * Every request but the files spends a point of the network's request budget, as MCP requests do: each
+ * asks core (the challenge a key derivation, consent one more): one client unbounded took 530 challenges a
+ * second and all the CPU of a façade and core. Over it: 429 with Retry-After, a page for the page, JSON else.
  */
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { type Client, Code, ConnectError } from '@connectrpc/connect';
@@ -27,7 +30,7 @@ import type { Logger } from '../../services/shared/logger.ts';
 import { pageStreamsRefused } from '../../services/shared/metrics.ts';
 import type { Readiness } from '../../services/shared/shutdown.ts';
 import { readBody } from '../body.ts';
-import { page } from '../oauth/pages.ts';
+import { escapeHtml, page } from '../oauth/pages.ts';
 import type { GuestLimits } from '../rate-limits.ts';
 import { routeTemplate } from '../route-template.ts';
 import { serveAsset } from './page-assets.ts';
@@ -295,6 +298,15 @@ export function scanPages(options: ScanPageOptions) {
       // A run_id in any case, as the tools take it; one spelling from here on (core, the page's links).
       const id = m[1]!.toLowerCase();
       const isPhoto = route.handle === photo;
+      const overBudget = await limits.checkRequest(ctx.ip);
+      if (overBudget) {
+        if (isPhoto) leaveUnread(ctx, maxBytes);
+        const wait = overBudget.retryAfterSeconds ?? 1;
+        if (!route.isPage) return refuse(ctx, 'rate_limited', wait, overBudget.message);
+        ctx.set('Retry-After', String(wait));
+        const nonce = newNonce();
+        return sendHtml(ctx, 429, tooManyRequestsHtml(overBudget.message, nonce), nonce);
+      }
       if (route.method === 'POST' && !fromThisOrigin(ctx, publicOrigin)) {
         if (isPhoto) leaveUnread(ctx, maxBytes);
         return refuse(ctx, 'forbidden_origin');
@@ -350,6 +362,10 @@ function unavailableHtml(nonce: string): string {
     page('Something went wrong', '<p>The service cannot show this page just now. Try again in a minute.</p>'),
     nonce,
   );
+}
+
+function tooManyRequestsHtml(message: string, nonce: string): string {
+  return withNonce(page('Too many requests', `<p>${escapeHtml(message)} Then reload this page.</p>`), nonce);
 }
 
 function withNonce(html: string, nonce: string): string {

@@ -1,7 +1,8 @@
 /**
  * The upload page's bounds on a real façade and core: the photo size bound enforced while the body streams
  * in (the answer comes before the body has been sent, and the connection is kept or closed cleanly), and
- * the upload budgets per network (the façade's) and per scan (core's), with Retry-After.
+ * the upload budgets per network (the façade's) and per scan (core's), with Retry-After, and the network's
+ * request budget that every route of the page spends.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -9,9 +10,17 @@ import { refusalWords } from '../../facade/pages/scan-words.ts';
 import { singleFace } from '../inference/support/photos.ts';
 import { testIntake } from '../support/intake.ts';
 import { callTool } from '../support/mcp.ts';
+import { assertPageHeaders } from '../support/page-headers.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 import { RawConnection } from './raw-http.ts';
-import { assertRefusal, BROWSER_COOKIE, type PageScan, pageScan, postPhoto } from './scan-page-support.ts';
+import {
+  assertRefusal,
+  BROWSER_COOKIE,
+  type PageScan,
+  pageFetch,
+  pageScan,
+  postPhoto,
+} from './scan-page-support.ts';
 
 const MB = 1024 * 1024;
 const MAX_BYTES = 10 * MB;
@@ -174,5 +183,59 @@ describe('the upload page: upload budgets per network and per scan', function ()
     await rateLimited(await send(first)); // the scan's budget: 2 an hour
     const second = await pageScan(stack.baseUrl);
     await rateLimited(await send(second)); // the network's budget: 3 an hour, this is its 4th
+  });
+});
+
+describe("the upload page spends the network's request budget", function () {
+  this.timeout(60_000);
+  const BUDGET = 12;
+  let stack: Stack;
+
+  before(async () => {
+    stack = await startStack('scan-page-requests', {
+      limits: { requestsPerMinute: BUDGET, callsPerMinute: 1000, scansPerHour: 1000 },
+    });
+  });
+  after(() => stack?.close());
+
+  it('past it every route is 429 with Retry-After (the page a page); forged X-Forwarded-For changes nothing', async () => {
+    const scan = await pageScan(stack.baseUrl); // the agent's start, the page, its challenge and consent
+    const page = `/scan/${scan.run_id}`;
+    const forged = () => ({ 'x-forwarded-for': `203.0.113.${Math.floor(Math.random() * 250) + 1}` });
+    let served = 0;
+    for (; served <= BUDGET; served++) {
+      const res = await pageFetch(stack.baseUrl, `${page}/challenge`, { headers: forged() });
+      await res.arrayBuffer();
+      if (res.status === 429) break;
+      assert.equal(res.status, 200);
+    }
+    assert.ok(served > 0 && served < BUDGET, `${served} challenges served`);
+
+    const waitWords = /^Too many requests from this network; wait \d+ s before trying again\.$/;
+    const refused = async (res: Response) => {
+      assert.match(res.headers.get('retry-after') ?? '', /^\d+$/);
+      await assertRefusal(res, 429, 'rate_limited', waitWords);
+    };
+    const secret = scan.secret;
+    await refused(await pageFetch(stack.baseUrl, `${page}/challenge`, { headers: forged() }));
+    await refused(await pageFetch(stack.baseUrl, `${page}/state`, { secret }));
+    await refused(await pageFetch(stack.baseUrl, `${page}/events`, { secret }));
+    await refused(await postPhoto(stack.baseUrl, scan.run_id, await singleFace('a'), { secret }));
+    await refused(await pageFetch(stack.baseUrl, `${page}/delete`, { method: 'POST', secret }));
+    await refused(
+      await pageFetch(stack.baseUrl, `${page}/consent`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      }),
+    );
+    const html = await pageFetch(stack.baseUrl, page, { secret });
+    assert.equal(html.status, 429);
+    assert.match(html.headers.get('retry-after') ?? '', /^\d+$/);
+    assert.match(html.headers.get('content-type') ?? '', /^text\/html/);
+    assertPageHeaders(html.headers);
+    assert.match(await html.text(), /Too many requests from this network; wait \d+ s before trying again\./);
+    // The page's files cost core nothing: served as ever.
+    assert.equal((await pageFetch(stack.baseUrl, '/scan/assets/scan-page.js')).status, 200);
   });
 });
