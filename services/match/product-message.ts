@@ -3,7 +3,7 @@ import { create } from '@bufbuild/protobuf';
 import { type Product, ProductSchema } from '../../gen/skinmatch/v1/catalog_types_pb.ts';
 import { type ProductMatch, ProductMatchSchema } from '../../gen/skinmatch/v1/match_pb.ts';
 import type { CatalogEntry } from '../catalog/catalog-index.ts';
-import type { DerivedProduct } from '../catalog/derive.ts';
+import { type DerivedProduct, MAX_TARGETS } from '../catalog/derive.ts';
 import type { Concern } from '../shared/measures.ts';
 import { matchesConcerns } from './engine/index.ts';
 
@@ -16,11 +16,21 @@ export function toProductMatch(
   score: number | null,
   concerns: readonly Concern[],
 ): ProductMatch {
-  return create(ProductMatchSchema, {
-    product: toProductMessage(entry.product),
-    matchScore: score ?? undefined,
-    matchesConcerns: matchesConcerns(concerns, entry.engine),
-  });
+  const matched = matchesConcerns(concerns, entry.engine);
+  const product = toProductMessage(entry.product);
+  product.targets = shownTargets(product.targets, matched);
+  return create(ProductMatchSchema, { product, matchScore: score ?? undefined, matchesConcerns: matched });
+}
+
+/**
+ * A product addressing more concerns than `targets` holds (MAX_TARGETS, the strongest) may match a scan's
+ * concern past them: the item's targets then name the matched concerns first, so that it never says it
+ * matches what it does not target. Otherwise the product's own targets, as the catalog tools show them.
+ */
+function shownTargets(targets: readonly string[], matched: readonly string[]): string[] {
+  if (matched.every((concern) => targets.includes(concern))) return [...targets];
+  const others = targets.filter((target) => !matched.includes(target));
+  return [...matched, ...others].slice(0, MAX_TARGETS);
 }
 
 export function toProductMessage(product: DerivedProduct): Product {

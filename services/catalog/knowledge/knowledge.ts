@@ -27,7 +27,7 @@ import richData from './rich-texture.json' with { type: 'json' };
 export type Evidence = 1 | 2 | 3;
 
 /** A product addresses a concern (lists it in `targets`) when its actives' evidence for it adds up to this. */
-export const TARGET_EVIDENCE = 2;
+export { TARGET_EVIDENCE } from '../../match/engine/compile.ts';
 
 /** Where an active only makes sense: UV filters protect only in a product meant for sun protection. */
 export type ActiveContext = 'sun_protection';

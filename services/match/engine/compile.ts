@@ -14,6 +14,8 @@ export const EVIDENCE_CAP = 3;
 const BITS_PER_MEASURE = 2;
 /** Extracts one measure's evidence once shifted down. */
 export const EVIDENCE_MASK = (1 << BITS_PER_MEASURE) - 1;
+/** A product addresses a concern (its `targets`, a scan's `matches_concerns`) at this summed evidence. */
+export const TARGET_EVIDENCE = 2;
 
 /** Bit positions of caution flags; fixed here so a compiled product means the same on every machine. */
 export const FLAG_BITS: Readonly<Record<FormulationFlag, number>> = {
@@ -36,7 +38,10 @@ export const SKIN_TYPE_BITS: Readonly<Record<SkinType, number>> = {
 export interface EngineProduct {
   /** Evidence per measure, capped at EVIDENCE_CAP, two bits per measure in MEASURES order. */
   readonly evidence: number;
-  /** One bit per measure (MEASURES order) the product targets. */
+  /**
+   * One bit per measure (MEASURES order) the product targets: every one its evidence reaches
+   * TARGET_EVIDENCE for, not only the strongest six its `targets` list shows.
+   */
   readonly targets: number;
   /** One bit per caution flag (FLAG_BITS). */
   readonly flags: number;
@@ -79,7 +84,10 @@ export function compileProduct(product: CompilableProduct): EngineProduct {
       throw new RangeError(`evidence for ${measure} must be a non-negative integer, got ${value}`);
     }
     evidence |= Math.min(value, EVIDENCE_CAP) << evidenceShift(measure);
+    if (value >= TARGET_EVIDENCE) targets |= measureBit(measure);
   }
+  // The uncapped set: a product addressing seven concerns lists six in `targets`, and the seventh, when a
+  // scan has it, still raises the score and must be named in `matches_concerns`.
   for (const measure of product.targets) targets |= measureBit(measure);
 
   let flags = 0;
