@@ -4,7 +4,7 @@
  * same words with other code points: composed or decomposed accents, full-width letters, case, runs of
  * spaces, and the punctuation keyboards and exports disagree on — `Kiehl’s` (U+2019) typed `Kiehl's`,
  * `Anti‑Ageing` (U+2011) typed `Anti-Ageing`, a no-break space typed as a space, and accents a keyboard
- * leaves out — `L'Oreal` typed for `L'Oréal`, `Creme` for `Crème`. `&` and `and` are other words and stay apart here (the brand filter reads them as one: filter-keys.ts). Stored and returned values are never changed: only their comparison keys are.
+ * leaves out — `L'Oreal` typed for `L'Oréal`, `Creme` for `Crème`, `Tolpa` for `Tołpa`. `&` and `and` are other words and stay apart here (the brand filter reads them as one: filter-keys.ts). Stored and returned values are never changed: only their comparison keys are.
  */
 
 /**
@@ -43,10 +43,43 @@ const ACCENTED_LATIN = /[\u00c0-\u024f\u1e00-\u1eff]/;
  */
 const LATIN_ACCENTS = /(?<=[A-Za-z])[\u0300-\u036f]+/g;
 
+/**
+ * Latin letters no decomposition takes apart, as keyboards without them write them: `Tołpa` typed `Tolpa`,
+ * `Æsop` typed `Aesop`, `Søstrene` typed `Sostrene`, `Straße` typed `Strasse`, `Işık` typed `Isik`.
+ */
+const PLAIN_LETTERS: Readonly<Record<string, string>> = {
+  ß: 'ss',
+  ẞ: 'SS',
+  æ: 'ae',
+  Æ: 'AE',
+  œ: 'oe',
+  Œ: 'OE',
+  ø: 'o',
+  Ø: 'O',
+  ł: 'l',
+  Ł: 'L',
+  đ: 'd',
+  Đ: 'D',
+  ð: 'd',
+  Ð: 'D',
+  þ: 'th',
+  Þ: 'TH',
+  ı: 'i',
+  ħ: 'h',
+  Ħ: 'H',
+  ŧ: 't',
+  Ŧ: 'T',
+};
+const UNDECOMPOSABLE = new RegExp(`[${Object.keys(PLAIN_LETTERS).join('')}]`, 'g');
+
 function foldNonAscii(text: string): string {
   const plain = text.normalize('NFKC').replace(APOSTROPHES, "'").replace(DASHES, '-').replace(INVISIBLE, '');
   return ACCENTED_LATIN.test(plain)
-    ? plain.normalize('NFD').replace(LATIN_ACCENTS, '').normalize('NFC')
+    ? plain
+        .normalize('NFD')
+        .replace(LATIN_ACCENTS, '')
+        .replace(UNDECOMPOSABLE, (letter) => PLAIN_LETTERS[letter]!)
+        .normalize('NFC')
     : plain;
 }
 

@@ -28,6 +28,12 @@ const SAME: readonly (readonly string[])[] = [
   ['Oku Garden', 'Oku Garden™', 'Oku Garden ™', 'OKU GARDEN\u2122'],
   ['Neutrogena', 'Neutrogena®', 'NEUTROGENA ®', 'Neutrogena©'],
   ['Dr. Jart+', 'Dr Jart', 'Dr.\u202fJart+', 'ＤＲ．ＪＡＲＴ＋'],
+  // Latin letters no decomposition takes apart, typed as keyboards without them write them.
+  ['Tołpa', 'Tolpa', 'TOŁPA'],
+  ['Æsop', 'Aesop', 'AESOP', 'æsop'],
+  ['Søstrene Grene', 'Sostrene Grene', 'SØSTRENE GRENE'],
+  ['Weißenhof', 'Weissenhof', 'WEISSENHOF', 'WEIẞENHOF'],
+  ['Işık', 'Isik'],
   ["L'Oréal Paris", 'L’Oreal Paris', 'Loréal Paris', "l'oreal   paris", 'L Oreal Paris', 'LOREAL PARIS'],
   ['CeraVe', 'Cera Ve', 'CERAVE', 'Cera-Ve'],
   ['SkinCeuticals', 'Skin Ceuticals', 'skinceuticals'],
@@ -50,6 +56,18 @@ describe('the brand filter’s key', () => {
     for (const group of SAME) {
       for (const spelling of group) assert.equal(brandKey(spelling), brandKey(group[0]), spelling);
     }
+  });
+
+  it('text search reads those letters as the filters do, in a query and in the catalog', () => {
+    const index = new CatalogIndex([
+      deriveProduct(rawProduct('p1', { name: 'Tołpa Dermo Face Sebio Gel', brand: 'Tołpa' })),
+      deriveProduct(rawProduct('p2', { name: 'Aesop Parsley Seed Cleanser', brand: 'Aesop' })),
+    ]);
+    const found = (query: string) =>
+      index.search(query, undefined, undefined, 10).map((entry) => entry.product.product_id);
+    assert.deepEqual(found('tolpa sebio'), ['p1']);
+    assert.deepEqual(found('TOŁPA'), ['p1']);
+    assert.deepEqual(found('Æsop parsley'), ['p2']);
   });
 
   it('another letter, word or order is another brand', () => {
