@@ -8,7 +8,7 @@
  *
  * - the text, cut at every character no name holds, has a piece the knowledge base reads as what the
  *   attribute excludes (`Aqua+Parfum`, `Alcohol Denat.※Glycerin`: `parfum`, `alcohol denat`) that no entry
- *   was read as;
+ *   was read as, or a note in brackets names it (`Witch Hazel (contains 14% alcohol)`);
  * - an entry reads as several names run together: two names the knowledge base knows (`Glycerin Parfum`),
  *   or more words than one INCI name holds.
  */
@@ -52,13 +52,43 @@ export function namedTerms(text: string, flags: readonly FreeFromFlag[]): Map<Fr
   const found = new Map<FreeFromFlag, string>();
   if (flags.length === 0) return found;
   for (const piece of text.split(PIECE_BREAK)) {
-    for (const part of piece.includes('/') ? [piece, ...piece.split('/')] : [piece]) {
+    const parts = piece.includes('/') ? [piece, ...piece.split('/')] : [piece];
+    for (const part of piece.includes('(') || piece.includes('[') ? [...parts, ...noteRuns(piece)] : parts) {
       const read = readPiece(part);
       if (read === null) continue;
       for (const flag of flags) if (!found.has(flag) && RAISES[flag](read.name)) found.set(flag, read.label);
     }
   }
   return found;
+}
+
+/** A note in brackets after a name: `Witch Hazel (contains 14% alcohol)`, `Extract (in alcohol)`. */
+const NOTE = /\(([^()]*)\)|\[([^[\]]*)\]/g;
+/** A note that says what is absent (`(alcohol-free)`, `(without parfum)`, `(0% alcohol)`) names nothing held. */
+const ABSENT = /\b(?:free|without|no|non|not|sans|ohne|frei|senza|sin|zero)\b|\b0\s*%/i;
+
+/**
+ * Every run of words, up to one INCI name long, of the notes in brackets of a piece: the parser drops a
+ * note in words as shop copy (`Alcohol (from sugar cane)` is alcohol), so one that names what a product
+ * holds (`Hamamelis Virginiana (Witch Hazel) Distillate (14% Alcohol)`, `Aloe (preserved with alcohol)`,
+ * `Extract (with essential oils)`) is read here, word by word. A common name after a Latin one
+ * (`(Lavender)`, `(Orange)`) raises nothing. A run inside a longer name raises too: `(fatty alcohol)`
+ * leaves alcohol_free unknown, never wrongly true.
+ */
+function noteRuns(piece: string): string[] {
+  const runs: string[] = [];
+  for (const [, round, square] of piece.matchAll(NOTE)) {
+    const note = round ?? square ?? '';
+    if (ABSENT.test(note)) continue;
+    const words = note.split(/[\s,;]+/).filter(Boolean);
+    for (let i = 0; i < words.length; i++) {
+      // Longest first, so the note's own spelling is what the import's warning quotes.
+      for (let end = Math.min(words.length, i + MAX_NAME_WORDS); end > i; end--) {
+        runs.push(words.slice(i, end).join(' '));
+      }
+    }
+  }
+  return runs;
 }
 
 /**
