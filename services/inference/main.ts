@@ -9,6 +9,9 @@ import { stopWithSupervisor } from '../shared/supervisor-link.ts';
 import { startTraceExport, traceExportSettings } from '../shared/trace-export.ts';
 import { startInference } from './inference-server.ts';
 
+// onnxruntime-node 1.30 otherwise keeps a device id and telemetry events under ~/.cache (read-only in the
+// chart's pods) and sends them to Microsoft's collector; it reads this when the first model is loaded.
+process.env.ORT_DISABLE_TELEMETRY = '1';
 const config = loadOrExit('inference', () => loadConfig());
 const logger = createLogger('inference', config.logLevel);
 // The port taken, the models not loaded: one fatal line, exit 1 (startup.ts).

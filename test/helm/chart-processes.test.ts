@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
@@ -29,6 +30,8 @@ describe('the chart’s processes, started with the environment it gives them', 
   let manifests: Manifest[];
   const ports = { facade: 0, core: 0, inference: 0 };
   const metricsPorts = { facade: 0, core: 0, inference: 0 };
+  // The processes' home directory: in the pod it is the image's, on the read-only root filesystem.
+  const home = mkdtempSync(join(tmpdir(), 'skinmatch-home-'));
 
   before(async () => {
     database = await createTestDatabase();
@@ -74,6 +77,7 @@ describe('the chart’s processes, started with the environment it gives them', 
       ),
     );
     await database?.drop();
+    rmSync(home, { recursive: true, force: true });
   });
 
   /** A container's environment as Kubernetes would build it from the rendered ConfigMap and Secrets. */
@@ -82,7 +86,7 @@ describe('the chart’s processes, started with the environment it gives them', 
     const secrets = new Map(
       manifests.filter((m) => m.kind === 'Secret').map((m) => [m.metadata.name, m.stringData ?? {}]),
     );
-    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH };
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home };
     for (const source of container.envFrom ?? [])
       Object.assign(env, find(manifests, 'ConfigMap', source.configMapRef.name).data);
     for (const entry of (container.env ?? []) as EnvEntry[]) {
@@ -176,6 +180,13 @@ describe('the chart’s processes, started with the environment it gives them', 
       assert.equal(metrics.status, 200, role);
       assert.match(await metrics.text(), /^process_cpu_seconds_total /m, role);
     }
+  });
+
+  it('writes nothing to its home directory, read-only in the pod: onnxruntime’s telemetry is off', () => {
+    // onnxruntime-node 1.30 keeps a device id and an event store under ~/.cache/Microsoft/DeveloperTools
+    // and sends the events to mobile.events.data.microsoft.com unless ORT_DISABLE_TELEMETRY is set; on the
+    // read-only home it warned "Failed to persist telemetry device ID" and sent them all the same.
+    assert.deepEqual(readdirSync(home, { recursive: true }), []);
   });
 
   it('on SIGTERM each process is not ready at once, then exits 0 within the chart’s bound, before the grace period ends', async () => {
