@@ -136,5 +136,13 @@ describe('helm chart render: Services, network policies, metrics and Ingress', f
       service: { name: 'rel-skinmatch-facade', port: { name: 'http' } },
     });
     assert.equal(ingress.ingressClassName, 'nginx');
+    // Another host (an origin behind a CDN that rewrites Host) renders once the façade accepts it.
+    const origin = {
+      ingress: { host: 'origin.example.org' },
+      config: { allowedHosts: ['origin.example.org'] },
+    };
+    const behind = render(PRODUCTION, origin);
+    assert.equal(find(behind, 'Ingress', 'rel-skinmatch').spec.rules[0].host, 'origin.example.org');
+    assert.equal(find(behind, 'ConfigMap', 'rel-skinmatch').data!.ALLOWED_HOSTS, 'origin.example.org');
   });
 });

@@ -70,6 +70,16 @@ describe('helm chart render: refused values', function () {
       "at '/core/service/type': value must be 'ClusterIP'",
     ],
     [
+      'an Ingress host the façade would refuse',
+      { ingress: { enabled: true, host: 'origin.example.org' } },
+      "the Ingress's host origin.example.org is not one the façade accepts (skin.example.com): it would refuse every MCP request",
+    ],
+    [
+      'allowed hosts without the Ingress’s',
+      { ingress: { enabled: true }, config: { allowedHosts: ['origin.example.org'] } },
+      "the Ingress's host skin.example.com is not one the façade accepts (origin.example.org)",
+    ],
+    [
       'an unknown value (schema)',
       { facade: { replicas: 3 } },
       "at '/facade': additional properties 'replicas' not allowed",

@@ -32,6 +32,18 @@
 {{- if regexMatch "^https://(localhost|[^/]*\\.localhost|127\\.[0-9.]+|\\[::1\\]|0\\.0\\.0\\.0)(:[0-9]+)?$" .Values.publicBaseUrl }}
 {{- fail "publicBaseUrl must be the façade's public address, not localhost (production refuses it)" }}
 {{- end }}
+{{- /* The façade refuses /mcp requests whose Host it does not accept (DNS-rebinding protection). */}}
+{{- if and .Values.ingress.enabled .Values.publicBaseUrl }}
+{{- $base := urlParse .Values.publicBaseUrl }}
+{{- $host := lower (default $base.hostname .Values.ingress.host) }}
+{{- $accepted := list }}
+{{- range (default (list $base.host) .Values.config.allowedHosts) }}
+{{- $accepted = append $accepted (regexReplaceAll ":[0-9]+$" (lower .) "") }}
+{{- end }}
+{{- if not (has $host $accepted) }}
+{{- fail (printf "the Ingress's host %s is not one the façade accepts (%s): it would refuse every MCP request through the Ingress; add it to config.allowedHosts" $host (join ", " $accepted)) }}
+{{- end }}
+{{- end }}
 {{- if .Values.metrics.enabled }}
 {{- range $component := list "facade" "core" "inference" }}
 {{- if eq (int (index $.Values.metrics.ports $component)) (int (index $.Values $component).port) }}
