@@ -111,7 +111,7 @@ describe('helm chart render', function () {
       assert.equal(pod.securityContext.runAsUser, 1000);
       assert.deepEqual(pod.securityContext.seccompProfile, { type: 'RuntimeDefault' });
       assert.equal(pod.automountServiceAccountToken, false);
-      assert.deepEqual(pod.volumes, [{ name: 'tmp', emptyDir: { sizeLimit: '64Mi' } }]);
+      assert.deepEqual(pod.volumes, [{ name: 'tmp', emptyDir: { sizeLimit: '256Mi' } }]);
       for (const c of pod.containers) {
         assert.deepEqual(c.securityContext, {
           allowPrivilegeEscalation: false,
