@@ -126,6 +126,19 @@ describe('helm chart render', function () {
     }
   });
 
+  it('pulls the image with the pull Secrets given by name or as in a pod spec', () => {
+    // `{name: …}` is the pod spec's form, and most charts'; the schema refused it before.
+    const manifests = render(PRODUCTION, { imagePullSecrets: ['regcred', { name: 'mirror' }] });
+    const pods = [
+      ...WORKLOADS.map((w) => find(manifests, 'Deployment', `rel-skinmatch-${w}`)),
+      find(manifests, 'Job', 'rel-skinmatch-migration'),
+    ];
+    for (const pod of pods.map(podSpec))
+      assert.deepEqual(pod.imagePullSecrets, [{ name: 'regcred' }, { name: 'mirror' }]);
+    const refused = helm('template', [PRODUCTION, { imagePullSecrets: [{ secret: 'regcred' }] }]);
+    assert.match(refused.stderr, /at '\/imagePullSecrets\/0': 'oneOf' failed/);
+  });
+
   it('starts each workload as its role, with probes on its own health endpoint', () => {
     const manifests = render(OWN_SECRETS);
     const container = (w: string) =>

@@ -93,7 +93,7 @@ volumeMounts:
 {{- with .Values.imagePullSecrets }}
 imagePullSecrets:
   {{- range . }}
-  - name: {{ . }}
+  - name: {{ if kindIs "string" . }}{{ . }}{{ else }}{{ .name }}{{ end }}
   {{- end }}
 {{- end }}
 automountServiceAccountToken: false
