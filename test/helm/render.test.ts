@@ -309,6 +309,33 @@ describe('helm chart render', function () {
     assert.equal(render(PRODUCTION).filter((m) => m.kind === 'Secret').length, 0);
   });
 
+  it('runs the migration Job on core’s nodes: its nodeSelector, tolerations and node affinity', () => {
+    // Before, the Job had none: on a cluster of tainted or mixed-architecture nodes its pod stayed Pending
+    // or landed where the image cannot run, and `helm install` timed out before any Deployment existed.
+    const arch = { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] };
+    const nodeAffinity = {
+      requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [arch] }] },
+    };
+    const spread = { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { a: 'b' } } };
+    const core = {
+      nodeSelector: { pool: 'skinmatch' },
+      tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'skinmatch', effect: 'NoSchedule' }],
+      affinity: {
+        nodeAffinity,
+        podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [spread] },
+      },
+    };
+    const job = podSpec(find(render(PRODUCTION, { core }), 'Job', 'rel-skinmatch-migration'));
+    assert.deepEqual(job.nodeSelector, core.nodeSelector);
+    assert.deepEqual(job.tolerations, core.tolerations);
+    assert.deepEqual(job.affinity, { nodeAffinity });
+    const plain = podSpec(find(render(PRODUCTION), 'Job', 'rel-skinmatch-migration'));
+    assert.deepEqual(
+      [plain.nodeSelector, plain.tolerations, plain.affinity],
+      [undefined, undefined, undefined],
+    );
+  });
+
   it('scales with one HPA per Deployment, or KEDA on the analysis queue for inference', () => {
     const own = render(OWN_SECRETS);
     for (const w of WORKLOADS) {
