@@ -142,6 +142,14 @@ describe('helm chart values', () => {
     assert.ok(readFileSync(join(CHART, 'README.md'), 'utf8').includes(`\`\`\`yaml\n${example}\`\`\``));
   });
 
+  it('has the README install command wait for the migration Job as long as it may run', () => {
+    // Helm's own default, 5 minutes, gave up on the hook halfway through the Job's 600 s.
+    const command = /^helm upgrade --install .*$/m.exec(readFileSync(join(CHART, 'README.md'), 'utf8'))?.[0];
+    const minutes = Number(/--timeout (\d+)m\b/.exec(command ?? '')?.[1]);
+    const deadline = (defaults.migration as { activeDeadlineSeconds: number }).activeDeadlineSeconds;
+    assert.ok(minutes * 60 > deadline, `${command}: --timeout under the Job's ${deadline} s`);
+  });
+
   it('accepts the defaults and the README production example', () => {
     assert.deepEqual(errorsOf(defaults), []);
     assert.deepEqual(errorsOf(merged(defaults, production)), []);
