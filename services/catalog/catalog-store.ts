@@ -4,7 +4,8 @@
  * (`catalog_changed`: by the products table's trigger, or once by an import whose batches are quiet).
  * An announcement can be missed — sent while this core's listening connection was down, or never sent by
  * an import killed outright — so a core also reloads when it listens again, and looks every
- * `CATALOG_CHECK_MS` at PostgreSQL's count of the rows written to products since its last load.
+ * `CATALOG_CHECK_MS` at PostgreSQL's count of the rows written to products since its last load. Products
+ * stored with an older knowledge base are derived afresh as they load (stale-derivation.ts).
  */
 import type { EntityManager } from '@mikro-orm/core';
 import type { Pool, PoolClient } from 'pg';
@@ -14,8 +15,10 @@ import type { Logger } from '../shared/logger.ts';
 import type { Notifications } from '../shared/notifications.ts';
 import { CatalogIndex } from './catalog-index.ts';
 import { type DerivedProduct, deriveProduct, type RawProduct } from './derive.ts';
+import { KB_VERSION } from './knowledge/knowledge.ts';
 import { Product } from './product-entity.ts';
 import { announceCatalogChange, writeProducts } from './product-writer.ts';
+import { currentDerivation } from './stale-derivation.ts';
 
 const RELOAD_DEBOUNCE_MS = 200;
 
@@ -197,7 +200,9 @@ export class LiveCatalog {
   async #load(): Promise<void> {
     const started = performance.now();
     try {
-      const { products, writes } = await loadProducts(this.#orm.em.fork());
+      const loaded = await loadProducts(this.#orm.em.fork());
+      const { products, stale } = await currentDerivation(loaded.products);
+      const writes = loaded.writes;
       this.#index = new CatalogIndex(products);
       this.#loadedWrites = writes;
       this.#state = 'loaded';
@@ -207,6 +212,12 @@ export class LiveCatalog {
         { products: products.length, ms: Math.round(performance.now() - started) },
         'catalog loaded',
       );
+      if (Object.keys(stale).length > 0) {
+        this.#logger.warn(
+          { stale_products: stale, kb_version: KB_VERSION },
+          'products stored with an older knowledge base were derived afresh for serving: import the catalog again to store them so',
+        );
+      }
     } catch (err) {
       const retryMs = this.#retryMs;
       this.#retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
