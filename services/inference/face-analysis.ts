@@ -16,7 +16,13 @@ import { Measurer } from './measurer.ts';
 import { PATCH_SIZE } from './measures-graph/features.ts';
 import { judgeQuality, mainFace, type Quality } from './quality.ts';
 import { PATCHES_LENGTH, REGIONS, regionPatches } from './regions.ts';
-import { CALIBRATION_VERSION, FEATURES_READ, poreFloor, scoreFeatures } from './scoring.ts';
+import {
+  CALIBRATION_VERSION,
+  FEATURES_READ,
+  MEASURED_TOGETHER,
+  poreFloor,
+  scoreFeatures,
+} from './scoring.ts';
 import { toneWeights } from './tone-weights.ts';
 
 export const STAGES = ['decoding', 'detecting_face', 'checking_quality', 'measuring', 'scoring'] as const;
@@ -92,7 +98,7 @@ export class FaceAnalysis {
     return new FaceAnalysis(
       await FaceDetector.load(),
       await FaceLandmarker.load(),
-      await Measurer.load(FEATURES_READ),
+      await Measurer.load(FEATURES_READ, MEASURED_TOGETHER),
       settings,
     );
   }

@@ -12,8 +12,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { fromBinary, toBinary } from '@bufbuild/protobuf';
-import { type ModelProto, ModelProtoSchema } from 'onnx-buf';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import {
+  AttributeProto_AttributeType,
+  AttributeProtoSchema,
+  type ModelProto,
+  ModelProtoSchema,
+  NodeProtoSchema,
+  TensorProto_DataType,
+  TensorProtoSchema,
+} from 'onnx-buf';
 import * as ort from 'onnxruntime-node';
 import {
   CLIP_LEVELS_NAME,
@@ -76,22 +84,37 @@ export type PoreFloor = (rows: readonly Features[]) => number;
 export class Measurer {
   readonly #runs: readonly Run[];
   readonly #batch: number;
+  /** The features read from each patch: only these are written to its row. */
+  readonly #reads: readonly ReadonlySet<FeatureName>[];
   /** Tone weights of 1 for every pixel of a batch. */
   readonly #everyPixel: Float32Array;
   /** The graph's declared version and the hash of the file loaded. */
   readonly version = fileVersion(MODEL, MEASURES_MODEL_VERSION);
 
-  private constructor(runs: readonly Run[], batch: number) {
+  private constructor(runs: readonly Run[], needs: readonly (readonly FeatureName[])[]) {
     this.#runs = runs;
-    this.#batch = batch;
-    this.#everyPixel = new Float32Array(batch * PLANE_VALUES).fill(1);
+    this.#batch = needs.length;
+    this.#reads = needs.map((features) => new Set(features));
+    this.#everyPixel = new Float32Array(needs.length * PLANE_VALUES).fill(1);
   }
 
-  /** `needs[i]`: the features read from patch i of every batch. */
-  static async load(needs: readonly (readonly FeatureName[])[]): Promise<Measurer> {
+  /**
+   * `needs[i]`: the features read from patch i of every batch. The patches of each set in `together` are
+   * measured as one group, each for the features any of them is read for (the cheeks, each read for one
+   * half's redness: one group of two costs less than two of one, whose graphs are mostly the same nodes);
+   * a patch's row still holds only its own.
+   */
+  static async load(
+    needs: readonly (readonly FeatureName[])[],
+    together: readonly (readonly number[])[] = [],
+  ): Promise<Measurer> {
     const model = fromBinary(ModelProtoSchema, readFileSync(MODEL));
     const byFeatures = new Map<string, number[]>();
-    needs.forEach((features, i) => {
+    const measuredFor = needs.map((features, i) => {
+      const set = together.find((patches) => patches.includes(i));
+      return set === undefined ? features : [...new Set(set.flatMap((p) => needs[p] ?? []))];
+    });
+    measuredFor.forEach((features, i) => {
       if (features.length === 0) return;
       const key = [...features].sort().join(',');
       byFeatures.set(key, [...(byFeatures.get(key) ?? []), i]);
@@ -108,19 +131,23 @@ export class Measurer {
       [false, true].map(async (floored) => {
         const side = cuts.filter(({ cut }) => reads(cut, PORE_FLOOR_NAME) === floored);
         if (side.length === 0) return undefined;
-        const merged = merge(side.map(({ cut }) => cut));
+        const groups = side.map(({ patches, features, weighted }, i) => ({
+          patches,
+          features,
+          input: `${groupPrefix(i)}${INPUT_NAME}`,
+          ...(weighted && { weights: `${groupPrefix(i)}${TONE_WEIGHTS_NAME}` }),
+          outputs: features.map((name) => `${groupPrefix(i)}${name}`),
+        }));
+        const merged = joinOutputs(
+          merge(side.map(({ cut }) => cut)),
+          groups.flatMap(({ outputs }) => outputs),
+        );
         const session = await ort.InferenceSession.create(
           toBinary(ModelProtoSchema, merged),
           MEASURES_SESSION_OPTIONS,
         );
         return {
-          groups: side.map(({ patches, features, weighted }, i) => ({
-            patches,
-            features,
-            input: `${groupPrefix(i)}${INPUT_NAME}`,
-            ...(weighted && { weights: `${groupPrefix(i)}${TONE_WEIGHTS_NAME}` }),
-            outputs: features.map((name) => `${groupPrefix(i)}${name}`),
-          })),
+          groups,
           session,
           floored,
           clipped: session.inputNames.includes(CLIP_LEVELS_NAME),
@@ -129,7 +156,7 @@ export class Measurer {
     );
     return new Measurer(
       runs.filter((run) => run !== undefined),
-      needs.length,
+      needs,
     );
   }
 
@@ -177,14 +204,16 @@ export class Measurer {
         floor ??= poreFloor?.(rows) ?? 0;
         feeds[PORE_FLOOR_NAME] = new ort.Tensor('float32', Float32Array.of(floor), []);
       }
-      const out = await session.run(feeds);
-      for (const { patches: places, features, outputs } of groups) {
-        features.forEach((name, f) => {
-          const values = out[outputs[f]!]!.data as Float32Array;
+      // Every group's features, each for its patches in turn, in one output (joinOutputs).
+      const values = (await session.run(feeds))[JOINED_OUTPUT]!.data as Float32Array;
+      let at = 0;
+      for (const { patches: places, features } of groups) {
+        for (const name of features) {
           places.forEach((p, k) => {
-            rows[p]![name] = values[k]!;
+            if (this.#reads[p]!.has(name)) rows[p]![name] = values[at + k]!;
           });
-        });
+          at += places.length;
+        }
       }
     }
     return rows;
@@ -277,4 +306,52 @@ function merge(cuts: readonly ModelProto[]): ModelProto {
     }
   });
   return merged;
+}
+
+/** The one output of a merged graph: every group's features, flattened and joined (joinOutputs). */
+const JOINED_OUTPUT = 'measured';
+
+/**
+ * The merged graph with `outputs` (each [n, 1, 1, 1]) flattened and joined in that order as its one output,
+ * JOINED_OUTPUT: onnxruntime-node turns every output of a run into a tensor of its own (about 1.6 µs each,
+ * some thirty a photo), a Concat of a few values costs less. The values are the same.
+ */
+function joinOutputs(model: ModelProto, outputs: readonly string[]): ModelProto {
+  const graph = model.graph!;
+  const flat = '_joined_flat_shape';
+  graph.initializer.push(
+    create(TensorProtoSchema, {
+      name: flat,
+      dims: [1n],
+      dataType: TensorProto_DataType.INT64,
+      int64Data: [-1n],
+    }),
+  );
+  for (const name of outputs)
+    graph.node.push(
+      create(NodeProtoSchema, {
+        opType: 'Reshape',
+        name: `${name}/joined`,
+        input: [name, flat],
+        output: [`${name}/joined`],
+      }),
+    );
+  graph.node.push(
+    create(NodeProtoSchema, {
+      opType: 'Concat',
+      name: JOINED_OUTPUT,
+      input: outputs.map((name) => `${name}/joined`),
+      output: [JOINED_OUTPUT],
+      attribute: [
+        create(AttributeProtoSchema, { name: 'axis', type: AttributeProto_AttributeType.INT, i: 0n }),
+      ],
+    }),
+  );
+  const info = graph.output[0]!;
+  info.name = JOINED_OUTPUT;
+  const type = info.type?.value;
+  // Its length is the sum of the groups' batches: declared without a shape.
+  if (type?.case === 'tensorType') type.value.shape = undefined;
+  graph.output = [info];
+  return model;
 }

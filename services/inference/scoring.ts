@@ -188,6 +188,15 @@ export interface Scored {
 }
 
 /**
+ * Regions measured as one group (Measurer.load's `together`), by their places in REGIONS: the cheeks,
+ * which read the same features but each its own half's redness (erythema_skin_second_half and
+ * erythema_skin_first_half), as one group of two rather than two of one.
+ */
+export const MEASURED_TOGETHER: readonly (readonly number[])[] = [
+  [REGIONS.indexOf('right_cheek'), REGIONS.indexOf('left_cheek')],
+];
+
+/**
  * The features each region is read for, in REGIONS order: what RAW_MEASURES reads, found by running each
  * once with a reader that writes down what it is asked. The measurer measures nothing else.
  */

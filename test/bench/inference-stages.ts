@@ -15,7 +15,12 @@ import { FaceLandmarker, type Landmarks } from '../../services/inference/landmar
 import { Measurer } from '../../services/inference/measurer.ts';
 import { judgeQuality, mainFace } from '../../services/inference/quality.ts';
 import { regionPatches } from '../../services/inference/regions.ts';
-import { FEATURES_READ, poreFloor, scoreFeatures } from '../../services/inference/scoring.ts';
+import {
+  FEATURES_READ,
+  MEASURED_TOGETHER,
+  poreFloor,
+  scoreFeatures,
+} from '../../services/inference/scoring.ts';
 import { toneWeights } from '../../services/inference/tone-weights.ts';
 import { benchPhotos } from './bench-photos.ts';
 
@@ -25,7 +30,7 @@ for (const file of process.argv.slice(2)) photos[file] = readFileSync(file);
 
 const detector = await FaceDetector.load();
 const landmarker = await FaceLandmarker.load();
-const measurer = await Measurer.load(FEATURES_READ);
+const measurer = await Measurer.load(FEATURES_READ, MEASURED_TOGETHER);
 
 type Stage =
   | 'decode'

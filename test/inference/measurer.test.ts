@@ -14,7 +14,12 @@ import { MEASURES_MODEL_PATH } from '../../services/inference/measures-graph/bui
 import { FEATURES, OUTPUT_NAME, PATCH_SIZE } from '../../services/inference/measures-graph/features.ts';
 import { mainFace } from '../../services/inference/quality.ts';
 import { REGIONS, regionPatches } from '../../services/inference/regions.ts';
-import { FEATURES_READ, poreFloor, rawMeasures } from '../../services/inference/scoring.ts';
+import {
+  FEATURES_READ,
+  MEASURED_TOGETHER,
+  poreFloor,
+  rawMeasures,
+} from '../../services/inference/scoring.ts';
 import { toneWeights } from '../../services/inference/tone-weights.ts';
 import { MEASURES } from '../../services/shared/measures.ts';
 import { graphFeeds } from './measures-graph-run.ts';
@@ -168,5 +173,46 @@ describe('measurer', () => {
       measurer.measure(patches, poreFloor, levels, new Float32Array(PATCH_SIZE * PATCH_SIZE)),
       /^Error: expected the tone weights of 14 patches, got 1$/,
     );
+  });
+
+  it('measures the cheeks as one group of two, each read for its own half: the same values, NaN for the other half', async () => {
+    const cheeks = [REGIONS.indexOf('right_cheek'), REGIONS.indexOf('left_cheek')];
+    assert.deepEqual(MEASURED_TOGETHER, [cheeks]);
+    // Their features differ only by the half: apart, each would be a group of one.
+    const [right, left] = cheeks.map((r) => FEATURES_READ[r]!);
+    assert.ok(right!.includes('erythema_skin_second_half') && !right!.includes('erythema_skin_first_half'));
+    assert.ok(left!.includes('erythema_skin_first_half') && !left!.includes('erythema_skin_second_half'));
+    const together = await Measurer.load(FEATURES_READ, MEASURED_TOGETHER);
+    // The batches each run is fed (InferenceSession's prototype, as above).
+    const proto = (InferenceSession as unknown as { prototype: { run: (...args: unknown[]) => unknown } })
+      .prototype;
+    const run = proto.run;
+    const batches: number[][] = [];
+    proto.run = function (this: unknown, ...args: unknown[]) {
+      const feeds = args[0] as Record<string, { dims: readonly number[] }>;
+      batches.push(
+        Object.entries(feeds)
+          .filter(([name, tensor]) => name.endsWith('patches') && tensor.dims.length === 4)
+          .map(([, tensor]) => tensor.dims[0]!),
+      );
+      return run.apply(this, args);
+    };
+    let rows: Awaited<ReturnType<Measurer['measure']>>;
+    try {
+      rows = await together.measure(patches, poreFloor, levels, weights);
+    } finally {
+      proto.run = run;
+      await together.release();
+    }
+    // The floor's run: the two cheeks, and nothing else, in one batch of two.
+    assert.deepEqual(batches[1], [2]);
+    const apart = await measurer.measure(patches, poreFloor, levels, weights);
+    for (const [r, region] of REGIONS.entries()) {
+      for (const name of FEATURES) {
+        if (FEATURES_READ[r]!.includes(name))
+          assert.equal(rows[r]![name], apart[r]![name], `${region} ${name}`);
+        else assert.ok(Number.isNaN(rows[r]![name]), `${region} ${name} is not read, yet given`);
+      }
+    }
   });
 });

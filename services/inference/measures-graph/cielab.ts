@@ -6,10 +6,10 @@
 import type { GraphBuilder } from './graph-builder.ts';
 
 /**
- * The CIELAB image: `lab` is [n, 3, h, w]; `l`, `a`, `b` are its channels, each [n, 1, h, w]; `linear` is
- * the linear-light RGB it was computed from, [n, 3, h, w].
+ * The CIELAB image's channels `l`, `a`, `b`, each [n, 1, h, w]; `linear` is the linear-light RGB they were
+ * computed from, [n, 3, h, w].
  */
-export type CielabTensors = { lab: string; l: string; a: string; b: string; linear: string };
+export type CielabTensors = { l: string; a: string; b: string; linear: string };
 
 /** Linear sRGB → CIE XYZ, rows X, Y, Z (IEC 61966-2-1 primaries, D65 white). */
 const SRGB_TO_XYZ = [
@@ -22,17 +22,12 @@ const SRGB_TO_XYZ = [
 const D65_WHITE = [0.95047, 1.0, 1.08883] as const;
 
 /**
- * f(X/Xn), f(Y/Yn), f(Z/Zn) → L*, a*, b*, as a 1×1 convolution: L* = 116·fY − 16,
- * a* = 500·(fX − fY), b* = 200·(fY − fZ).
+ * Adds the conversion of `srgb` ([n, 3, h, w], 0..1) and returns the CIELAB tensors: L* = 116·f(Y/Yn) − 16,
+ * a* = 500·(f(X/Xn) − f(Y/Yn)), b* = 200·(f(Y/Yn) − f(Z/Zn)). Each channel's f is a chain of its own, so a
+ * cut graph that reads L* alone companding Y alone, one that reads no b* no Z (measurer.ts): f is the
+ * graph's costliest arithmetic per pixel (its `Log`). a* and b* are 1×1 convolutions of their two f's, the
+ * same products and sums as the one 3×3 convolution of all three f's they were before.
  */
-const F_TO_LAB = [
-  [0, 116, 0],
-  [500, -500, 0],
-  [0, 200, -200],
-] as const;
-const LAB_OFFSET = [-16, 0, 0] as const;
-
-/** Adds the conversion of `srgb` ([n, 3, h, w], 0..1) and returns the CIELAB tensors. */
 export function addCielab(g: GraphBuilder, srgb: string): CielabTensors {
   const linear = addSrgbToLinear(g, srgb);
 
@@ -43,13 +38,25 @@ export function addCielab(g: GraphBuilder, srgb: string): CielabTensors {
     [linear, g.constant('xyz_over_white_weights', [3, 3, 1, 1], xyzWeights)],
     ['xyz_over_white'],
   );
-
-  const f = addLabCompanding(g, xyz);
-  const weights = g.constant('lab_weights', [3, 3, 1, 1], F_TO_LAB.flat());
-  const offset = g.constant('lab_offset', [3], [...LAB_OFFSET]);
-  const lab = g.node('Conv', [f, weights, offset], ['lab']);
-  g.node('Split', [lab], ['l_star', 'a_star', 'b_star'], { axis: 1 });
-  return { lab, l: 'l_star', a: 'a_star', b: 'b_star', linear };
+  g.node('Split', [xyz], ['x_over_white', 'y_over_white', 'z_over_white'], { axis: 1 });
+  const [fx, fy, fz] = (['x', 'y', 'z'] as const).map((c) =>
+    addLabCompanding(g, `${c}_over_white`, `lab_f_${c}`),
+  );
+  const l = g.node(
+    'Add',
+    [g.node('Mul', [fy!, g.scalar('lab_l_scale', 116)], ['l_scaled']), g.scalar('lab_l_offset', -16)],
+    ['l_star'],
+  );
+  const difference = (first: string, second: string, scale: number, name: string) =>
+    g.node(
+      'Conv',
+      [
+        g.node('Concat', [first, second], [`${name}_f_pair`], { axis: 1 }),
+        g.constant(`${name}_weights`, [1, 2, 1, 1], [scale, -scale]),
+      ],
+      [name],
+    );
+  return { l, a: difference(fx!, fy!, 500, 'a_star'), b: difference(fy!, fz!, 200, 'b_star'), linear };
 }
 
 /**
@@ -72,12 +79,12 @@ function addSrgbToLinear(g: GraphBuilder, srgb: string): string {
  * CIELAB's f(t): the cube root above (6/29)³ ≈ 0.008856, a straight line below it so that f stays
  * finite-sloped near black. Where evaluates both branches; the unused one is discarded.
  */
-function addLabCompanding(g: GraphBuilder, t: string): string {
-  const cubic = g.node('Greater', [t, g.scalar('lab_epsilon', 0.008856)], ['lab_above_epsilon']);
-  const logT = g.node('Log', [t], ['lab_log']);
-  const rootLog = g.node('Mul', [logT, g.scalar('one_third', 1 / 3)], ['lab_cube_root_log']);
-  const root = g.node('Exp', [rootLog], ['lab_cube_root']);
-  const sloped = g.node('Mul', [t, g.scalar('lab_kappa_slope', 7.787)], ['lab_sloped']);
-  const line = g.node('Add', [sloped, g.scalar('lab_line_offset', 16 / 116)], ['lab_line']);
-  return g.node('Where', [cubic, root, line], ['lab_f']);
+function addLabCompanding(g: GraphBuilder, t: string, name: string): string {
+  const cubic = g.node('Greater', [t, g.scalar(`${name}_epsilon`, 0.008856)], [`${name}_above_epsilon`]);
+  const logT = g.node('Log', [t], [`${name}_log`]);
+  const rootLog = g.node('Mul', [logT, g.scalar(`${name}_one_third`, 1 / 3)], [`${name}_cube_root_log`]);
+  const root = g.node('Exp', [rootLog], [`${name}_cube_root`]);
+  const sloped = g.node('Mul', [t, g.scalar(`${name}_kappa_slope`, 7.787)], [`${name}_sloped`]);
+  const line = g.node('Add', [sloped, g.scalar(`${name}_line_offset`, 16 / 116)], [`${name}_line`]);
+  return g.node('Where', [cubic, root, line], [name]);
 }

@@ -3,7 +3,13 @@
  * stand out from their surroundings in redness or darkness. Every feature is [n, 1, 1, 1].
  */
 import type { CielabTensors } from './cielab.ts';
-import { addHalfErythema, addNearShine, addSidesErythema, SAMPLE_COLUMNS } from './erythema-halves.ts';
+import {
+  addHalfErythema,
+  addNearShine,
+  addShineBlocks,
+  addSidesErythema,
+  SAMPLE_COLUMNS,
+} from './erythema-halves.ts';
 import {
   DARK_SPOT_STRIP,
   EYE_FROM_ROW,
@@ -84,7 +90,9 @@ export function addColourFeatures(
   };
   // Where redness leaves shine out: any light above the median by haloMinExcess or more (half oiliness's
   // threshold: a sheen whitens the skin before it reads as shine), side light and all.
-  const specular = shineDegree(l, lMedian, 'shine', THRESHOLDS.haloMinExcess);
+  // On each block's lightest L*: near shine reads each block's largest degree only (addShineBlocks).
+  const lBlocks = addShineBlocks(g, l);
+  const specular = shineDegree(lBlocks, lMedian, 'shine', THRESHOLDS.haloMinExcess);
   // Oiliness reads shine on L* less its plane: a gradient of light across the patch (a nose lit from one
   // side, half of it 12 above the median) is no shine; a highlight, lighter than what lies on both sides
   // of it, is.
@@ -200,7 +208,8 @@ export function addColourFeatures(
   // The same on each half of the patch's columns, for redness (each cheek's half beside the nose), each half
   // judged on its own light: erythema-halves.ts.
   const halves = { l, erythema, kept: g.node('Mul', [awayFromSpots, notClipped], ['half_kept']) };
-  const shine = (median: string, name: string) => shineDegree(l, median, name, THRESHOLDS.haloMinExcess);
+  const shine = (median: string, name: string) =>
+    shineDegree(lBlocks, median, name, THRESHOLDS.haloMinExcess);
   const half = (side: 0 | 1, name: string) => addHalfErythema(g, { ...halves, shine }, side, name);
   // The middle of the face's, for redness's baseline: its skin by what it is, on each half (erythema-halves.ts).
   const sides = addSidesErythema(

@@ -27,7 +27,10 @@ export interface HalfInputs {
   readonly erythema: string;
   /** 1 where a pixel is away from spots and not clipped in the photo, [n, 1, h, w]. */
   readonly kept: string;
-  /** Each pixel's degree of shine (0..1) above `median` (L*, [n, 1, 1, 1]); `name` prefixes its nodes. */
+  /**
+   * Each block's largest degree of shine (0..1) above `median` (L*, [n, 1, 1, 1]), [n, 1, h/block, w/block]
+   * (addShineBlocks); `name` prefixes its nodes.
+   */
   readonly shine: (median: string, name: string) => string;
 }
 
@@ -226,17 +229,28 @@ function addSkinLevel(
 }
 
 /**
- * Where shine lies near, [n, 1, h, w]: the largest shine degree over the pixel's own block of
- * SHINE_BLOCK×SHINE_BLOCK pixels and the eight blocks around it (a max over blocks, then back to pixels:
- * cheaper than a max over a window around every pixel). `prefix` names its nodes.
+ * The lightest L* of each SHINE_BLOCK×SHINE_BLOCK block, [n, 1, h/block, w/block]. A pixel's shine degree
+ * (clip((L* − level − excess)/ramp, 0, 1)) only grows with its L*, in float32 as in exact arithmetic
+ * (each step rounds monotonically), so a block's largest degree is the degree of its lightest L*: the
+ * degrees near shine reads are computed on the blocks, not on every pixel (the same values).
  */
-export function addNearShine(g: GraphBuilder, shine: string, prefix = ''): string {
+export function addShineBlocks(g: GraphBuilder, l: string): string {
   const block = THRESHOLDS.shineBlock;
-  const blocks = g.node('MaxPool', [shine], [`${prefix}shine_blocks`], {
+  return g.node('MaxPool', [l], ['l_shine_blocks'], {
     kernel_shape: [block, block],
     strides: [block, block],
   });
-  const around = g.node('MaxPool', [blocks], [`${prefix}shine_blocks_around`], {
+}
+
+/**
+ * Where shine lies near, [n, 1, h, w]: the largest shine degree over the pixel's own block of
+ * SHINE_BLOCK×SHINE_BLOCK pixels and the eight blocks around it (a max over blocks, then back to pixels:
+ * cheaper than a max over a window around every pixel), from `blockShine`, each block's largest degree
+ * (the degree of addShineBlocks' L*). `prefix` names its nodes.
+ */
+export function addNearShine(g: GraphBuilder, blockShine: string, prefix = ''): string {
+  const block = THRESHOLDS.shineBlock;
+  const around = g.node('MaxPool', [blockShine], [`${prefix}shine_blocks_around`], {
     kernel_shape: [3, 3],
     pads: [1, 1, 1, 1],
   });

@@ -9,7 +9,14 @@
 
 import { addContrast } from './contrast-measures.ts';
 import { PATCH_SIZE, THRESHOLDS } from './features.ts';
-import { addClosing, addGaussianBlur, addNormalisedBlur, addSquareMax, weightedMean } from './filters.ts';
+import {
+  addClosing,
+  addGaussianBlur,
+  addNormalisedBlur,
+  addOpening,
+  addSquareMax,
+  weightedMean,
+} from './filters.ts';
 import { FLOAT, type GraphBuilder } from './graph-builder.ts';
 
 export type TextureFeatures = {
@@ -178,11 +185,7 @@ function addPitDepth(
     [g.node('Sub', [capped, floor], ['pit_depth_less_floor'])],
     ['pit_depth_beyond'],
   );
-  const opened = g.node(
-    'Neg',
-    [addClosing(g, g.node('Neg', [detail], ['grain_detail_negated']), 3, 'grain_detail_negated')],
-    ['grain_detail_opened'],
-  );
+  const opened = addOpening(g, detail, 3, 'grain_detail');
   const height = g.node(
     'Min',
     [g.node('Sub', [detail, opened], ['grain_height_map']), cap],
@@ -276,11 +279,7 @@ function addCoarseEnergy(g: GraphBuilder, filled: string): string {
     ['coarse_relief'],
   );
   const closed = addClosing(g, smoothed, COARSE_WINDOW, 'coarse');
-  const opened = g.node(
-    'Neg',
-    [addClosing(g, g.node('Neg', [smoothed], ['coarse_l_negated']), COARSE_WINDOW, 'coarse_negated')],
-    ['coarse_opened'],
-  );
+  const opened = addOpening(g, smoothed, COARSE_WINDOW, 'coarse');
   return g.mean(g.node('Sub', [closed, opened], ['coarse_range']), 'coarse_energy');
 }
 

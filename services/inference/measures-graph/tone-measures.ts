@@ -5,7 +5,7 @@
  * cubic surface through it — taken away, and what is left is the tone. Every feature is [n, 1, 1, 1].
  */
 import { PATCH_SIZE, TONE_SIGMA } from './features.ts';
-import { addGaussianBlur, weightedMean } from './filters.ts';
+import { addGaussianConv, weightedMean } from './filters.ts';
 import type { GraphBuilder } from './graph-builder.ts';
 import { addBelowLight } from './patch-ops.ts';
 
@@ -124,14 +124,14 @@ export function addToneFeatures(
       g.node(
         'Add',
         [
-          addGaussianBlur(g, lSum, TONE_SIGMA / TONE_BLOCK, 'tone_l'),
+          addGaussianConv(g, lSum, TONE_SIGMA / TONE_BLOCK, 'tone_l'),
           g.node('Mul', [clearMean, prior], ['tone_prior_l']),
         ],
         ['tone_l_with_prior'],
       ),
       g.node(
         'Add',
-        [addGaussianBlur(g, share, TONE_SIGMA / TONE_BLOCK, 'tone_clear_share'), prior],
+        [addGaussianConv(g, share, TONE_SIGMA / TONE_BLOCK, 'tone_clear_share'), prior],
         ['tone_clear_share_with_prior'],
       ),
     ],
