@@ -89,8 +89,8 @@ export function addColourFeatures(
     return g.node('Clip', [ramped, zero, one], [name]);
   };
   // Where redness leaves shine out: any light above the median by haloMinExcess or more (half oiliness's
-  // threshold: a sheen whitens the skin before it reads as shine), side light and all.
-  // On each block's lightest L*: near shine reads each block's largest degree only (addShineBlocks).
+  // threshold: a sheen whitens the skin before it reads as shine), side light and all; on each block's
+  // lightest L*, since near shine reads each block's largest degree only (addShineBlocks).
   const lBlocks = addShineBlocks(g, l);
   const specular = shineDegree(lBlocks, lMedian, 'shine', THRESHOLDS.haloMinExcess);
   // Oiliness reads shine on L* less its plane: a gradient of light across the patch (a nose lit from one
@@ -130,10 +130,8 @@ export function addColourFeatures(
   const spots = g.node('Or', [darker, redSpot], ['is_spot']);
   // The skin's own redness: the erythema index 100·log10(R/G) in linear light (haemoglobin absorbs green,
   // not red). A ratio of channels, it ignores how light or shaded a pixel is, so relief and shadows do not
-  // read as redness. Its mean over pixels at least four pixels away from any spot (two before
-  // `skin-measures-24.0.0`: the soft rim of a red spot beyond that tinted the cheeks, acne → redness 5.5 on
-  // face c; three before 30.0.0, when the chin, whose painted spots tinted the baseline too, left it: acne →
-  // redness 6 on face c), so spots do not tint it.
+  // read as redness. Its mean over pixels at least four pixels away from any spot, so that a spot's soft rim
+  // does not tint it (two and three pixels let acne move redness 5.5–6 on face c: docs/inference.md).
   const nearSpot = g.node('MaxPool', [g.node('Cast', [spots], ['spot_mask'], { to: FLOAT })], ['near_spot'], {
     kernel_shape: [9, 9],
     pads: [4, 4, 4, 4],
@@ -141,10 +139,9 @@ export function addColourFeatures(
   // Nor does shine, which shows the light rather than the skin, nor the halo around it: skin mixed with
   // the light's colour, lighter than the skin but below the shine threshold. The halo is left out by where
   // it lies (within SHINE_HALO pixels of shine, a MaxPool of the shine degree) and by rank (the lightest
-  // tenth of the patch, whatever its level). A photo's white balance decides which highlights clip, and a
-  // clipped highlight's L* and colour are no longer the skin's: those pixels are left out below
-  // (clip_levels), and a face mostly clipped is refused (quality.ts), so the shine threshold no longer
-  // follows the white balance as it did when a threshold of 6 was first tried (docs/inference.md).
+  // tenth of the patch, whatever its level). A clipped highlight's L* and colour are no longer the skin's:
+  // those pixels are left out below (clip_levels), and a face mostly clipped is refused (quality.ts), so
+  // the shine threshold does not follow the white balance (docs/inference.md).
   const nearShine = addNearShine(g, specular);
   // Judged on every other row and, of the columns, on a set that is its own mirror image (SAMPLE_COLUMNS).
   const lightest = addKthLargest(
