@@ -23,6 +23,13 @@ import { ACCOUNT_RESOURCE_PATH, isScope, SCOPE_NAMES } from './scopes.ts';
 
 const MAX_BODY_BYTES = 56 * 1024;
 export const RESOURCE_METADATA_PATH = `/.well-known/oauth-protected-resource${ACCOUNT_RESOURCE_PATH}`;
+/**
+ * RFC 9728 §3.1 puts the metadata of `{base}/mcp/account` at RESOURCE_METADATA_PATH; clients that find no
+ * `resource_metadata` in the challenge try it, then the root form (the MCP authorization spec, 2025-11-25),
+ * where some clients look first. The account endpoint is this server's only protected
+ * resource, so both answer its metadata.
+ */
+const RESOURCE_METADATA_PATHS = new Set([RESOURCE_METADATA_PATH, '/.well-known/oauth-protected-resource']);
 const METADATA_PATHS = new Set([
   '/.well-known/oauth-authorization-server',
   '/.well-known/openid-configuration',
@@ -34,8 +41,9 @@ export function authorizationServer(
   limits: Pick<GuestLimits, 'checkRegistration'>,
 ): Middleware {
   const served = compose(provider.middleware) as Middleware;
+  const resource = `${issuer}${ACCOUNT_RESOURCE_PATH}`;
   const resourceMetadata = {
-    resource: `${issuer}${ACCOUNT_RESOURCE_PATH}`,
+    resource,
     authorization_servers: [issuer],
     scopes_supported: SCOPE_NAMES,
     bearer_methods_supported: ['header'],
@@ -43,13 +51,14 @@ export function authorizationServer(
   };
 
   return async (ctx, next) => {
-    if (ctx.path === RESOURCE_METADATA_PATH || ctx.path === '/register') {
+    const metadataPath = RESOURCE_METADATA_PATHS.has(ctx.path);
+    if (metadataPath || ctx.path === '/register') {
       const method = ctx.path === '/register' ? 'POST' : 'GET';
       if (ctx.method === 'OPTIONS') return preflight(ctx, method);
       ctx.set('Access-Control-Allow-Origin', '*');
       if (method === 'POST') ctx.set('Access-Control-Expose-Headers', 'Retry-After');
     }
-    if (ctx.method === 'GET' && ctx.path === RESOURCE_METADATA_PATH) {
+    if (ctx.method === 'GET' && metadataPath) {
       ctx.body = resourceMetadata;
       return;
     }
@@ -63,7 +72,7 @@ export function authorizationServer(
     if (ctx.path === '/authorize') {
       const problem = oversizedAuthorization(ctx.querystring);
       if (problem) return sendPage(ctx, 400, errorPage(400, 'invalid_request', problem));
-      const query = queryModeOnly(ctx.querystring);
+      const query = canonicalResource(queryModeOnly(ctx.querystring), resource);
       if (query !== ctx.querystring) ctx.querystring = query;
     }
     if (ctx.method === 'GET' && ctx.path === '/authorize') await defaultScope(ctx, provider);
@@ -72,6 +81,8 @@ export function authorizationServer(
       if (body === undefined) return;
       const form = new URLSearchParams(body);
       if (form.has('token') && !form.has('grant_type')) ctx.path = '/token/revoke';
+      const canonical = canonicalResource(body, resource);
+      if (canonical !== body) (ctx.req as IncomingMessage & { body?: string }).body = canonical;
     }
     if (ctx.method === 'POST' && ctx.path === '/register') {
       const wait = await limits.checkRegistration(ctx.ip);
@@ -155,6 +166,21 @@ function queryModeOnly(query: string): string {
   if (modes.every((mode) => mode === 'query')) return query;
   params.delete('response_mode');
   for (const mode of modes) params.append('response_mode', mode === 'query' ? mode : 'unsupported');
+  return params.toString();
+}
+
+/**
+ * `{base}/mcp/account/`, with the trailing slash, names the same endpoint as `{base}/mcp/account` (both are
+ * served alike), and clients configured with it send it as their `resource` (RFC 8707). It is replaced by
+ * the canonical form, the one the tokens' audience names, in an authorization or token request; any other
+ * resource is oidc-provider's to refuse (invalid_target).
+ */
+function canonicalResource(form: string, resource: string): string {
+  const params = new URLSearchParams(form);
+  const named = params.getAll('resource');
+  if (!named.includes(`${resource}/`)) return form;
+  params.delete('resource');
+  for (const value of named) params.append('resource', value === `${resource}/` ? resource : value);
   return params.toString();
 }
 

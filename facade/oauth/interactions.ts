@@ -83,7 +83,10 @@ export function interactionRoutes(options: InteractionOptions) {
     const words = requestedScopes(interaction.prompt.details).map(
       (s) => (isScope(s) ? SCOPES[s] : OIDC_SCOPE_WORDS[s]) ?? s,
     );
-    const returnHost = new URL(String(interaction.params.redirect_uri)).host;
+    const back = new URL(String(interaction.params.redirect_uri));
+    // A native application's own scheme (cursor://…) is named with it: the host alone says little.
+    const web = back.protocol === 'http:' || back.protocol === 'https:';
+    const returnHost = web ? back.host : `${back.protocol}${back.host ? `//${back.host}` : ''}`;
     sendPage(ctx, 200, consentPage(clientName, returnHost, `/interaction/${uid}/consent`, words));
   }
 

@@ -1,16 +1,22 @@
 /**
  * Dynamic client registration (RFC 7591) is open to anyone, so what a client may register is bounded
  * before oidc-provider sees it:
- * - redirect URIs are https, or http on a loopback host only (OAuth 2.1 §2.3.1 and the MCP authorization
- *   spec: a code must never travel in clear over the network), without user information, whitespace or
+ * - redirect URIs are https, a native application's private-use scheme, or http on a loopback host only
+ *   (OAuth 2.1 §2.3.1 and the MCP authorization spec: a code must never travel in clear over the network;
+ *   oidc-provider refuses javascript:, data:, file: and the like), without user information, whitespace or
  *   control characters (a URI that is not what it looks like), at most 2,000 characters and 10 of them;
  * - the client's name, shown to the person on the sign-in and consent pages, is at most 100 characters
  *   with no control or invisible formatting characters (a right-to-left override reverses what a person
  *   reads), and other text values at most 2,000 characters;
  * - the body at most 16 KiB, and registrations per network are counted against an hourly budget
  *   (facade/rate-limits.ts) so that nobody fills the store with clients.
- * Every client is registered as `application_type: web`, so that redirect URIs are compared exactly
- * (native clients would get loopback-port leniency). A `scope` keeps only the words this server knows
+ * Every client is registered as `application_type: native` (unless it names https on a loopback host,
+ * which oidc-provider allows web clients only): its redirect URIs may then use a private-use scheme
+ * (`cursor://…`, `vscode://…`, RFC 8252 §7.1), and an http loopback one is matched at /authorize in any
+ * port (RFC 8252 §7.3, OAuth 2.1 §8.4.2) — native clients such as Claude Code and VS Code listen on a port
+ * the system gives them each run, or register `http://127.0.0.1/` with none. Everything else of a
+ * redirect URI (scheme, host, path, query) still has to equal a registered one, and the token request's
+ * must equal the authorization request's exactly. A `scope` keeps only the words this server knows
  * (RFC 7591 §2 lets the server register another scope than asked, and /authorize drops unknown words
  * too): `openid profile email` was refused whole, so such a client could not connect at all; a scope left
  * empty is left out (authorize then defaults it: endpoints.ts). `response_modes` may name only `query`
@@ -47,7 +53,17 @@ export function checkRegistration(text: string): RegistrationCheck {
   const fields = metadata as Record<string, unknown>;
   const problem = redirectProblem(fields.redirect_uris) ?? textProblem(fields);
   if (problem) return { problem };
-  return { body: JSON.stringify({ ...knownScope(fields), application_type: 'web' }) };
+  return { body: JSON.stringify({ ...knownScope(fields), application_type: applicationType(fields) }) };
+}
+
+/** `web` for a client that names https on a loopback host (native may not), `native` otherwise. */
+function applicationType(fields: Record<string, unknown>): 'web' | 'native' {
+  const uris = Array.isArray(fields.redirect_uris) ? fields.redirect_uris : [];
+  const httpsLoopback = uris.some((uri) => {
+    const url = typeof uri === 'string' ? URL.parse(uri) : null;
+    return url?.protocol === 'https:' && LOOPBACK_HOSTS.has(url.hostname);
+  });
+  return httpsLoopback ? 'web' : 'native';
 }
 
 function knownScope(fields: Record<string, unknown>): Record<string, unknown> {

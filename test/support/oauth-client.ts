@@ -22,11 +22,23 @@ export class MemoryOAuthClient implements OAuthClientProvider {
   savedTokens?: OAuthTokens;
   authorizationUrl?: URL;
   #verifier = '';
+  readonly #redirectUrl: string;
 
-  constructor(authMethod: 'none' | 'client_secret_basic' | 'client_secret_post') {
+  /**
+   * `redirect` is the URI the client registers and the one it then listens on: a native client registers
+   * one loopback port and is given another by the system on a later run.
+   */
+  constructor(
+    authMethod: 'none' | 'client_secret_basic' | 'client_secret_post',
+    redirect: { readonly registered: string; readonly used: string } = {
+      registered: REDIRECT_URI,
+      used: REDIRECT_URI,
+    },
+  ) {
+    this.#redirectUrl = redirect.used;
     this.clientMetadata = {
       client_name: `test client (${authMethod})`,
-      redirect_uris: [REDIRECT_URI],
+      redirect_uris: [redirect.registered],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: authMethod,
@@ -34,7 +46,7 @@ export class MemoryOAuthClient implements OAuthClientProvider {
   }
 
   get redirectUrl() {
-    return REDIRECT_URI;
+    return this.#redirectUrl;
   }
   clientInformation() {
     return this.client;
@@ -72,7 +84,7 @@ export async function authorizeInBrowser(browser: Browser, url: URL, person: Per
   const context = await browser.newContext();
   try {
     const page = await context.newPage();
-    const arrived = interceptRedirect(page);
+    const arrived = interceptRedirect(page, url.searchParams.get('redirect_uri') ?? REDIRECT_URI);
     await page.goto(url.href);
     await page.getByRole('link', { name: `Continue with ${person.provider}` }).click();
     await page.getByLabel('Name').fill(person.login);
@@ -84,9 +96,20 @@ export async function authorizeInBrowser(browser: Browser, url: URL, person: Per
   }
 }
 
-export function interceptRedirect(page: Page): Promise<URL> {
+/**
+ * Where the browser is sent back to the client at `redirectUri`. A native application's own scheme
+ * (cursor://…) never loads in a browser: the Location of the redirect to it is taken instead.
+ */
+export function interceptRedirect(page: Page, redirectUri = REDIRECT_URI): Promise<URL> {
   return new Promise((resolve) => {
-    void page.route(`${REDIRECT_URI}**`, async (route) => {
+    if (!/^https?:/.test(redirectUri)) {
+      page.on('response', (response) => {
+        const location = response.headers().location;
+        if (location?.startsWith(redirectUri)) resolve(new URL(location));
+      });
+      return;
+    }
+    void page.route(`${redirectUri}**`, async (route) => {
       resolve(new URL(route.request().url()));
       await route.fulfill({ status: 200, contentType: 'text/plain', body: 'back at the client' });
     });
