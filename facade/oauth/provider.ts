@@ -122,5 +122,11 @@ export function createProvider(options: ProviderOptions): Provider {
   };
   const provider = new Provider(options.issuer, configuration);
   provider.proxy = options.trustProxy;
+  // The spec: a redirect URI must equal a registered one exactly. Clients are registered native, for their
+  // own URI schemes (registration.ts), and oidc-provider would let a native client's loopback URI differ in
+  // its port (RFC 8252 §7.3); here no part may differ. (oidc-provider's recipe for redirect rules.)
+  provider.Client.prototype.redirectUriAllowed = function (this: { redirectUris: string[] }, value: string) {
+    return this.redirectUris.includes(value);
+  };
   return provider;
 }

@@ -12,11 +12,10 @@
  *   (facade/rate-limits.ts) so that nobody fills the store with clients.
  * Every client is registered as `application_type: native` (unless it names https on a loopback host,
  * which oidc-provider allows web clients only): its redirect URIs may then use a private-use scheme
- * (`cursor://…`, `vscode://…`, RFC 8252 §7.1), and an http loopback one is matched at /authorize in any
- * port (RFC 8252 §7.3, OAuth 2.1 §8.4.2) — native clients such as Claude Code and VS Code listen on a port
- * the system gives them each run, or register `http://127.0.0.1/` with none. Everything else of a
- * redirect URI (scheme, host, path, query) still has to equal a registered one, and the token request's
- * must equal the authorization request's exactly. A `scope` keeps only the words this server knows
+ * (`cursor://…`, `vscode://…`, RFC 8252 §7.1). At /authorize a redirect URI must still equal a registered
+ * one exactly, as the spec says — the loopback port included, which oidc-provider would leave free for a
+ * native client (RFC 8252 §7.3; provider.ts keeps it exact) — and the token request's must equal the
+ * authorization request's. A `scope` keeps only the words this server knows
  * (RFC 7591 §2 lets the server register another scope than asked, and /authorize drops unknown words
  * too): `openid profile email` was refused whole, so such a client could not connect at all; a scope left
  * empty is left out (authorize then defaults it: endpoints.ts). `response_modes` may name only `query`

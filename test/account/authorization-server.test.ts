@@ -161,8 +161,8 @@ describe('the authorization server', function () {
     });
 
     it('a redirect URI that is not exactly the registered one: HTTP 400 page, no Location', async () => {
-      // Another port of the same loopback URI is the one difference allowed (native-clients.test.ts).
-      for (const redirect of [`${REDIRECT_URI}/`, 'http://localhost:9/callback', `${REDIRECT_URI}?x=1`]) {
+      const redirects = [`${REDIRECT_URI}/`, 'http://127.0.0.1:10/callback', 'http://localhost:9/callback'];
+      for (const redirect of [...redirects, `${REDIRECT_URI}?x=1`]) {
         const res = await authorize(
           authorizeUrl(base, {
             client_id: clientId,

@@ -1,7 +1,8 @@
 /**
  * MCP clients as they really sign in: native ones (Claude Code, VS Code, Cursor) listen on a loopback port
- * the system gives them each run, or on their own URI scheme; some look for the resource metadata at the
- * root well-known form, or name the endpoint with a trailing slash.
+ * or on their own URI scheme — a redirect URI still equals a registered one exactly, as the spec says, the
+ * loopback port included; some look for the resource metadata at the root well-known form, or name the
+ * endpoint with a trailing slash.
  */
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
@@ -56,10 +57,9 @@ describe('native MCP clients signing in', function () {
     return { clientId: client.body.client_id as string, code, verifier, back };
   }
 
-  it('a loopback redirect URI is accepted in any port (RFC 8252 §7.3); the token request must repeat the one used', async () => {
+  it('a native client’s loopback redirect URI: the code comes back to it; the token request must repeat it', async () => {
     const registered = 'http://localhost:53111/callback';
-    const used = 'http://localhost:60222/callback';
-    const { clientId, code, verifier } = await signIn([registered], used);
+    const { clientId, code, verifier } = await signIn([registered], registered);
     const exchange = (redirect_uri: string) =>
       token(base, {
         grant_type: 'authorization_code',
@@ -68,36 +68,46 @@ describe('native MCP clients signing in', function () {
         redirect_uri,
         client_id: clientId,
       });
-    assert.deepEqual(await exchange(registered), { status: 400, body: INVALID_GRANT });
-    const ok = await exchange(used);
+    assert.deepEqual(await exchange('http://localhost:60222/callback'), { status: 400, body: INVALID_GRANT });
+    const ok = await exchange(registered);
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
     assert.equal(decodeJwt(ok.body!.access_token).payload.aud, `${base}/mcp/account`);
-
-    const portless = await signIn(['http://127.0.0.1/'], 'http://127.0.0.1:40123/');
-    assert.equal(portless.back.origin, 'http://127.0.0.1:40123');
   });
 
-  it('only the port is free: another path, query, scheme or loopback host is a 400 page, never a redirect', async () => {
-    const client = (await register(base, { redirect_uris: ['http://localhost:53111/callback'] })).body;
+  it('a redirect URI equal to a registered one but for its loopback port, or anything else, is a 400 page (the spec: exactly)', async () => {
+    const cases: Array<[string, string[]]> = [
+      ['http://localhost:53111/callback', ['http://localhost:60222/callback', 'http://localhost/callback']],
+      ['http://127.0.0.1/', ['http://127.0.0.1:40123/']],
+      ['http://[::1]:8123/cb', ['http://[::1]:8124/cb']],
+      [
+        'http://localhost:53111/callback',
+        [
+          'http://localhost:53111/other',
+          'http://localhost:53111/callback?x=1',
+          'https://localhost:53111/callback',
+          'http://127.0.0.1:53111/callback',
+          'http://localhost.example:53111/callback',
+        ],
+      ],
+    ];
     const { challenge } = pkce();
-    for (const redirect of [
-      'http://localhost:60222/other',
-      'http://localhost:60222/callback?x=1',
-      'https://localhost:60222/callback',
-      'http://127.0.0.1:60222/callback',
-      'http://localhost.example:53111/callback',
-    ]) {
-      const res = await authorize(
-        authorizeUrl(base, {
-          client_id: client.client_id,
-          redirect_uri: redirect,
-          code_challenge: challenge,
-          code_challenge_method: 'S256',
-        }),
-      );
-      assert.equal(res.status, 400, redirect);
-      assert.equal(res.location, undefined, redirect);
-      assert.match(res.text, /redirect_uri did not match any of the client&#39;s registered redirect_uris/);
+    for (const [registered, used] of cases) {
+      const client = await register(base, { redirect_uris: [registered] });
+      assert.equal(client.status, 201, JSON.stringify(client.body));
+      assert.equal(client.body.application_type, 'native');
+      for (const redirect of used) {
+        const res = await authorize(
+          authorizeUrl(base, {
+            client_id: client.body.client_id,
+            redirect_uri: redirect,
+            code_challenge: challenge,
+            code_challenge_method: 'S256',
+          }),
+        );
+        assert.equal(res.status, 400, redirect);
+        assert.equal(res.location, undefined, redirect);
+        assert.match(res.text, /redirect_uri did not match any of the client&#39;s registered redirect_uris/);
+      }
     }
   });
 
@@ -189,17 +199,12 @@ describe('native MCP clients signing in', function () {
     assert.equal(decodeJwt(refreshed.body!.access_token).payload.aud, `${base}/mcp/account`);
   });
 
-  it('the MCP SDK client as a native one: registered on one port, back on another; refreshes once the token is dead', async () => {
-    const oauth = new MemoryOAuthClient('none', {
-      registered: 'http://localhost:53111/callback',
-      used: 'http://localhost:60333/callback',
-    });
+  it('the MCP SDK client as a native one on a loopback port: signs in, refreshes once the token is dead', async () => {
+    const redirect = 'http://localhost:60333/callback';
+    const oauth = new MemoryOAuthClient('none', { registered: redirect, used: redirect });
     const client = await connectWithOAuth(browser, base, oauth, { provider: 'Alpha', login: 'sdk-native' });
     try {
-      assert.equal(
-        oauth.authorizationUrl?.searchParams.get('redirect_uri'),
-        'http://localhost:60333/callback',
-      );
+      assert.equal(oauth.authorizationUrl?.searchParams.get('redirect_uri'), redirect);
       const first = oauth.savedTokens!;
       oauth.savedTokens = { ...first, access_token: 'expired-or-revoked' };
       const listed = await client.callTool({ name: 'list_my_scans', arguments: {} });
