@@ -104,7 +104,10 @@ export function matchTools(matches: Client<typeof MatchService>): ToolDefinition
         'a drying alcohol score lower. Share match_basis and ' +
         'limitations with the person: the score is not a diagnosis or a promise of results. An answer with ' +
         'no products and upgrade_required false used nothing: match_basis says which filter left nothing; ' +
-        'call again with other or fewer filters.',
+        'call again with other or fewer filters. Common errors: scan_required (run_id missing), ' +
+        'scan_not_ready (not complete: follow get_skin_scan’s next_action), scan_not_uploaded (no photo yet: ' +
+        'give upload_url to the person), not_found (wrong token, or the scan is deleted or expired), ' +
+        'catalog_unavailable (try again in a few minutes), rate_limited (wait retry_after_seconds).',
       inputSchema: {
         type: 'object',
         properties: {

@@ -19,6 +19,7 @@ import type { LiveCatalog } from '../catalog/catalog-store.ts';
 import type { PlainSql } from '../core/db/plain-sql.ts';
 import { authorizeScan } from '../scan/scan-access.ts';
 import { serviceError } from '../shared/errors.ts';
+import { ANALYSIS_UNAVAILABLE } from '../shared/failure-messages.ts';
 import { concernsFromScores } from '../shared/measures.ts';
 import { consumeAllowance, INCLUDED_MATCHES, matchesUsed } from './allowance.ts';
 import { ENGINE_VERSION } from './engine/index.ts';
@@ -64,13 +65,7 @@ export class MatchServiceImpl implements ServiceImpl<typeof MatchService> {
         'No photo has been uploaded yet: give upload_url to the person.',
       );
     }
-    if (scan.status !== 'complete') {
-      const why =
-        scan.status === 'failed'
-          ? 'the photo could not be analysed; ask for a new one'
-          : 'poll get_skin_scan';
-      throw serviceError('scan_not_ready', `The scan is not complete: ${why}.`);
-    }
+    if (scan.status !== 'complete') throw notReady(scan.status, scan.failureReason);
     const { catalog } = this.#deps;
     const concerns = concernsFromScores(scan.scores ?? {});
     const answer = (
@@ -142,4 +137,19 @@ export class MatchServiceImpl implements ServiceImpl<typeof MatchService> {
     const products = best.map(({ entry, score }) => toProductMatch(entry, score, concerns));
     return answer(products, INCLUDED_MATCHES, false);
   }
+}
+
+/**
+ * scan_not_ready, saying what get_skin_scan's next_action says for the scan (services/scan/scan-view.ts): a
+ * scan failed by our own outage (`analysis_unavailable`) needs the photo sent again, not a new one.
+ */
+function notReady(status: string, failureReason: string | null | undefined) {
+  const why =
+    status !== 'failed'
+      ? 'poll get_skin_scan'
+      : failureReason === ANALYSIS_UNAVAILABLE
+        ? 'the service could not analyse the photo, and nothing was wrong with it; give the person ' +
+          'upload_url again to send it in a few minutes'
+        : 'the photo could not be analysed; ask for a new one';
+  return serviceError('scan_not_ready', `The scan is not complete: ${why}.`);
 }
