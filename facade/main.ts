@@ -3,6 +3,7 @@
  */
 import pg from 'pg';
 import { loadFacadeConfig } from '../services/shared/config.ts';
+import { logConsoleAndWarnings } from '../services/shared/console-log.ts';
 import { loadOrExit } from '../services/shared/env-reader.ts';
 import { createInternalTransport } from '../services/shared/internal-transport.ts';
 import { createLogger } from '../services/shared/logger.ts';
@@ -17,6 +18,8 @@ import { createFacadeServer, serverBounds } from './server.ts';
 
 const config = loadOrExit('facade', () => loadFacadeConfig());
 const logger = createLogger('facade', config.logLevel);
+// Libraries' console output and Node's warnings as JSON lines of this log (console-log.ts).
+logConsoleAndWarnings(logger);
 // The port taken: one fatal line, exit 1 (startup.ts); the server's 'error' is uncaught until it listens.
 const startup = guardStartup(logger);
 // Run by npm start: should it be killed outright, stop as on SIGTERM (supervisor-link.ts).

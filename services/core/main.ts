@@ -10,6 +10,7 @@ import { InferenceAnalyzer } from '../scan/inference-analyzer.ts';
 import { createInferenceTransport } from '../scan/inference-transport.ts';
 import { watchInference } from '../scan/inference-watch.ts';
 import { loadCoreConfig } from '../shared/config.ts';
+import { logConsoleAndWarnings } from '../shared/console-log.ts';
 import { loadOrExit } from '../shared/env-reader.ts';
 import { createLogger } from '../shared/logger.ts';
 import { startMetricsServer } from '../shared/metrics.ts';
@@ -22,6 +23,8 @@ import { migrate, openDatabase } from './db/orm.ts';
 
 const config = loadOrExit('core', () => loadCoreConfig());
 const logger = createLogger('core', config.logLevel);
+// Libraries' console output and Node's warnings as JSON lines of this log (console-log.ts).
+logConsoleAndWarnings(logger);
 // The database unreachable or refusing us, the port taken: one fatal line, exit 1 (startup.ts).
 const startup = guardStartup(logger, config.databaseUrl);
 // Run by npm start: should it be killed outright, stop as on SIGTERM (supervisor-link.ts).

@@ -12,6 +12,7 @@
  */
 import { prepareQueue } from '../scan/scan-worker.ts';
 import { redactConfiguredSecrets } from '../shared/configured-secrets.ts';
+import { logConsoleAndWarnings } from '../shared/console-log.ts';
 import { EnvReader, loadOrExit } from '../shared/env-reader.ts';
 import { createLogger } from '../shared/logger.ts';
 import { guardStartup } from '../shared/startup.ts';
@@ -29,6 +30,8 @@ const config = loadOrExit('migrate', () => {
 });
 redactConfiguredSecrets(process.env, [], []); // the database password, should an error quote it
 const logger = createLogger('migrate');
+// Libraries' console output and Node's warnings as JSON lines of this log (console-log.ts).
+logConsoleAndWarnings(logger);
 // The database unreachable or refusing us: one fatal line, exit 1 (startup.ts).
 guardStartup(logger, config.databaseUrl);
 

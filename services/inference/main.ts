@@ -1,5 +1,6 @@
 /** The inference process: stateless face analysis over Connect/gRPC; no database, any number of replicas. */
 import { loadConfig } from '../shared/config.ts';
+import { logConsoleAndWarnings } from '../shared/console-log.ts';
 import { loadOrExit } from '../shared/env-reader.ts';
 import { createLogger } from '../shared/logger.ts';
 import { startMetricsServer } from '../shared/metrics.ts';
@@ -14,6 +15,8 @@ import { startInference } from './inference-server.ts';
 process.env.ORT_DISABLE_TELEMETRY = '1';
 const config = loadOrExit('inference', () => loadConfig());
 const logger = createLogger('inference', config.logLevel);
+// Libraries' console output and Node's warnings as JSON lines of this log (console-log.ts).
+logConsoleAndWarnings(logger);
 // The port taken, the models not loaded: one fatal line, exit 1 (startup.ts).
 const startup = guardStartup(logger);
 // Run by npm start: should it be killed outright, stop as on SIGTERM (supervisor-link.ts).
