@@ -71,12 +71,15 @@ export class AdmissionsGovernor {
     this.#options = options;
   }
 
+  /** Looks at once, then at each interval: the gauges (onReading) read 0, "paused", until the first look. */
   start(): void {
-    this.#timer = setInterval(() => {
+    const look = () => {
       this.#checking ??= this.check().finally(() => {
         this.#checking = undefined;
       });
-    }, this.#options.intervalMs);
+    };
+    look();
+    this.#timer = setInterval(look, this.#options.intervalMs);
     this.#timer.unref();
   }
 
