@@ -12,7 +12,6 @@ import { migrate, type Orm, openDatabase } from '../services/core/db/orm.ts';
 import { loadConfig } from '../services/shared/config.ts';
 import { loadOrExit } from '../services/shared/env-reader.ts';
 
-export const EMBEDDED_PG_PORT = Number(process.env.EMBEDDED_PG_PORT ?? 54320);
 /** The database could not be reached, or failed during the command. */
 export const EXIT_DATABASE = 3;
 
@@ -27,8 +26,8 @@ export async function withDatabase<T>(command: CommandOptions, work: (orm: Orm) 
   const config = loadOrExit(command.name, loadConfig);
   const pgDir = join(config.dataDir, 'pg');
   try {
-    const running = config.databaseUrl ?? runningEmbeddedUrl(pgDir, EMBEDDED_PG_PORT);
-    const temporary = running ? undefined : await startEmbeddedPostgres(pgDir, EMBEDDED_PG_PORT);
+    const running = config.databaseUrl ?? runningEmbeddedUrl(pgDir, config.embeddedPgPort);
+    const temporary = running ? undefined : await startEmbeddedPostgres(pgDir, config.embeddedPgPort);
     const orm = await openDatabase(running ?? temporary!.url);
     try {
       await migrate(orm);

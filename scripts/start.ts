@@ -15,7 +15,6 @@ import { type EmbeddedDatabase, startEmbeddedPostgres } from '../services/core/d
 import { loadFacadeConfig } from '../services/shared/config.ts';
 import { loadOrExit } from '../services/shared/env-reader.ts';
 import { type ProcessRole, processEnv } from '../services/shared/process-env.ts';
-import { EMBEDDED_PG_PORT } from './cli-database.ts';
 import { freePort, isListening, waitForPort } from './port.ts';
 import { waitForReady } from './ready.ts';
 
@@ -43,10 +42,12 @@ if (!databaseUrl) {
   say('start', `DATABASE_URL is unset: starting embedded PostgreSQL in ${join(config.dataDir, 'pg')}`);
   // PostgreSQL runs in its own process group: a terminal's Ctrl-C reaches only this supervisor, which
   // stops it after the processes that use it.
-  database = await startEmbeddedPostgres(join(config.dataDir, 'pg'), EMBEDDED_PG_PORT).catch((err: Error) => {
-    say('start', err.message);
-    process.exit(1);
-  });
+  database = await startEmbeddedPostgres(join(config.dataDir, 'pg'), config.embeddedPgPort).catch(
+    (err: Error) => {
+      say('start', err.message);
+      process.exit(1);
+    },
+  );
   databaseUrl = database.url;
 }
 

@@ -30,6 +30,8 @@ export interface Config {
   readonly databaseUrl: string | undefined;
   /** Where development state lives (embedded PostgreSQL, generated pepper). */
   readonly dataDir: string;
+  /** Port of `npm start`'s embedded PostgreSQL (without DATABASE_URL; `npm start`, admin, catalog:import). */
+  readonly embeddedPgPort: number;
   /** Public address of the façade, used to build upload and save links. */
   readonly publicBaseUrl: string;
   readonly facadePort: number;
@@ -162,6 +164,7 @@ function readConfig(env: EnvReader): Config {
   const production = nodeEnv === 'production';
   const warnings: string[] = [];
   const dataDir = resolve(env.value('DATA_DIR') ?? '.data');
+  const embeddedPgPort = env.port('EMBEDDED_PG_PORT', 54320);
   const facadePort = env.port(env.value('FACADE_PORT') ? 'FACADE_PORT' : 'PORT', 8080);
   const corePort = env.port('CORE_PORT', 8081);
   const inferencePort = env.port('INFERENCE_PORT', 8082);
@@ -195,6 +198,7 @@ function readConfig(env: EnvReader): Config {
       ? env.url('DATABASE_URL', '', ['postgres:', 'postgresql:'], true) || undefined
       : undefined,
     dataDir,
+    embeddedPgPort,
     publicBaseUrl,
     facadePort,
     corePort,

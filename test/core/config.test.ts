@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -125,6 +126,24 @@ describe('configuration', () => {
       () => loadCoreConfig({ RATE_LIMIT_SCANS_PER_HOUR: '0', DATA_DIR: dir }),
       /RATE_LIMIT_SCANS_PER_HOUR: got "0", expected a positive integer/,
     );
+  });
+
+  it('EMBEDDED_PG_PORT is read like every port: npm start and the operator commands refuse a bad one', () => {
+    assert.equal(loadConfig({ DATA_DIR: dir }).embeddedPgPort, 54320);
+    assert.equal(loadConfig({ EMBEDDED_PG_PORT: '54400', DATA_DIR: dir }).embeddedPgPort, 54400);
+    const env: NodeJS.ProcessEnv = { ...process.env, EMBEDDED_PG_PORT: '70000', DATA_DIR: dir };
+    delete env.DATABASE_URL;
+    for (const [name, args] of [
+      ['start', ['scripts/start.ts']],
+      ['admin', ['scripts/admin.ts', 'admissions', 'status']],
+    ] as const) {
+      const exit = spawnSync(process.execPath, args, { env, encoding: 'utf8' });
+      assert.equal(exit.status, 78, exit.stdout + exit.stderr);
+      assert.equal(
+        exit.stderr,
+        `${name}: configuration refused (1 problem):\n  EMBEDDED_PG_PORT: got "70000", expected a port number from 0 to 65535\n`,
+      );
+    }
   });
 
   it('reports every bad value at once, one line each: the variable, what was given, what is expected', () => {
