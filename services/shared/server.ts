@@ -197,7 +197,8 @@ function logCalls(logger: Logger): Interceptor {
       rpcDuration.observe(labels, seconds);
       // Probes call grpc.health.v1 every few seconds: their lines only at debug.
       const level = req.method.parent.typeName === 'grpc.health.v1.Health' ? 'debug' : 'info';
-      logger[level]({ procedure: req.url, code, ms: Math.round(seconds * 1000) }, 'rpc');
+      // `package.Service/Method`, as the metrics' label: the URL would carry whatever Host the client sent.
+      logger[level]({ procedure: method, code, ms: Math.round(seconds * 1000) }, 'rpc');
     };
     // Unexpected failures are logged here and reach the client only as "internal error".
     const clientError = (err: unknown): ConnectError => {
@@ -205,7 +206,7 @@ function logCalls(logger: Logger): Interceptor {
         log(Code[err.code]);
         return err;
       }
-      logger.error({ procedure: req.url, err }, 'rpc failed');
+      logger.error({ procedure: method, err }, 'rpc failed');
       log('Internal');
       return new ConnectError('internal error', Code.Internal);
     };

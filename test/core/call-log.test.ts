@@ -73,6 +73,8 @@ describe('the call log records calls their clients abandoned as Canceled or Dead
       const stream = session.request({
         ':method': 'POST',
         ':path': '/grpc.health.v1.Health/Check',
+        // Whatever a client writes here is not the procedure's name in the log.
+        ':authority': 'anything.example:1',
         'content-type': 'application/grpc+proto',
         te: 'trailers',
         'grpc-timeout': '200m',
@@ -98,6 +100,10 @@ describe('the call log records calls their clients abandoned as Canceled or Dead
       await until('both calls logged', () => codes('Check').length === 2);
       // The old log: ['ok', 'ok'].
       assert.deepEqual(codes('Check'), ['DeadlineExceeded', 'ok']);
+      assert.deepEqual(
+        lines.filter((l) => l.msg === 'rpc').map((l) => l.procedure),
+        ['grpc.health.v1.Health/Check', 'grpc.health.v1.Health/Check'],
+      );
     } finally {
       health.close();
     }
