@@ -2,8 +2,8 @@
  * Optional export of spans over OTLP/HTTP (JSON), off by default. It is on when `OTEL_TRACES_EXPORTER` is
  * `otlp`, or when it is unset and an OTLP endpoint is (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` or
  * `OTEL_EXPORTER_OTLP_ENDPOINT`); `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none` keep it off. The
- * exporter reads its other standard variables itself (`OTEL_EXPORTER_OTLP_*`: headers, timeout); this
- * module reads, and checks at start with the rest of the configuration, the batching delay (`OTEL_BSP_SCHEDULE_DELAY`, ms, default 5000) and the sampler
+ * exporter reads its other standard variables itself (`OTEL_EXPORTER_OTLP_*`: endpoint, headers, timeout),
+ * which are checked here at start (exporterProblems); this module reads, and checks at start with the rest of the configuration, the batching delay (`OTEL_BSP_SCHEDULE_DELAY`, ms, default 5000) and the sampler
  * (`OTEL_TRACES_SAMPLER` with `OTEL_TRACES_SAMPLER_ARG`: always_on, always_off, traceidratio and their
  * parentbased_ forms; default parentbased_always_on). The service name is `OTEL_SERVICE_NAME`, else
  * `skinmatch-ROLE`.
@@ -61,6 +61,7 @@ export function traceExportSettings(role: string, env: NodeJS.ProcessEnv): Trace
     problems.push(
       `OTEL_TRACES_SAMPLER_ARG: got "${value('OTEL_TRACES_SAMPLER_ARG')}", expected a ratio from 0 to 1`,
     );
+  problems.push(...exporterProblems(value));
   if (problems.length > 0) throw new ConfigError(problems);
   if (!wanted) return undefined;
   return {
@@ -70,6 +71,36 @@ export function traceExportSettings(role: string, env: NodeJS.ProcessEnv): Trace
     parentBased: samplerName.startsWith('parentbased_'),
     ratio,
   };
+}
+
+/**
+ * The exporter's own variables, which it would otherwise take as they come and fail on silently at every
+ * export (a typo'd endpoint sent nothing and logged nothing): endpoints, timeouts and headers. A value that
+ * may hold a credential (headers, a URL with `@`) is shown only by its length.
+ */
+function exporterProblems(value: (name: string) => string | undefined): string[] {
+  const problems: string[] = [];
+  for (const name of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']) {
+    const url = value(name);
+    if (url === undefined || /^https?:$/.test(URL.parse(url)?.protocol ?? '')) continue;
+    const given = url.includes('@') ? `${url.length} characters` : `"${url}"`;
+    problems.push(
+      `${name}: got ${given}, expected an http:// or https:// URL (e.g. http://otel-collector:4318)`,
+    );
+  }
+  for (const name of ['OTEL_EXPORTER_OTLP_TIMEOUT', 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT']) {
+    const ms = value(name);
+    if (ms !== undefined && !(/^\d+$/.test(ms) && Number(ms) > 0))
+      problems.push(`${name}: got "${ms}", expected a positive number of milliseconds`);
+  }
+  for (const name of ['OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_EXPORTER_OTLP_TRACES_HEADERS']) {
+    const headers = value(name);
+    if (headers !== undefined && !headers.split(',').every((pair) => /^\s*[^=\s]+\s*=/.test(pair)))
+      problems.push(
+        `${name}: got ${headers.length} characters, expected key=value pairs separated by commas`,
+      );
+  }
+  return problems;
 }
 
 /** Registers a tracer provider that exports spans over OTLP/HTTP, when the settings ask for it. */

@@ -67,4 +67,31 @@ describe('trace export settings', () => {
       },
     );
   });
+
+  it("refuses the exporter's own bad values too, a header's value only by its length", () => {
+    assert.throws(
+      () =>
+        traceExportSettings('core', {
+          OTEL_EXPORTER_OTLP_ENDPOINT: 'otel-collector:4318',
+          OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'ftp://token@c/v1/traces',
+          OTEL_EXPORTER_OTLP_TIMEOUT: 'soon',
+          OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer x,oops',
+        }),
+      (err: ConfigError) => {
+        assert.deepEqual(err.problems, [
+          'OTEL_EXPORTER_OTLP_ENDPOINT: got "otel-collector:4318", expected an http:// or https:// URL (e.g. http://otel-collector:4318)',
+          'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: got 23 characters, expected an http:// or https:// URL (e.g. http://otel-collector:4318)',
+          'OTEL_EXPORTER_OTLP_TIMEOUT: got "soon", expected a positive number of milliseconds',
+          'OTEL_EXPORTER_OTLP_HEADERS: got 27 characters, expected key=value pairs separated by commas',
+        ]);
+        return true;
+      },
+    );
+    const good = traceExportSettings('core', {
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'https://collector:4318',
+      OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: '2000',
+      OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer x, x-tenant = a',
+    });
+    assert.equal(good?.serviceName, 'skinmatch-core');
+  });
 });
