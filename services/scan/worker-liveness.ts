@@ -4,8 +4,12 @@
  * So each core's worker pool holds a session-level advisory lock named after its pool id, on a connection
  * of its own, for as long as it lives; PostgreSQL releases the lock the moment that connection ends. Every
  * core looks at an interval for analysis jobs locked by a pool whose lock nobody holds and unlocks them
- * (graphile-worker's `force_unlock_workers`), so another replica takes them at once. A pool only briefly
- * cut off from the database loses nothing either: whichever replica finishes a scan first records it, and
+ * (graphile-worker's `force_unlock_workers`), so another replica takes them at once. A lock is also gone
+ * while a live core's connection to the database is cut (PostgreSQL restarted, the connection terminated):
+ * the core takes it again at once, and a pool counts as dead only once its lock has been missing at
+ * `deadAfterLooks` looks in a row — otherwise every analysis under way would be counted as a crash of its
+ * photo (three such, and an innocent photo fails `photo_unprocessable`) and analysed twice. Should a live
+ * pool still be taken for dead, nothing is lost: whichever replica finishes a scan first records it, and
  * the other finds its photo gone and writes nothing (scan-worker.ts). A photo that kills core each time it
  * is analysed is not handed back forever (dead-pool-jobs.ts). The same look fails the scans whose
  * analysis no job will run again (stranded-scans.ts).
@@ -20,6 +24,8 @@ import { failStrandedScans } from './stranded-scans.ts';
 const LOCK_CLASS = 0x5c1a;
 /** A job locked more recently than this is left alone: its pool may still be taking its own lock. */
 const GRACE_SECONDS = 5;
+/** How soon a core whose lock's connection was lost tries again to take its lock. */
+const RETAKE_MS = 500;
 
 /** The second int4 key of a pool's lock: its id, hashed. */
 export function poolLockKey(poolId: string): number {
@@ -31,16 +37,24 @@ export interface LivenessOptions {
   readonly logger: Logger;
   /** How often this core looks for jobs of dead pools. */
   readonly intervalMs: number;
+  /**
+   * Looks in a row at which a pool's lock must be missing before its jobs are freed (2: a live core whose
+   * connection was cut has a whole interval to take its lock again).
+   */
+  readonly deadAfterLooks?: number;
 }
 
 export class WorkerLiveness {
   readonly #options: LivenessOptions;
   readonly #queries: pg.Pool;
   #holder: pg.Client | undefined;
+  #taking: Promise<void> | undefined;
   #poolId: string | undefined;
   #timer: NodeJS.Timeout | undefined;
   #sweeping: Promise<unknown> | undefined;
   #stopped = false;
+  /** Pools whose lock was missing at the last looks: how many looks in a row. */
+  #missing = new Map<string, number>();
 
   constructor(options: LivenessOptions) {
     this.#options = options;
@@ -53,14 +67,39 @@ export class WorkerLiveness {
   /** Takes this pool's lock, held until stop() or until the process dies. */
   async hold(poolId: string): Promise<void> {
     this.#poolId = poolId;
+    // One taking at a time: a second session asking for the lock would wait for the first forever.
+    this.#taking ??= this.#take(poolId).finally(() => {
+      this.#taking = undefined;
+    });
+    await this.#taking;
+  }
+
+  async #take(poolId: string): Promise<void> {
     const client = new pg.Client({ connectionString: this.#options.databaseUrl });
     client.on('error', (err) => {
       this.#options.logger.warn({ err: err.message }, 'liveness: the lock’s connection was lost');
-      if (this.#holder === client) this.#holder = undefined; // taken again at the next sweep
+      if (this.#holder !== client) return;
+      this.#holder = undefined;
+      void this.#retake();
     });
-    await client.connect();
-    await client.query('select pg_advisory_lock($1, $2)', [LOCK_CLASS, poolLockKey(poolId)]);
-    this.#holder = client;
+    try {
+      await client.connect();
+      await client.query('select pg_advisory_lock($1, $2)', [LOCK_CLASS, poolLockKey(poolId)]);
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      throw err;
+    }
+    if (this.#stopped) await client.end().catch(() => undefined);
+    else this.#holder = client;
+  }
+
+  /** Takes the lock again as soon as the database answers (else the next sweep does). */
+  async #retake(): Promise<void> {
+    while (!this.#stopped && !this.#holder && this.#poolId) {
+      await new Promise((resolve) => setTimeout(resolve, RETAKE_MS).unref());
+      if (this.#stopped || this.#holder || !this.#poolId) return;
+      await this.hold(this.#poolId).catch(() => undefined);
+    }
   }
 
   start(): void {
@@ -83,14 +122,19 @@ export class WorkerLiveness {
         [GRACE_SECONDS],
       );
       const dead: string[] = [];
+      const missing = new Map<string, number>();
       for (const { locked_by } of rows) {
         const held = await this.#queries.query<{ held: boolean }>(
           `select exists (select 1 from pg_locks where locktype = 'advisory' and granted
              and classid = $1 and objid = $2 and objsubid = 2) as held`,
           [LOCK_CLASS, poolLockKey(locked_by)],
         );
-        if (!held.rows[0]!.held) dead.push(locked_by);
+        if (held.rows[0]!.held) continue;
+        const looks = (this.#missing.get(locked_by) ?? 0) + 1;
+        if (looks >= (this.#options.deadAfterLooks ?? 2)) dead.push(locked_by);
+        else missing.set(locked_by, looks);
       }
+      this.#missing = missing;
       if (dead.length > 0) {
         const { failed } = await handBackDeadPoolJobs(this.#queries, dead);
         logger.warn({ pools: dead }, 'jobs of worker pools that died were handed back to the queue');
@@ -121,6 +165,7 @@ export class WorkerLiveness {
     this.#stopped = true;
     clearInterval(this.#timer);
     await this.#sweeping;
+    await this.#taking?.catch(() => undefined);
     const holder = this.#holder;
     this.#holder = undefined;
     this.#poolId = undefined;

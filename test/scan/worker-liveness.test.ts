@@ -1,8 +1,10 @@
 /**
  * The jobs of a core that died: freed by any other core, as soon as the dead worker pool's advisory lock
  * is gone, with the attempt the crash took given back; the jobs of a pool that is alive are left alone. A
- * photo core died analysing MAX_ANALYSIS_CRASHES times fails its scan instead of being retried forever. Real PostgreSQL, with pools' locks as the cores
- * hold them (the whole path through processes and SIGKILL is in test/core/replicas.test.ts).
+ * photo core died analysing MAX_ANALYSIS_CRASHES times fails its scan instead of being retried forever. A
+ * lock missing at one look only is a live core's connection cut: its jobs are left alone. Real PostgreSQL,
+ * with pools' locks as the cores hold them (the whole path through processes and SIGKILL is in
+ * test/core/replicas.test.ts; connections cut, in test/core/worker-lock-cut.test.ts).
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -19,8 +21,14 @@ describe('jobs of dead worker pools', () => {
   let orm: Orm;
   const logger = pino({ level: 'silent' });
   const livenesses: WorkerLiveness[] = [];
-  const liveness = () => {
-    const made = new WorkerLiveness({ databaseUrl: database.url, logger, intervalMs: 60_000 });
+  /** One look unless told: most tests here are about what becomes of the jobs of a pool taken for dead. */
+  const liveness = (deadAfterLooks = 1) => {
+    const made = new WorkerLiveness({
+      databaseUrl: database.url,
+      logger,
+      intervalMs: 60_000,
+      deadAfterLooks,
+    });
     livenesses.push(made);
     return made;
   };
@@ -127,6 +135,24 @@ describe('jobs of dead worker pools', () => {
     const runId = await lockedJob('pool-crash-twice', 1, 5);
     await Promise.all([liveness().sweep(), liveness().sweep(), liveness().sweep()]);
     assert.equal((await scanState(runId))!.crashes, 1);
+    assert.deepEqual(await job(runId), { locked_by: null, attempts: 0 });
+  });
+
+  it('a lock missing at one look and taken again is a live pool: its job is left alone', async () => {
+    const owner = liveness();
+    await owner.hold('pool-cut');
+    const runId = await lockedJob('pool-cut', 1, 5);
+    const sweeper = liveness(2);
+    await owner.stop(); // its connection cut: the lock is missing
+    assert.deepEqual(await sweeper.sweep(), [], 'first look: not yet taken for dead');
+    const back = liveness();
+    await back.hold('pool-cut'); // the same pool takes its lock again
+    assert.deepEqual(await sweeper.sweep(), []);
+    assert.deepEqual(await job(runId), { locked_by: 'pool-cut', attempts: 1 });
+    assert.equal((await scanState(runId))!.crashes, 0);
+    await back.stop(); // now gone for good: missing at two looks in a row
+    assert.deepEqual(await sweeper.sweep(), []);
+    assert.deepEqual(await sweeper.sweep(), ['pool-cut']);
     assert.deepEqual(await job(runId), { locked_by: null, attempts: 0 });
   });
 });
