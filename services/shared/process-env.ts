@@ -15,6 +15,7 @@ export type ProcessRole = 'inference' | 'core' | 'facade';
 export const SHARED_VARIABLES: readonly string[] = [
   'NODE_ENV',
   'DATA_DIR',
+  'EMBEDDED_PG_PORT',
   'PORT',
   'FACADE_PORT',
   'CORE_PORT',
