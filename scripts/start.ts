@@ -19,7 +19,7 @@ import { freePort, isListening, waitForPort } from './port.ts';
 import { waitForReady } from './ready.ts';
 
 const config = loadOrExit('start', () => loadFacadeConfig());
-for (const warning of config.warnings) say('start', `WARNING: ${warning}`);
+// Its warnings (development keys) are the façade's, which logs them itself: not printed twice.
 
 // Another `npm start` (or any program) on our ports: say so before touching anything, its database included.
 const ports = {

@@ -64,6 +64,17 @@ describe('a second run on the same data directory', function () {
     dirs.push(dir);
     const first = await npmStart(dir);
     try {
+      // The development keys' warnings once each, as the façade's JSON lines (the supervisor printed them too).
+      const warned = (key: string) =>
+        first
+          .output()
+          .split('\n')
+          .filter((l) => l.includes(`${key} is not set`));
+      for (const key of ['OAUTH_SIGNING_KEY', 'OAUTH_COOKIE_KEYS']) {
+        await until(`${key} warned`, () => warned(key).length > 0);
+        assert.equal(warned(key).length, 1, warned(key).join('\n'));
+        assert.match(warned(key)[0]!, /^facade \| \{"level":"warn"/);
+      }
       const postgres = first.postgresPid();
       const env: NodeJS.ProcessEnv = {
         ...process.env,
