@@ -170,6 +170,7 @@ function stopReadingOnceAnswered(req: http2.Http2ServerRequest): void {
  * DeadlineExceeded or Canceled, whatever the handler did after: an answer nobody receives is no "ok"
  * (a GetScan answered 23 s after its 1 s deadline, the watches of a killed client, were all counted "ok").
  */
+const PROBE_SERVICES = new Set(['grpc.health.v1.Health', 'skinmatch.v1.StatusService']);
 /** How early before its deadline a call the client cancels still counts as ended by the deadline. */
 const DEADLINE_SLACK_MS = 10;
 
@@ -195,8 +196,9 @@ function logCalls(logger: Logger): Interceptor {
       const labels = { method, code: code === 'ok' ? 'OK' : code };
       rpcCalls.inc(labels);
       rpcDuration.observe(labels, seconds);
-      // Probes call grpc.health.v1 every few seconds: their lines only at debug.
-      const level = req.method.parent.typeName === 'grpc.health.v1.Health' ? 'debug' : 'info';
+      // Probes call grpc.health.v1 every few seconds, and the façade's /health (itself a probe's route,
+      // logged at debug there) StatusService: their lines only at debug.
+      const level = PROBE_SERVICES.has(req.method.parent.typeName) ? 'debug' : 'info';
       // `package.Service/Method`, as the metrics' label: the URL would carry whatever Host the client sent.
       logger[level]({ procedure: method, code, ms: Math.round(seconds * 1000) }, 'rpc');
     };
