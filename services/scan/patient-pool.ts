@@ -5,9 +5,23 @@
  * with nobody listening, and the unhandled rejection ended core. So while the server cannot be reached
  * (refused, reset, starting up or shutting down), taking a connection waits and tries again — once a
  * second at most — until the server answers or the worker stops.
+ *
+ * A connection taken just before the server went down fails its statement instead: `57P01`/`57P02` (the
+ * server shutting down, or the backend terminated). graphile-worker's own retries (`withRetries`, which
+ * take a fresh connection each time) leave those codes out, so recording a job's outcome on such a
+ * connection was again an unhandled rejection that ended core. Its statements that record outcomes (delete
+ * the job, mark it failed, take jobs) did not take effect when their backend was terminated and may be
+ * run again, so these codes are added to the ones it retries.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+
+/** graphile-worker's table of the error codes `withRetries` tries again (its lib.js; not in its exports). */
+const { RETRYABLE_ERROR_CODES: retryable } = (await import(
+  new URL('./lib.js', import.meta.resolve('graphile-worker')).href
+)) as { RETRYABLE_ERROR_CODES: Record<string, { minDelay: number; maxDelay: number }> };
+retryable['57P01'] ??= { minDelay: 200, maxDelay: 30_000 }; // admin_shutdown: stopping, or terminated
+retryable['57P02'] ??= { minDelay: 200, maxDelay: 30_000 }; // crash_shutdown
 
 /** What a server that is restarting, failing over or not yet up answers a new connection. */
 const UNREACHABLE = new Set([
