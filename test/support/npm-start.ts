@@ -26,8 +26,11 @@ export function dataDir(): string {
   return dir;
 }
 
-/** Starts `npm start` on `dir` and resolves once it has said that skinmatch is up. */
-export async function npmStart(dir: string): Promise<NpmStart> {
+/**
+ * Starts `npm start` on `dir` and resolves once it has said that skinmatch is up: the supervisor itself, or
+ * (`via: 'npm'`) through npm as a person types it, npm's process then being `child`.
+ */
+export async function npmStart(dir: string, via: 'node' | 'npm' = 'node'): Promise<NpmStart> {
   const [facade, core, inference, postgres] = await Promise.all([
     freePort(),
     freePort(),
@@ -49,7 +52,8 @@ export async function npmStart(dir: string): Promise<NpmStart> {
   };
   delete env.DATABASE_URL;
   // Its own process group, as a terminal runs a foreground job: Ctrl-C then reaches the whole group.
-  const child = spawn(process.execPath, ['scripts/start.ts'], {
+  const [command, args] = via === 'npm' ? ['npm', ['start']] : [process.execPath, ['scripts/start.ts']];
+  const child = spawn(command, args, {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
