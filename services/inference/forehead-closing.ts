@@ -39,19 +39,39 @@ function slidingExtreme(plane: Float32Array, out: Float32Array, sign: 1 | -1): F
   const inside = REACH * PATCH;
   COLUMNS.fill(-Infinity, 0, inside);
   COLUMNS.fill(-Infinity, inside + PATCH * PATCH);
-  for (let i = 0; i < PATCH * PATCH; i++) COLUMNS[inside + i] = sign * plane[i]!;
+  signed(plane, sign, COLUMNS, inside);
   for (let row = 0; row < PADDED; row++) {
     const o = row * PATCH;
-    if (row % CLOSING === 0) FORWARD.set(COLUMNS.subarray(o, o + PATCH), o);
-    else for (let x = 0; x < PATCH; x++) FORWARD[o + x] = Math.max(FORWARD[o - PATCH + x]!, COLUMNS[o + x]!);
+    runRow(FORWARD, o, row % CLOSING === 0 ? 0 : -PATCH);
   }
   for (let row = PADDED - 1; row >= 0; row--) {
     const o = row * PATCH;
-    if (row % CLOSING === CLOSING - 1 || row === PADDED - 1) BACKWARD.set(COLUMNS.subarray(o, o + PATCH), o);
-    else
-      for (let x = 0; x < PATCH; x++) BACKWARD[o + x] = Math.max(BACKWARD[o + PATCH + x]!, COLUMNS[o + x]!);
+    runRow(BACKWARD, o, row % CLOSING === CLOSING - 1 || row === PADDED - 1 ? 0 : PATCH);
   }
-  const last = (CLOSING - 1) * PATCH;
-  for (let i = 0; i < PATCH * PATCH; i++) out[i] = sign * Math.max(BACKWARD[i]!, FORWARD[last + i]!);
+  windowExtremes(out, sign, (CLOSING - 1) * PATCH);
   return out;
+}
+
+/*
+ * slidingExtreme's passes, functions of their own that V8 compiles whole (nested in slidingExtreme, called
+ * six times a photo, the loops ran as on-stack-replaced code), each row of a run without a view allocated.
+ */
+
+/** Into `to` from `at`, each value of `plane` times `sign` (exact). */
+function signed(plane: Float32Array, sign: 1 | -1, to: Float32Array, at: number): void {
+  for (let i = 0; i < plane.length; i++) to[at + i] = sign * plane[i]!;
+}
+
+/**
+ * Row `o` of a running extreme (`run`: FORWARD or BACKWARD): COLUMNS' row where a block starts (`previous`
+ * 0), else the larger of it and the run's row `previous` away.
+ */
+function runRow(run: Float32Array, o: number, previous: number): void {
+  if (previous === 0) for (let x = o; x < o + PATCH; x++) run[x] = COLUMNS[x]!;
+  else for (let x = o; x < o + PATCH; x++) run[x] = Math.max(run[x + previous]!, COLUMNS[x]!);
+}
+
+/** Into `out`, each window's extreme: the larger of BACKWARD at its start and FORWARD at its end. */
+function windowExtremes(out: Float32Array, sign: 1 | -1, last: number): void {
+  for (let i = 0; i < PATCH * PATCH; i++) out[i] = sign * Math.max(BACKWARD[i]!, FORWARD[last + i]!);
 }

@@ -162,8 +162,9 @@ function sampleCropRow(
       out[2 * plane + o + x] = FILL[2]!;
       continue;
     }
-    const x0 = Math.min(width - 2, Math.floor(sx));
-    const y0 = Math.min(height - 2, Math.floor(sy));
+    // Truncation is the floor here: sx and sy are 0 or more (NaN, untested above, gives NaN either way).
+    const x0 = Math.min(width - 2, sx | 0);
+    const y0 = Math.min(height - 2, sy | 0);
     const fx = sx - x0;
     const fy = sy - y0;
     const p = y0 * stride + x0 * 3;

@@ -23,15 +23,21 @@ export const luminanceOfLightness = (l: number) => (l > KAPPA * EPSILON ? ((l + 
 
 /** The k-th smallest of `values` (from 0), as `values.sort()[k]` gives it, reordering them (Hoare's select). */
 export function kthSmallest(values: Float32Array, k: number): number {
-  let [lo, hi] = [0, values.length - 1];
+  // Plain variables and a temporary for the swap: the same steps as array destructuring, which V8 did
+  // not compile away here (1.7× slower on a 64×64 patch).
+  let lo = 0;
+  let hi = values.length - 1;
   while (lo < hi) {
     const pivot = values[(lo + hi) >> 1]!;
-    let [i, j] = [lo, hi];
+    let i = lo;
+    let j = hi;
     while (i <= j) {
       while (values[i]! < pivot) i++;
       while (values[j]! > pivot) j--;
       if (i <= j) {
-        [values[i], values[j]] = [values[j]!, values[i]!];
+        const swapped = values[i]!;
+        values[i] = values[j]!;
+        values[j] = swapped;
         i++;
         j--;
       }

@@ -188,7 +188,8 @@ export function regionPatches(
 function toPlanes(rgb: Float32Array, out: Float32Array): void {
   const plane = PATCH * PATCH;
   for (let i = 0; i < plane; i++) {
-    for (let c = 0; c < 3; c++) out[c * plane + i] = rgb[i * 3 + c]! / 255;
+    // × (1 / 255): the same float32 as ÷ 255 for a float32 (EnlargedLayout's divisor), and cheaper.
+    for (let c = 0; c < 3; c++) out[c * plane + i] = rgb[i * 3 + c]! * (1 / 255);
   }
 }
 

@@ -29,8 +29,8 @@ export interface EnlargedLayout {
   /** Distance in `out` from one channel of a pixel to the next, and from one pixel to the next. */
   readonly channelStep: number;
   readonly pixelStep: number;
-  /** Each value, rounded to float32 first, is divided by this. */
-  readonly divisor: number;
+  /** Each value, rounded to float32, is divided by this (× 1/255 is ÷ 255 in float32: docs/inference.md). */
+  readonly divisor: 1 | 255;
 }
 
 const PIXEL_BY_PIXEL: EnlargedLayout = { channelStep: 1, pixelStep: 3, divisor: 1 };
@@ -71,7 +71,7 @@ export function enlarge(
     const sy = position(j, rows);
     const y0 = Math.max(0, Math.min(rows - 2, Math.floor(sy)));
     const o = j * size * pixelStep;
-    downRow(across, y0 * row, row, sy - y0, out, o, channelStep, pixelStep, divisor);
+    downRow(across, y0 * row, row, sy - y0, out, o, channelStep, pixelStep, 1 / divisor);
   }
   return out;
 }
@@ -106,7 +106,7 @@ function downRow(
   o: number,
   channelStep: number,
   pixelStep: number,
-  divisor: number,
+  reciprocal: number,
 ): void {
   const lower = upper + row;
   const n = row / 3;
@@ -114,7 +114,7 @@ function downRow(
     for (let c = 0; c < 3; c++) {
       const a = i * 3 + c;
       const value = across[upper + a]! * (1 - fy) + across[lower + a]! * fy;
-      out[o + i * pixelStep + c * channelStep] = Math.fround(value) / divisor;
+      out[o + i * pixelStep + c * channelStep] = Math.fround(value) * reciprocal;
     }
   }
 }

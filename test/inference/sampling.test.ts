@@ -233,7 +233,7 @@ describe('enlarging a patch', () => {
       [13, 15],
     ] as const) {
       const grid = Float32Array.from({ length: cols * rows * 3 }, (_, i) => ((i * 7919) % 2551) / 10);
-      const planes = { channelStep: 64 * 64, pixelStep: 1, divisor: 255 };
+      const planes = { channelStep: 64 * 64, pixelStep: 1, divisor: 255 } as const;
       const got = enlarge(grid, cols, rows, 64, new Float32Array(64 * 64 * 3), planes);
       assert.deepEqual(got, referencePlanes(grid, cols, rows, 64), `${cols}×${rows}`);
     }
