@@ -165,15 +165,16 @@ function stopReadingOnceAnswered(req: http2.Http2ServerRequest): void {
   });
 }
 
+/** The services probes call every few seconds (health checks, the façade's /health): logged at debug. */
+const PROBE_SERVICES = new Set(['grpc.health.v1.Health', 'skinmatch.v1.StatusService']);
+/** How early before its deadline a call the client cancels still counts as ended by the deadline. */
+const DEADLINE_SLACK_MS = 10;
+
 /**
  * A call whose client gave up (its deadline passed, it cancelled, its connection went) is recorded as
  * DeadlineExceeded or Canceled, whatever the handler did after: an answer nobody receives is no "ok"
  * (a GetScan answered 23 s after its 1 s deadline, the watches of a killed client, were all counted "ok").
  */
-const PROBE_SERVICES = new Set(['grpc.health.v1.Health', 'skinmatch.v1.StatusService']);
-/** How early before its deadline a call the client cancels still counts as ended by the deadline. */
-const DEADLINE_SLACK_MS = 10;
-
 function logCalls(logger: Logger): Interceptor {
   return (next) => async (req) => {
     const started = performance.now();
