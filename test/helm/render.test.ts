@@ -336,6 +336,26 @@ describe('helm chart render', function () {
     );
   });
 
+  it('runs the migration Job as core’s ServiceAccount when it exists before the hook, without its token', () => {
+    // Before, the Job always ran as the namespace's default, even with `serviceAccount.name` naming an
+    // existing account the pods run as (one a PodSecurity or image-pull policy may require).
+    const job = (values: object) =>
+      podSpec(find(render(PRODUCTION, values), 'Job', 'rel-skinmatch-migration'));
+    const core = (values: object) =>
+      podSpec(find(render(PRODUCTION, values), 'Deployment', 'rel-skinmatch-core'));
+    for (const serviceAccount of [{ create: false, name: 'skin-runner' }, { create: false }]) {
+      const expected = serviceAccount.name ?? 'default';
+      assert.equal(core({ serviceAccount }).serviceAccountName, expected);
+      assert.equal(job({ serviceAccount }).serviceAccountName, expected);
+      assert.equal(job({ serviceAccount }).automountServiceAccountToken, false);
+    }
+    // Created by the release, the account does not exist yet when a first install's hook runs.
+    assert.equal(
+      job({ serviceAccount: { create: true, name: 'skin-runner' } }).serviceAccountName,
+      undefined,
+    );
+  });
+
   it('scales with one HPA per Deployment, or KEDA on the analysis queue for inference', () => {
     const own = render(OWN_SECRETS);
     for (const w of WORKLOADS) {
