@@ -13,7 +13,12 @@ const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: 
 const strings = { type: 'array', items: { type: 'string' } } as const;
 const PAGE = {
   page_size: { type: 'integer', minimum: 1, maximum: 100, description: 'At most this many (default 20).' },
-  page_token: { type: 'string', maxLength: 20, description: 'The next_page_token of the previous page.' },
+  page_token: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 20,
+    description: 'The next_page_token of the previous page.',
+  },
 } as const;
 
 const PRODUCT = {
@@ -130,7 +135,6 @@ export function catalogTools(catalog: Client<typeof CatalogService>): ToolDefini
           // A keyset cursor carrying a product_id (up to 200 characters, 600 UTF-8 bytes) and its tag.
           page_token: {
             ...PAGE.page_token,
-            minLength: 1,
             maxLength: 1024,
             description: 'The next_page_token of the previous page, sent with the same query and filters.',
           },

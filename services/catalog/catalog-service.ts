@@ -108,9 +108,11 @@ export class CatalogServiceImpl implements ServiceImpl<typeof CatalogService> {
 }
 
 function pageSize(requested: number): number {
-  if (requested < 0)
-    throw serviceError('invalid_input', 'page_size must not be negative.', { field: 'page_size' });
-  return Math.min(requested || DEFAULT_PAGE, MAX_PAGE);
+  // Refused out of range, as ListAccountScans refuses it (and the tools' schemas), never clamped.
+  if (requested < 0 || requested > MAX_PAGE) {
+    throw serviceError('invalid_input', `page_size must be 0 to ${MAX_PAGE}.`, { field: 'page_size' });
+  }
+  return requested || DEFAULT_PAGE;
 }
 
 function page(requestedSize: number, pageToken: string, total: number) {

@@ -232,6 +232,20 @@ describe('/mcp/account', () => {
       code: 'not_found',
       message: 'No product "no-such-product" in the catalog.',
     });
+    // An empty page_token is refused by every paging tool alike (search_ingredients read it as page one).
+    for (const tool of ['search_products', 'search_ingredients', 'list_my_scans']) {
+      const empty = (await call(full, tool, { page_token: '' })).body.result;
+      assert.equal(empty.isError, true, tool);
+      assert.deepEqual(
+        empty.structuredContent.error,
+        {
+          code: 'invalid_input',
+          message: 'Argument "page_token" must not be empty or only spaces.',
+          field: 'page_token',
+        },
+        tool,
+      );
+    }
     const niacinamide = (await call(full, 'search_ingredients', { query: 'niacinamide' })).body.result
       .structuredContent;
     assert.ok(niacinamide.ingredients.some((i: any) => i.name === 'niacinamide'));

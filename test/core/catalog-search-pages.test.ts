@@ -110,4 +110,27 @@ describe('search_products pages by a keyset cursor (CatalogService over gRPC)', 
       });
     }
   });
+
+  it('a page_size over 100 or negative → invalid_input naming page_size, as ListAccountScans answers', async () => {
+    // Before, SearchProducts and SearchIngredients answered 100 items to 101 (and to 5000).
+    for (const pageSize of [101, 5000, -1]) {
+      for (const call of [
+        () => catalog.searchProducts({ query: 'pager', pageSize }),
+        () => catalog.searchIngredients({ query: '', pageSize }),
+      ]) {
+        await assert.rejects(call(), (err) => {
+          const error = ConnectError.from(err);
+          assert.equal(error.code, Code.InvalidArgument, String(pageSize));
+          assert.equal(errorReason(err), 'invalid_input');
+          assert.equal(error.rawMessage, 'page_size must be 0 to 100.');
+          assert.equal(error.findDetails(ErrorInfoSchema)[0]?.metadata.field, 'page_size');
+          return true;
+        });
+      }
+    }
+    // 100 is taken: every pager product (about ten, as the tests above import and withdraw) on one page.
+    const all = await catalog.searchProducts({ query: 'pager', pageSize: 100 });
+    assert.deepEqual([all.products.length > 3, all.nextPageToken], [true, '']);
+    assert.equal((await catalog.searchIngredients({ query: '', pageSize: 100 })).ingredients.length, 100);
+  });
 });
