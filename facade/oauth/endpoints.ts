@@ -17,6 +17,7 @@ import compose from 'koa-compose';
 import type { Provider } from 'oidc-provider';
 import getRawBody from 'raw-body';
 import type { GuestLimits } from '../rate-limits.ts';
+import { CORE_RETRY_AFTER_S } from './core-outage.ts';
 import { errorPage, pageHeaders, sendPage } from './pages.ts';
 import { checkRegistration, MAX_REGISTRATION_BYTES, MAX_URI_CHARS } from './registration.ts';
 import { ACCOUNT_RESOURCE_PATH, isScope, SCOPE_NAMES } from './scopes.ts';
@@ -106,7 +107,12 @@ export function authorizationServer(
         (ctx.req as IncomingMessage & { body?: string }).body = checked.body;
       }
     }
-    return served(ctx, next);
+    await served(ctx, next);
+    // Core, which keeps the server's records, could not be reached (core-outage.ts).
+    if (ctx.status === 503) {
+      ctx.set('Retry-After', String(CORE_RETRY_AFTER_S));
+      ctx.set('Cache-Control', 'no-store');
+    }
   };
 }
 

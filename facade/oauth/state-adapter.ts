@@ -13,6 +13,7 @@ import type { Client } from '@connectrpc/connect';
 import { type Adapter, type AdapterPayload, Provider } from 'oidc-provider';
 import type { OAuthStateService } from '../../gen/skinmatch/v1/oauth_state_pb.ts';
 import { AtRestKeys } from './at-rest.ts';
+import { withOutages } from './core-outage.ts';
 
 const CORE_TIMEOUT_MS = 5000;
 
@@ -51,7 +52,8 @@ const ID_MARK = '{id}';
  * Session.uid is not hashed: it never leaves the server (tokens and interactions refer to their session by
  * it) and Session.findByUid looks it up. A payload found by it gets its id back from the sealed `jti`.
  */
-export function stateAdapterClass(state: Client<typeof OAuthStateService>, keys: AtRestKeys) {
+export function stateAdapterClass(core: Client<typeof OAuthStateService>, keys: AtRestKeys) {
+  const state = withOutages(core);
   const options = { timeoutMs: CORE_TIMEOUT_MS };
   const payloadOf = (res: Found) => res.state?.payload as Payload | undefined;
 

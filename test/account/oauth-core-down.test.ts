@@ -1,0 +1,99 @@
+/**
+ * The authorization server while core, which keeps its clients, grants and codes, cannot be reached: a
+ * dependency's outage, not the request's fault nor a bug. /register and /token answer HTTP 503 with
+ * Retry-After and their JSON error shape, `temporarily_unavailable`; /authorize, whose client (and so its
+ * redirect URI) cannot be looked up, answers a 503 page and redirects nobody. Each was an HTTP 500
+ * `server_error` before.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createFacade } from '../../facade/app.ts';
+import { createInternalTransport } from '../../services/shared/internal-transport.ts';
+import { createLogger } from '../../services/shared/logger.ts';
+import { testOAuthConfig } from '../support/oauth.ts';
+
+const UNAVAILABLE = {
+  error: 'temporarily_unavailable',
+  error_description: 'The authorization server cannot reach its storage; try again in 5 s.',
+};
+
+describe('the authorization server with core not answering', () => {
+  let server: Server;
+  let base: string;
+
+  before(async () => {
+    server = createServer().listen(0, '127.0.0.1');
+    await new Promise((ready) => server.once('listening', ready));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const app = await createFacade({
+      core: createInternalTransport({ baseUrl: 'http://127.0.0.1:9' }), // nothing listens there
+      allowedHosts: [new URL(base).host],
+      logger: createLogger('oauth-core-down', 'silent'),
+      publicBaseUrl: base,
+      oauth: testOAuthConfig(),
+    });
+    server.on('request', app.callback());
+  });
+  after(() => new Promise((done) => server?.close(done)));
+
+  const expectUnavailable = async (res: Response) => {
+    assert.equal(res.status, 503);
+    assert.equal(res.headers.get('retry-after'), '5');
+    assert.equal(res.headers.get('cache-control'), 'no-store');
+  };
+
+  it('POST /register → 503, Retry-After 5, JSON temporarily_unavailable', async () => {
+    const res = await fetch(`${base}/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        redirect_uris: ['https://client.example/cb'],
+        token_endpoint_auth_method: 'none',
+      }),
+    });
+    await expectUnavailable(res);
+    assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+    assert.deepEqual(await res.json(), UNAVAILABLE);
+  });
+
+  it('POST /token → 503, Retry-After 5, JSON temporarily_unavailable', async () => {
+    const res = await fetch(`${base}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        client_id: 'some-client',
+        code: 'some-code',
+        code_verifier: 'v'.repeat(43),
+        redirect_uri: 'https://client.example/cb',
+      }),
+    });
+    await expectUnavailable(res);
+    assert.deepEqual(await res.json(), UNAVAILABLE);
+  });
+
+  it('GET /authorize → a 503 page saying temporarily_unavailable, and no redirect to an unchecked URI', async () => {
+    const query = new URLSearchParams({
+      client_id: 'some-client',
+      redirect_uri: 'https://client.example/cb',
+      response_type: 'code',
+      scope: 'scan:read',
+      state: 's1',
+      code_challenge: 'c'.repeat(43),
+      code_challenge_method: 'S256',
+    });
+    const res = await fetch(`${base}/authorize?${query}`, {
+      redirect: 'manual',
+      headers: { accept: 'text/html' },
+    });
+    await expectUnavailable(res);
+    assert.equal(res.headers.get('location'), null);
+    const page = await res.text();
+    assert.match(page, /<p id="error">temporarily_unavailable<\/p>/);
+    assert.match(
+      page,
+      /<p id="description">The authorization server cannot reach its storage; try again in 5 s\.<\/p>/,
+    );
+  });
+});
