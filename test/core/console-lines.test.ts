@@ -4,13 +4,12 @@
  * writes is one JSON object (services/shared/console-log.ts).
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '../../scripts/port.ts';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../services/core/db/embedded.ts';
-import { type RunningProcess, startProcess, stopAll } from '../support/processes.ts';
+import { type RunningProcess, serviceEnv, startProcess, stopAll } from '../support/processes.ts';
 
 function isJsonObject(line: string): boolean {
   try {
@@ -38,12 +37,7 @@ describe('core stopping while its database is down, through a real process', fun
   it('writes only JSON lines, library output included', async () => {
     dir = mkdtempSync(join(tmpdir(), 'skinmatch-console-'));
     server = await startEmbeddedPostgres(pgDir, await freePort());
-    const env = {
-      DATA_DIR: dir,
-      DATABASE_URL: server.url,
-      TOKEN_PEPPER: randomBytes(32).toString('hex'),
-      ALTCHA_HMAC_KEY: randomBytes(32).toString('hex'),
-    };
+    const env = serviceEnv(dir, server.url);
     running.add(await startProcess('migrate', env));
     const core = await startProcess('core', env);
     running.add(core);

@@ -7,7 +7,6 @@
  * resumed, answering "ok" at up to 24 s); and all is well again once it resumes.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -18,7 +17,7 @@ import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../services/cor
 import { openDatabase } from '../../services/core/db/orm.ts';
 import { loadProto, unary } from '../support/grpc-js.ts';
 import { signalServer } from '../support/postgres-signal.ts';
-import { type RunningProcess, startProcess, stopAll, until } from '../support/processes.ts';
+import { type RunningProcess, serviceEnv, startProcess, stopAll, until } from '../support/processes.ts';
 
 /** How a grpc-js unary call ended: its status code and answer. */
 const outcome = <T>(call: Promise<T>) =>
@@ -39,12 +38,7 @@ describe('a PostgreSQL that hangs, through a real core process', function () {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'skinmatch-pg-hang-'));
     server = await startEmbeddedPostgres(pgDir, await freePort());
-    const env = {
-      DATA_DIR: dir,
-      DATABASE_URL: server.url,
-      TOKEN_PEPPER: randomBytes(32).toString('hex'),
-      ALTCHA_HMAC_KEY: randomBytes(32).toString('hex'),
-    };
+    const env = serviceEnv(dir, server.url);
     running.add(await startProcess('migrate', env));
     core = await startProcess('core', env);
     running.add(core);

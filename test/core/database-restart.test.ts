@@ -6,7 +6,6 @@
  * inference, which then stops at once.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -20,7 +19,14 @@ import { openDatabase } from '../../services/core/db/orm.ts';
 import { singleFace } from '../inference/support/photos.ts';
 import { uploadPhoto } from '../support/fixtures.ts';
 import { callTool, untilScan } from '../support/mcp.ts';
-import { type Role, type RunningProcess, startProcess, stopAll, until } from '../support/processes.ts';
+import {
+  type Role,
+  type RunningProcess,
+  serviceEnv,
+  startProcess,
+  stopAll,
+  until,
+} from '../support/processes.ts';
 
 describe('a PostgreSQL restart while core analyses a scan, through real processes', function () {
   this.timeout(240_000);
@@ -60,10 +66,7 @@ describe('a PostgreSQL restart while core analyses a scan, through real processe
     server = await startEmbeddedPostgres(pgDir, pgPort);
     databaseUrl = server.url;
     const env = {
-      DATA_DIR: dir,
-      DATABASE_URL: databaseUrl,
-      TOKEN_PEPPER: randomBytes(32).toString('hex'),
-      ALTCHA_HMAC_KEY: randomBytes(32).toString('hex'),
+      ...serviceEnv(dir, databaseUrl),
       // This test polls: the network's budgets are not what it is about.
       RATE_LIMIT_CALLS_PER_MINUTE: '100000',
       RATE_LIMIT_REQUESTS_PER_MINUTE: '100000',

@@ -7,7 +7,6 @@
  * and core's overall status still report the database for operators; all is well again once it resumes.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -19,7 +18,7 @@ import { freePort } from '../../scripts/port.ts';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../services/core/db/embedded.ts';
 import { callTool, errorCode } from '../support/mcp.ts';
 import { signalServer } from '../support/postgres-signal.ts';
-import { type RunningProcess, startProcess, stopAll, until } from '../support/processes.ts';
+import { type RunningProcess, serviceEnv, startProcess, stopAll, until } from '../support/processes.ts';
 
 describe('readiness while PostgreSQL is stopped, through real core and façade processes', function () {
   this.timeout(180_000);
@@ -33,12 +32,7 @@ describe('readiness while PostgreSQL is stopped, through real core and façade p
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'skinmatch-pg-ready-'));
     server = await startEmbeddedPostgres(pgDir, await freePort());
-    const env = {
-      DATA_DIR: dir,
-      DATABASE_URL: server.url,
-      TOKEN_PEPPER: randomBytes(32).toString('hex'),
-      ALTCHA_HMAC_KEY: randomBytes(32).toString('hex'),
-    };
+    const env = serviceEnv(dir, server.url);
     running.add(await startProcess('migrate', env));
     core = await startProcess('core', env);
     running.add(core);

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readCatalogFile } from '../../services/catalog/catalog-import.ts';
+import { rawProduct } from '../support/raw-product.ts';
 import { SHOPIFY_PRODUCTS_JSON } from '../support/shop-exports.ts';
 
 const CDN = 'https://cdn.shop.example/s/files/1/0001/products';
@@ -27,40 +28,26 @@ describe('Shopify products JSON', () => {
     assert.deepEqual(records, [
       {
         line: 3,
-        product: {
-          product_id: 'dew-drop-serum',
+        product: rawProduct('dew-drop-serum', {
           name: 'Dew Drop Serum',
           brand: 'Hanbit Dew',
           product_type: 'Serum',
-          country: null,
           image_url: `${CDN}/serum.jpg`,
-          product_url: null,
-          buy_url: null,
           ingredients: 'Aqua, Niacinamide, Glycerin, Zinc PCA, Phenoxyethanol',
-          skin_types: null,
           vegan: true,
           cruelty_free: true,
           demo: false,
-        },
+        }),
         absent: ['country', 'product_url', 'buy_url', 'skin_types'],
       },
       {
         line: 42,
-        product: {
-          product_id: 'calm-toner',
+        product: rawProduct('calm-toner', {
           name: 'Calm Toner',
           brand: 'Hanbit Dew',
           product_type: 'Toner',
-          country: null,
-          image_url: null,
-          product_url: null,
-          buy_url: null,
-          ingredients: null,
-          skin_types: null,
-          vegan: null,
-          cruelty_free: null,
           demo: false,
-        },
+        }),
         absent: ['country', 'product_url', 'buy_url', 'skin_types'],
         warnings: [
           'no ingredient list: the description (body_html) speaks of ingredients, but sets no list apart under a title "Ingredients"; imported with every flag and the score unknown',

@@ -24,6 +24,7 @@ import { toneWeights } from '../../services/inference/tone-weights.ts';
 import { MEASURES } from '../../services/shared/measures.ts';
 import { graphFeeds } from './measures-graph-run.ts';
 import { singleFace } from './support/photos.ts';
+import { countRuns } from './support/session-runs.ts';
 
 describe('measurer', () => {
   let measurer: Measurer;
@@ -131,20 +132,7 @@ describe('measurer', () => {
       groups.set(key, [...(groups.get(key) ?? []), r]);
     });
     assert.ok(groups.size >= 8, `${groups.size} groups`);
-    // Counted where every session's run goes (InferenceSession's prototype, which the typings do not name).
-    const proto = (InferenceSession as unknown as { prototype: { run: (...args: unknown[]) => unknown } })
-      .prototype;
-    const run = proto.run;
-    let runs = 0;
-    proto.run = function (this: unknown, ...args: unknown[]) {
-      runs += 1;
-      return run.apply(this, args);
-    };
-    try {
-      await measurer.measure(patches, poreFloor, levels);
-    } finally {
-      proto.run = run;
-    }
+    const { runs } = await countRuns(() => measurer.measure(patches, poreFloor, levels));
     assert.equal(runs, 2);
     for (const regions of groups.values()) {
       const alone = await Measurer.load(FEATURES_READ.map((names, r) => (regions.includes(r) ? names : [])));
@@ -183,28 +171,16 @@ describe('measurer', () => {
     assert.ok(right!.includes('erythema_skin_second_half') && !right!.includes('erythema_skin_first_half'));
     assert.ok(left!.includes('erythema_skin_first_half') && !left!.includes('erythema_skin_second_half'));
     const together = await Measurer.load(FEATURES_READ, MEASURED_TOGETHER);
-    // The batches each run is fed (InferenceSession's prototype, as above).
-    const proto = (InferenceSession as unknown as { prototype: { run: (...args: unknown[]) => unknown } })
-      .prototype;
-    const run = proto.run;
-    const batches: number[][] = [];
-    proto.run = function (this: unknown, ...args: unknown[]) {
-      const feeds = args[0] as Record<string, { dims: readonly number[] }>;
-      batches.push(
-        Object.entries(feeds)
-          .filter(([name, tensor]) => name.endsWith('patches') && tensor.dims.length === 4)
-          .map(([, tensor]) => tensor.dims[0]!),
-      );
-      return run.apply(this, args);
-    };
-    let rows: Awaited<ReturnType<Measurer['measure']>>;
-    try {
-      rows = await together.measure(patches, poreFloor, levels, weights);
-    } finally {
-      proto.run = run;
-      await together.release();
-    }
-    // The floor's run: the two cheeks, and nothing else, in one batch of two.
+    const run = await countRuns(() => together.measure(patches, poreFloor, levels, weights)).finally(() =>
+      together.release(),
+    );
+    const rows = run.value;
+    // The batches each run is fed: the floor's run, the two cheeks and nothing else, in one batch of two.
+    const batches = run.feeds.map((feeds) =>
+      Object.entries(feeds)
+        .filter(([name, tensor]) => name.endsWith('patches') && tensor.dims.length === 4)
+        .map(([, tensor]) => tensor.dims[0]!),
+    );
     assert.deepEqual(batches[1], [2]);
     const apart = await measurer.measure(patches, poreFloor, levels, weights);
     for (const [r, region] of REGIONS.entries()) {

@@ -4,7 +4,6 @@
  * upside-down face seen (SURELY_UPRIGHT) is upright without that run.
  */
 import assert from 'node:assert/strict';
-import { InferenceSession } from 'onnxruntime-node';
 import sharp, { type Sharp } from 'sharp';
 import { decodeImage } from '../../services/inference/decode.ts';
 import { FaceAnalysis } from '../../services/inference/face-analysis.ts';
@@ -13,23 +12,7 @@ import { mainFace } from '../../services/inference/quality.ts';
 import { benchPhotos } from '../bench/bench-photos.ts';
 import { outcome } from './support/analysed.ts';
 import { singleFace } from './support/photos.ts';
-
-/** `work`'s value and how many onnxruntime runs it made, counted where every session's run goes. */
-async function counted<T>(work: () => Promise<T>): Promise<{ value: T; runs: number }> {
-  const proto = (InferenceSession as unknown as { prototype: { run: (...args: unknown[]) => unknown } })
-    .prototype;
-  const run = proto.run;
-  let runs = 0;
-  proto.run = function (this: unknown, ...args: unknown[]) {
-    runs += 1;
-    return run.apply(this, args);
-  };
-  try {
-    return { value: await work(), runs };
-  } finally {
-    proto.run = run;
-  }
-}
+import { countRuns } from './support/session-runs.ts';
 
 const jpeg = (image: Sharp) => image.jpeg({ quality: 95 }).toBuffer();
 
@@ -53,7 +36,7 @@ describe('the orientation check: the turned view only for a face that could be u
     const image = await decodeImage(photo);
     const face = mainFace(await detector.detect(image));
     assert.ok(face, 'a face is found');
-    return { score: face.score, ...(await counted(() => detector.upsideDown(image, face))) };
+    return { score: face.score, ...(await countRuns(() => detector.upsideDown(image, face))) };
   }
 
   // Before: every face was looked at turned, one more run of the front model a photo.
@@ -68,7 +51,7 @@ describe('the orientation check: the turned view only for a face that could be u
 
   it('the 1920 px bench photo is analysed with five runs (detector ×2, landmarks, measures ×2), not six', async () => {
     const photo = (await benchPhotos())['1920 px (1920×1440)'];
-    const { value, runs } = await counted(() => outcome(analysis, photo));
+    const { value, runs } = await countRuns(() => outcome(analysis, photo));
     assert.equal(value.kind, 'result');
     assert.equal(runs, 5);
   });

@@ -3,6 +3,7 @@
  * each with its own environment and port, its output kept for the test to read, stopped by signals.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createClient } from '@connectrpc/connect';
@@ -124,6 +125,19 @@ export async function startProcess(
   if (role === 'core' && options.ready !== false && !(await waitForReady(port, 60_000, ended)))
     throw new Error(`core did not become ready: ${text}`);
   return running;
+}
+
+/**
+ * What the service's processes need on a database of a test's own: its data directory, the database, and
+ * the secrets every core replica shares (the token pepper, the ALTCHA key), fresh for the test.
+ */
+export function serviceEnv(dataDir: string, databaseUrl: string) {
+  return {
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    TOKEN_PEPPER: randomBytes(32).toString('hex'),
+    ALTCHA_HMAC_KEY: randomBytes(32).toString('hex'),
+  };
 }
 
 /** Ends every process still running (SIGCONT first, in case a test paused it), and waits for each. */
