@@ -32,6 +32,7 @@ import type { StreamBounds } from './pages/page-streams.ts';
 import { scanPages } from './pages/scan-page.ts';
 import { GuestLimits, type GuestLimitsConfig, type LimitListeners } from './rate-limits.ts';
 import { routeTemplate } from './route-template.ts';
+import { securityHeaders } from './security-headers.ts';
 import { type BodyBounds, slowBodies } from './slow-bodies.ts';
 
 /**
@@ -133,6 +134,8 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
   app.maxIpsCount = options.trustedProxyHops ?? 1;
   // The client address, port and brackets off, before anything reads it (facade/net.ts).
   app.use(clientAddress(logger));
+  // Every answer's protective headers, before anything can answer (security-headers.ts).
+  app.use(securityHeaders(options.publicBaseUrl));
   // While shutting down, every answer closes its connection, so no client keeps one to a façade that is
   // about to stop listening: its next request opens a connection to another replica.
   app.use(async (ctx, next) => {

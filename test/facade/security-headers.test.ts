@@ -1,0 +1,71 @@
+/**
+ * Every answer of the façade carries the headers that keep a browser safe, not only the person's pages:
+ * whatever no route answers (`/`, a mistyped path), the JSON answers and the discovery document cannot be
+ * framed, sniffed into HTML or run anything, and hand no URL on as a Referer. Behind TLS, HSTS too.
+ */
+import assert from 'node:assert/strict';
+import { type Stack, startStack } from '../support/stack.ts';
+
+const DEFAULT_CSP = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+function assertProtected(res: Response, label: string): void {
+  assert.equal(res.headers.get('x-content-type-options'), 'nosniff', label);
+  assert.equal(res.headers.get('x-frame-options'), 'DENY', label);
+  assert.equal(res.headers.get('referrer-policy'), 'no-referrer', label);
+  assert.match(
+    res.headers.get('content-security-policy') ?? '',
+    /^default-src 'none';.*frame-ancestors 'none'/,
+    label,
+  );
+}
+
+describe('security headers on every answer', function () {
+  this.timeout(60_000);
+  let stack: Stack;
+
+  before(async () => {
+    stack = await startStack('security-headers', { facade: { trustProxy: true } });
+  });
+  after(() => stack?.close());
+
+  it('a path no route answers is a 404 that nothing can frame, sniff or script', async () => {
+    for (const path of ['/', '/nope', '/scan', '/save', '/interaction/x/y/z', '/scan/assets/x/y']) {
+      const res = await fetch(`${stack.baseUrl}${path}`);
+      assert.equal(res.status, 404, path);
+      assertProtected(res, path);
+      assert.equal(res.headers.get('content-security-policy'), DEFAULT_CSP, path);
+    }
+  });
+
+  it('JSON answers and the discovery document carry them too', async () => {
+    const answers = {
+      health: await fetch(`${stack.baseUrl}/health`),
+      discovery: await fetch(`${stack.baseUrl}/.well-known/oauth-authorization-server`),
+      mcp: await fetch(`${stack.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      }),
+      unauthorised: await fetch(`${stack.baseUrl}/mcp/account`, { method: 'POST' }),
+    };
+    assert.deepEqual(Object.fromEntries(Object.entries(answers).map(([k, v]) => [k, v.status])), {
+      health: 200,
+      discovery: 200,
+      mcp: 200,
+      unauthorised: 401,
+    });
+    for (const [label, res] of Object.entries(answers)) assertProtected(res, label);
+  });
+
+  it('HSTS on a request that came over TLS (the trusted proxy says so), none over plain http', async () => {
+    const tls = await fetch(`${stack.baseUrl}/nope`, { headers: { 'x-forwarded-proto': 'https' } });
+    assert.equal(tls.headers.get('strict-transport-security'), 'max-age=31536000');
+    const scan = await fetch(`${stack.baseUrl}/scan/00000000-0000-4000-8000-000000000000`, {
+      headers: { 'x-forwarded-proto': 'https' },
+    });
+    assert.equal(scan.status, 404);
+    assert.equal(scan.headers.get('strict-transport-security'), 'max-age=31536000');
+    const plain = await fetch(`${stack.baseUrl}/nope`);
+    assert.equal(plain.headers.get('strict-transport-security'), null);
+  });
+});
