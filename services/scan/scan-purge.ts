@@ -5,9 +5,16 @@
  * go by `on delete cascade`; the scan's queued analysis job is removed from the queue in the same
  * transaction. A scan an account owns has no token expiry (the account keeps it until it deletes it), so
  * only the abandonment bound applies to it.
+ *
+ * Each run also takes the analysis jobs whose scan is gone. A scan deleted while its analysis runs cannot
+ * take the locked job with it (graphile-worker's remove_job only retires it: no key, no attempt left), and
+ * the running analysis normally ends it; when that analysis never ends — its core dies, its last write
+ * fails — the retired job, its payload naming the deleted scan, would stay in graphile-worker's table for
+ * good. The same holds for a retry or hand-back queued at the moment the scan went.
  */
 import type { SqlEntityManager } from '@mikro-orm/postgresql';
 import { type CronItem, parseCronItems } from 'graphile-worker';
+import { ANALYZE_TASK } from './photo-intake.ts';
 import { removeAnalysisJobs } from './scan-deletion.ts';
 
 export const PURGE_TASK = 'purge_scans';
@@ -27,6 +34,8 @@ export interface PurgeSettings {
 export interface PurgeCounts {
   readonly expired: number;
   readonly abandoned: number;
+  /** Analysis jobs left naming a deleted scan. */
+  readonly orphanJobs: number;
 }
 
 export const purgeCron = () =>
@@ -54,7 +63,25 @@ export async function purgeScans(em: SqlEntityManager, settings: PurgeSettings):
   return {
     expired: await purgeWhere(em, DUE.expired, now),
     abandoned: await purgeWhere(em, DUE.abandoned, new Date(now.getTime() - settings.abandonedAfterMs)),
+    orphanJobs: await purgeOrphanJobs(em),
   };
+}
+
+/**
+ * Analysis jobs no worker holds whose scan no longer exists, through graphile-worker's complete_jobs (which
+ * never deletes a job a live worker holds: that worker ends it). The payload is read from its private table:
+ * the public `jobs` view leaves payloads out.
+ */
+const ORPHAN_JOBS = `
+  select count(*)::int as taken from graphile_worker.complete_jobs(array(
+    select j.id from graphile_worker._private_jobs j
+    join graphile_worker._private_tasks t on t.id = j.task_id
+    where t.identifier = ? and j.locked_at is null
+      and not exists (select 1 from scans s where s.id = (j.payload->>'run_id')::uuid)))`;
+
+async function purgeOrphanJobs(em: SqlEntityManager): Promise<number> {
+  const [row] = await em.execute<{ taken: number }[]>(ORPHAN_JOBS, [ANALYZE_TASK]);
+  return row?.taken ?? 0;
 }
 
 /** Deletes, a batch per transaction, the scans `condition` selects; their queued jobs go in the same one. */

@@ -84,7 +84,9 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
   const taskList: TaskList = {
     [PURGE_TASK]: async () => {
       const counts = await purgeScans(orm.em.fork() as SqlEntityManager, options.purge);
-      if (counts.expired + counts.abandoned > 0) logger.info(counts, 'purged expired and abandoned scans');
+      if (counts.expired + counts.abandoned + counts.orphanJobs > 0) {
+        logger.info(counts, 'purged expired and abandoned scans');
+      }
     },
     [ACCOUNT_PURGE_TASK]: async () => {
       const accounts = await purgeUnusedAccounts(orm.em.fork() as SqlEntityManager, options.purge.now());

@@ -178,7 +178,7 @@ describe('the purge of expired and abandoned scans', function () {
       assert.equal(errorCode(await callTool(stack.baseUrl, 'get_skin_scan', abandoned)), 'not_found');
       assert.ok(await exists(stack, uploaded), 'a scan with its photo is not abandoned');
       assert.ok(await exists(stack, completeOwned));
-      const line = /"expired":0,"abandoned":2,"msg":"purged expired and abandoned scans"/;
+      const line = /"expired":0,"abandoned":2,"orphanJobs":0,"msg":"purged expired and abandoned scans"/;
       // The log file's stream may not have flushed the line yet.
       for (let waited = 0; !line.test(readFileSync(stack.logFile, 'utf8')) && waited < 5000; waited += 50)
         await new Promise((r) => setTimeout(r, 50));
