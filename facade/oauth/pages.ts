@@ -6,11 +6,17 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 
+/**
+ * Borders and padding inside each box's width (a full-width button otherwise overflowed the screen by its
+ * border and padding: the page scrolled sideways on a phone); the same visible focus ring as the upload page.
+ */
 const STYLE =
+  '*{box-sizing:border-box}' +
   'body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;line-height:1.5}' +
   'a.button,button{display:block;width:100%;margin:.5rem 0;padding:.7rem;font-size:1rem;text-align:center;' +
   'border:1px solid #888;border-radius:.4rem;background:#f4f4f4;color:#111;text-decoration:none;cursor:pointer}' +
-  'button.primary{background:#1d4ed8;color:#fff;border-color:#1d4ed8}li{margin:.3rem 0}';
+  'button.primary{background:#1d4ed8;color:#fff;border-color:#1d4ed8}li{margin:.3rem 0}' +
+  'a:focus-visible,button:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}';
 
 export function escapeHtml(value: string): string {
   return value.replace(
@@ -22,7 +28,7 @@ export function escapeHtml(value: string): string {
 export function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title>
-<style>${STYLE}</style></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+<style>${STYLE}</style></head><body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
 }
 
 /**
