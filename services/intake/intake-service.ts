@@ -21,8 +21,8 @@ import {
 import type { Orm } from '../core/db/orm.ts';
 import { isForeignKeyViolation } from '../core/db/pg-errors.ts';
 import type { PlainSql } from '../core/db/plain-sql.ts';
-import { Scan } from '../core/db/scan-entity.ts';
 import { storePhoto, UPLOAD_CLOSED_MESSAGE } from '../scan/photo-intake.ts';
+import { deleteOneScan } from '../scan/scan-deletion.ts';
 import { scanChanges } from '../scan/scan-watch.ts';
 import { errorReason, serviceError } from '../shared/errors.ts';
 import type { Notifications } from '../shared/notifications.ts';
@@ -137,7 +137,8 @@ export class IntakeServiceImpl implements ServiceImpl<typeof IntakeService> {
 
   async deleteIntake(req: BrowserCall) {
     const scan = await this.#fromConsentingBrowser(req);
-    await this.#deps.orm.em.fork().nativeDelete(Scan, { id: scan.id });
+    // As every deletion: the scan with its photo and match, and its analysis job off the queue.
+    await deleteOneScan(this.#deps.orm.em.fork(), scan.id);
     return create(DeleteIntakeResponseSchema, { deleted: true });
   }
 

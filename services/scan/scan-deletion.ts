@@ -1,7 +1,8 @@
 /**
  * Deleting scans: the scan row goes with everything keyed by it (photo, match allowance: `on delete
  * cascade`), and its analysis job goes off the queue in the same transaction. Every deletion takes this
- * way: delete_skin_scan, an account's scan deleted on /mcp/account, the account's deletion, the purge.
+ * way: delete_skin_scan, the upload page's delete, an account's scan deleted on /mcp/account, the account's
+ * deletion, the purge.
  * An analysis already running when its scan goes is stopped (watchDeletion).
  */
 import type { EntityManager } from '@mikro-orm/core';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { plainSql } from '../../services/core/db/plain-sql.ts';
 import { analysisBacklog } from '../../services/scan/admissions-governor.ts';
+import { pageFetch, pageScan } from '../intake/scan-page-support.ts';
 import { accountRpc, createAccount, mintToken } from '../support/bearer.ts';
 import { uploadPhoto } from '../support/fixtures.ts';
 import { callTool } from '../support/mcp.ts';
@@ -59,6 +60,21 @@ describe('deleting a queued scan removes its analysis job', () => {
     assert.deepEqual(await jobs([scan.run_id]), []);
     assert.equal(await backlog(), before - 1);
     assert.deepEqual(await jobs([kept.run_id]), [queuedJob(kept.run_id)]);
+  });
+
+  it('the upload page’s delete (POST /scan/:id/delete by the consenting browser): the job goes too', async () => {
+    const scan = await pageScan(stack.baseUrl);
+    await uploadPhoto(stack.orm, scan.run_id, PHOTO);
+    assert.deepEqual(await jobs([scan.run_id]), [queuedJob(scan.run_id)]);
+    const before = await backlog();
+    const removed = await pageFetch(stack.baseUrl, `/scan/${scan.run_id}/delete`, {
+      method: 'POST',
+      secret: scan.secret,
+    });
+    assert.equal(removed.status, 200);
+    assert.deepEqual(await removed.json(), { deleted: true });
+    assert.deepEqual(await jobs([scan.run_id]), []);
+    assert.equal(await backlog(), before - 1);
   });
 
   it('delete_skin_scan by run_id on /mcp/account: the account scan’s job goes', async () => {
