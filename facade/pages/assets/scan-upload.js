@@ -44,6 +44,9 @@ export function isHeic(file) {
   return /^image\/hei[cf]/i.test(file.type) || /\.hei[cf]$/i.test(file.name);
 }
 
+/** While a photo is sent, leaving the page (back, reload, closing the tab) would drop it: the browser asks. */
+const askBeforeLeaving = (event) => event.preventDefault();
+
 /**
  * Sends the photo to `url`. `done` settles once with `{status, body}`, `status` 0 when no answer came:
  * `stalled` when it stopped moving for STALL_MS, `cancelled` when `cancel()` stopped it.
@@ -55,9 +58,11 @@ export function sendPhoto(url, blob, onProgress) {
   const done = new Promise((resolve) => {
     settle = (result) => {
       clearTimeout(timer);
+      window.removeEventListener('beforeunload', askBeforeLeaving);
       resolve(result);
     };
   });
+  window.addEventListener('beforeunload', askBeforeLeaving);
   const stop = (why) => {
     settle({ status: 0, body: null, [why]: true });
     request.abort();
