@@ -4,9 +4,10 @@
  * document and all but the current one are `hidden`; the page's script (assets/scan-page.js) moves between
  * them with the same rule (`stepOf` and `statusWords`, from assets/scan-steps.js: the server imports the file
  * the browser runs) and the words it finds in `data-words`. No inline script or style; every value is
- * escaped. Every control starts `disabled` and the script enables it once it is listening: on a slow
- * connection a tap before then would post the form itself (raw JSON on the screen, a deletion without its
- * confirmation) or drop the chosen photo unseen. Should the script never start (a file of it failed to load on
+ * escaped. The consent box and the photo pickers are described by #alert (the script marks the box invalid
+ * while it says to tick it), so that what is wrong is read with the control it is about. Every control starts
+ * `disabled` and the script enables it once it is listening: on a slow connection a tap before then would post
+ * the form itself (raw JSON on the screen, a deletion without its confirmation) or drop the chosen photo unseen. Should the script never start (a file of it failed to load on
  * a flaky network, a blocker refused it), the style sheet shows #not-loaded after a while, and says what to do,
  * instead of grey buttons and no word; the script removes it as it enables the controls.
  */
@@ -117,7 +118,7 @@ export function renderScanPage(view: ScanPageView): string {
 <p id="consent-text">${escapeHtml(view.consentText)}</p>
 <p class="note">Consent text version <span id="consent-version">${escapeHtml(view.consentVersion)}</span></p>
 <label class="check" for="consent-check"><input type="checkbox" id="consent-check" name="agree" value="yes"
- aria-describedby="consent-text"><span>I agree to the text above</span></label>
+ aria-describedby="consent-text alert"><span>I agree to the text above</span></label>
 <altcha-widget id="challenge" challenge="${escapeHtml(base)}/challenge" name="altcha" type="checkbox"
  configuration="${escapeHtml(WIDGET_CONFIGURATION)}"></altcha-widget>
 <button type="submit" class="primary" id="consent-submit" disabled>Agree and continue</button>
@@ -136,9 +137,11 @@ cleared, or it was a private window that is now closed), ask your assistant for 
 Take off glasses, keep hair off your forehead, and use no filter: the skin they cover or change cannot be
 measured. Large photos are fine: the page makes them smaller before sending them.</p>
 <div class="choices">
-<div class="choice"><input type="file" id="selfie" accept="image/*" capture="user" class="file" disabled>
+<div class="choice"><input type="file" id="selfie" accept="image/*" capture="user" class="file"
+ aria-describedby="alert" disabled>
 <label for="selfie" class="button primary">Take a selfie</label></div>
-<div class="choice"><input type="file" id="file" accept="image/*" class="file" disabled>
+<div class="choice"><input type="file" id="file" accept="image/*" class="file" aria-describedby="alert"
+ disabled>
 <label for="file" class="button">Choose a photo</label></div></div>
 <div id="upload" hidden><label for="upload-progress">Sending your photo</label>
 <progress id="upload-progress" max="100" value="0">0%</progress>

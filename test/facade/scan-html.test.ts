@@ -121,10 +121,13 @@ describe('upload page HTML', () => {
     // Disabled until the page's script listens (it enables them), so no choice is lost before it does.
     assert.match(
       html,
-      /<input type="file" id="selfie" accept="image\/\*" capture="user" class="file" disabled>/,
+      /<input type="file" id="selfie" accept="image\/\*" capture="user" class="file"\s+aria-describedby="alert" disabled>/,
     );
     assert.match(html, /<label for="selfie" class="button primary">Take a selfie<\/label>/);
-    assert.match(html, /<input type="file" id="file" accept="image\/\*" class="file" disabled>/);
+    assert.match(
+      html,
+      /<input type="file" id="file" accept="image\/\*" class="file" aria-describedby="alert"\s+disabled>/,
+    );
     assert.match(html, /<label for="file" class="button">Choose a photo<\/label>/);
     // The bound is on the photo as the page sends it (made smaller first), so no size is named.
     assert.match(html, /Large photos are fine: the page makes them smaller before sending them\./);

@@ -88,6 +88,7 @@ function render(next) {
 
 function alertWith(message) {
   $('alert').textContent = message;
+  $('consent-check').ariaInvalid = String(message === words.needConsent);
 }
 
 function showGone(message) {
@@ -358,9 +359,7 @@ $('delete-form').addEventListener('submit', async (event) => {
 });
 
 // Back to this page (another tab, the phone unlocked, back online): the scan may have moved on meanwhile.
-const recheck = () => {
-  if (!busy && !deleting && main.dataset.step !== 'gone') refresh();
-};
+const recheck = () => !busy && !deleting && main.dataset.step !== 'gone' && refresh();
 document.addEventListener('visibilitychange', () => {
   if (document.visibilityState === 'visible') recheck();
   lookAgainLater();
