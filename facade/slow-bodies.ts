@@ -18,10 +18,10 @@
 import type { Socket } from 'node:net';
 import type { Context, Middleware } from 'koa';
 import { slowClientRefusals } from '../services/shared/metrics.ts';
+import { closeAfterAnswer } from './body.ts';
 import { tooManyRequests } from './mcp/endpoint.ts';
 import { ToolError } from './mcp/tool-errors.ts';
 import { setPageHeaders } from './pages/page-security.ts';
-import { closeAfterAnswer } from './pages/photo-body.ts';
 import { networkOf } from './rate-limits.ts';
 
 export interface BodyBounds {

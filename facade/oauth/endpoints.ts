@@ -16,6 +16,7 @@ import type { Context, Middleware } from 'koa';
 import compose from 'koa-compose';
 import type { Provider } from 'oidc-provider';
 import getRawBody from 'raw-body';
+import { declaredTooLarge } from '../body.ts';
 import type { GuestLimits } from '../rate-limits.ts';
 import { CORE_RETRY_AFTER_S } from './core-outage.ts';
 import { errorPage, pageHeaders, sendPage } from './pages.ts';
@@ -240,6 +241,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 /** Reads the body for inspection and leaves it where oidc-provider's parser takes an already-read body. */
 async function buffer(ctx: Context, limit = MAX_BODY_BYTES): Promise<string | undefined> {
   try {
+    if (declaredTooLarge(ctx, limit)) throw new Error('body too large');
     const text = utf8.decode(await getRawBody(ctx.req, { limit }));
     (ctx.req as IncomingMessage & { body?: string }).body = text;
     return text;

@@ -29,7 +29,7 @@ import { errorReason } from '../../services/shared/errors.ts';
 import type { Logger } from '../../services/shared/logger.ts';
 import { pageStreamsRefused } from '../../services/shared/metrics.ts';
 import type { Readiness } from '../../services/shared/shutdown.ts';
-import { readBody } from '../body.ts';
+import { leaveUnread, readBody } from '../body.ts';
 import { escapeHtml, page } from '../oauth/pages.ts';
 import type { GuestLimits } from '../rate-limits.ts';
 import { routeTemplate } from '../route-template.ts';
@@ -49,7 +49,7 @@ import {
 } from './page-security.ts';
 import { toPageState } from './page-state.ts';
 import { type StreamBounds, type StreamRefusal, StreamSlots } from './page-streams.ts';
-import { leaveUnread, readPhoto } from './photo-body.ts';
+import { readPhoto } from './photo-body.ts';
 import { renderScanPage, SCAN_NOT_FOUND_HTML } from './scan-html.ts';
 import {
   CONSENT_OUTDATED_WORDS,

@@ -7,47 +7,15 @@
  * (127.0.0.2), which reach the façade on 127.0.0.1 from an address of their own.
  */
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { serverBounds } from '../../facade/server.ts';
 import { slowClientRefusals } from '../../services/shared/metrics.ts';
+import { connect, type Raw } from '../support/raw-socket.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
 const BODY_BOUNDS = { graceMs: 2000, minBytesPerSecond: 1000, perNetwork: 3 };
 const HEADERS_TIMEOUT_MS = 1500;
 const CONNECTIONS_PER_NETWORK = 6;
 const TOOLS_LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
-
-interface Raw {
-  readonly socket: net.Socket;
-  /** Milliseconds from the connection's opening to its close. */
-  readonly closed: Promise<number>;
-  readonly answer: () => { status: number; headers: Record<string, string>; body: any };
-}
-
-async function connect(baseUrl: string, localAddress = '127.0.0.1'): Promise<Raw> {
-  const socket = net.connect({ port: Number(new URL(baseUrl).port), host: '127.0.0.1', localAddress });
-  const opened = Date.now();
-  let text = '';
-  socket.setEncoding('utf8');
-  socket.on('data', (chunk: string) => {
-    text += chunk;
-  });
-  socket.on('error', () => {}); // writes after the server closed: EPIPE
-  const closed = new Promise<number>((done) => socket.once('close', () => done(Date.now() - opened)));
-  await new Promise((done) => socket.once('connect', done));
-  const answer = () => {
-    const [head = '', body = ''] = text.split('\r\n\r\n');
-    const [status, ...lines] = head.split('\r\n');
-    const headers = Object.fromEntries(
-      lines.map((line) => [
-        line.slice(0, line.indexOf(':')).toLowerCase(),
-        line.slice(line.indexOf(':') + 2),
-      ]),
-    );
-    return { status: Number(status?.split(' ')[1]), headers, body: body ? JSON.parse(body) : undefined };
-  };
-  return { socket, closed, answer };
-}
 
 function head(baseUrl: string, length: number, extra = ''): string {
   return (
