@@ -5,8 +5,13 @@
  * run anything, or hand its URL on as a Referer. Behind TLS — PUBLIC_BASE_URL https, or a request the
  * trusted proxy says came over https — browsers are also told to use https only (HSTS), so that a link typed
  * or pasted as http:// is never sent in the clear again; HSTS over plain http is ignored by browsers.
+ *
+ * Behind TLS every cookie is also Secure. oidc-provider marks its own (`_session`, the person's sign-in session
+ * at the authorization server for a day, and the interaction's) Secure only when the request itself looks like
+ * https, which it does not where TLS ends at a proxy the façade does not trust (TRUST_PROXY unset, the chart's
+ * default): the session id then went back over plain http to anyone who could make the browser ask for one.
  */
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 
 /** A year: the value browsers' preload lists and the common scanners expect. */
 const HSTS = 'max-age=31536000';
@@ -23,5 +28,17 @@ export function securityHeaders(publicBaseUrl: string): Middleware {
     ctx.set('Referrer-Policy', 'no-referrer');
     if (https || ctx.secure) ctx.set('Strict-Transport-Security', HSTS);
     await next();
+    if (https && !ctx.headerSent) secureCookies(ctx);
   };
+}
+
+/** Every cookie of the answer, Secure (the ones already so are left as they are). */
+function secureCookies(ctx: Context): void {
+  const cookies = ctx.response.get('Set-Cookie') as unknown as string[] | string;
+  if (!cookies || cookies.length === 0) return;
+  const list = Array.isArray(cookies) ? cookies : [cookies];
+  ctx.set(
+    'Set-Cookie',
+    list.map((cookie) => (/;\s*secure\s*(;|$)/i.test(cookie) ? cookie : `${cookie}; secure`)),
+  );
 }

@@ -4,6 +4,7 @@
  * framed, sniffed into HTML or run anything, and hand no URL on as a Referer. Behind TLS, HSTS too.
  */
 import assert from 'node:assert/strict';
+import { authorizeUrl, pkce, register } from '../support/oauth-http.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
 const DEFAULT_CSP = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -67,5 +68,42 @@ describe('security headers on every answer', function () {
     assert.equal(scan.headers.get('strict-transport-security'), 'max-age=31536000');
     const plain = await fetch(`${stack.baseUrl}/nope`);
     assert.equal(plain.headers.get('strict-transport-security'), null);
+  });
+});
+
+describe('cookies behind TLS that ends at a proxy the façade does not trust', function () {
+  this.timeout(60_000);
+  let stack: Stack;
+
+  before(async () => {
+    // PUBLIC_BASE_URL https, TRUST_PROXY unset (the chart's default): every request looks like plain http.
+    stack = await startStack('secure-cookies', { facade: { publicBaseUrl: 'https://skinmatch.example' } });
+  });
+  after(() => stack?.close());
+
+  it("oidc-provider's interaction cookies are Secure (its session cookie is written by the same code)", async () => {
+    const client = (await register(stack.baseUrl)).body;
+    const res = await fetch(
+      authorizeUrl(stack.baseUrl, {
+        resource: '',
+        client_id: client.client_id,
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+      }),
+      { redirect: 'manual' },
+    );
+    assert.equal(res.status, 303);
+    const lines = res.headers.getSetCookie();
+    assert.deepEqual(lines.map((l) => l.split('=')[0]).sort(), [
+      '_interaction',
+      '_interaction.sig',
+      '_interaction_resume',
+      '_interaction_resume.sig',
+    ]);
+    for (const line of lines) {
+      assert.match(line, /; secure(;|$)/i, line);
+      assert.match(line, /; httponly(;|$)/i, line);
+      assert.match(line, /; samesite=lax(;|$)/i, line);
+    }
   });
 });

@@ -76,11 +76,12 @@ export interface StackOptions {
   readonly admissions?: CoreOptions['admissions'];
   /** Core's server bounds (streams, watches, request reads, keepalive); the defaults by default. */
   readonly serverLimits?: CoreOptions['limits'];
-  /** Other façade options (e.g. trustProxy, the upload page's photo bound). */
+  /** Other façade options (e.g. trustProxy, an https publicBaseUrl, the upload page's photo bound). */
   readonly facade?: Partial<
     Pick<
       FacadeOptions,
       | 'trustProxy'
+      | 'publicBaseUrl'
       | 'trustedProxyHops'
       | 'photoMaxBytes'
       | 'pageKeepAliveMs'
