@@ -43,10 +43,25 @@ export function sendPage(ctx: Context, status: number, html: string): void {
   ctx.body = html.replace('<style>', `<style nonce="${nonce}">`);
 }
 
+/**
+ * What a person reads on an error page first, in words: a refused authorization request (a redirect URI not
+ * registered, an unknown client) names only OAuth's terms, which say nothing to the person who followed the
+ * app's link. The code and its description follow, for the app's makers.
+ */
+export const ERROR_ADVICE = {
+  refused:
+    'You were not signed in and nothing was shared. Go back to the app you came from and start again; ' +
+    'if this page comes back, show the app’s makers the details below.',
+  failed:
+    'skinmatch could not finish this just now. Nothing was shared. Wait a minute, then start again from your app.',
+};
+
 export function errorPage(status: number, error: string, description: string): string {
+  const advice = status >= 500 ? ERROR_ADVICE.failed : ERROR_ADVICE.refused;
   return page(
     status >= 500 ? 'Something went wrong' : 'This request cannot be completed',
-    `<p id="error">${escapeHtml(error)}</p><p id="description">${escapeHtml(description)}</p>`,
+    `<p id="advice">${escapeHtml(advice)}</p><h2>Details for the app’s makers</h2>` +
+      `<p id="error">${escapeHtml(error)}</p><p id="description">${escapeHtml(description)}</p>`,
   );
 }
 

@@ -1,10 +1,12 @@
 /**
  * The sign-in, consent, save and error pages as people meet them: on a 320 px wide screen (a small phone,
  * or a desktop at 400 % zoom) no page scrolls sideways, axe-core finds nothing on any of them, and the
- * whole sign-in is done with the keyboard alone, each control's focus visible.
+ * whole sign-in is done with the keyboard alone, each control's focus visible; an error page says first, in
+ * words, what it means for the person.
  */
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
+import { ERROR_ADVICE } from '../../facade/oauth/pages.ts';
 import { freePort } from '../../scripts/port.ts';
 import { assertAccessible } from '../intake/scan-page-browser-support.ts';
 import { browserSuite } from '../support/browser.ts';
@@ -87,11 +89,17 @@ describe('sign-in, consent, save and error pages on a narrow screen and by keybo
     const page = await browser.newPage(NARROW);
     const bad = await page.goto((await authorizeRequest('http://127.0.0.1:9/elsewhere')).href);
     assert.equal(bad?.status(), 400);
+    // In words first, for the person who followed the app's link; OAuth's terms after, for its makers.
+    assert.equal(await page.textContent('#advice'), ERROR_ADVICE.refused);
+    assert.equal(await page.textContent('h2'), 'Details for the app’s makers');
+    assert.equal(await page.textContent('#error'), 'invalid_redirect_uri');
     await assertFits(page, 'a redirect URI not registered');
     const url = await authorizeRequest();
     url.searchParams.set('client_id', 'no-such-client');
     const unknown = await page.goto(url.href);
     assert.equal(unknown?.status(), 400);
+    assert.equal(await page.textContent('#advice'), ERROR_ADVICE.refused);
+    assert.equal(await page.textContent('#error'), 'invalid_client');
     await assertFits(page, 'an unknown client');
   });
 
