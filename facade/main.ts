@@ -78,8 +78,10 @@ const metrics = await startMetricsServer({
   host: config.metricsHost ?? '127.0.0.1',
   logger,
 });
-// Bounds on slow clients: headers, bodies, idle connections, connections per network (facade/server.ts).
-const server = createFacadeServer(serverBounds(config.trustedProxyHops > 0, config.photoMaxBytes), logger);
+// Bounds on slow clients: headers, bodies, silent and idle connections, connections per network (server.ts).
+const answerWaitMs = Math.max(config.mcpRequestTimeoutMs, config.coreTimeoutMs);
+const bounds = serverBounds(config.trustedProxyHops > 0, config.photoMaxBytes, answerWaitMs);
+const server = createFacadeServer(bounds, logger);
 server.on('request', app.callback());
 server.listen(config.facadePort, () => {
   logger.info({ port: config.facadePort, base_url: config.publicBaseUrl }, 'facade listening');

@@ -8,6 +8,12 @@
  *   cuts a slow body, so the photo upload of a phone on a weak link is served while a trickle is not.
  *   requestTimeout is only the backstop over every route: the headers' bound, the body's grace, and the
  *   largest photo (PHOTO_MAX_BYTES) at the minimum rate (10 MiB at 32 KiB/s: 340 s in all).
+ * - A connection on which nothing moves for IDLE_TIMEOUT_MS (60 s) while a request is being served is closed:
+ *   a client that sends requests and never reads the answers (a big page asset, pipelined) left its answers
+ *   stuck in the socket's buffers, and Node's default (`server.timeout` 0) held such connections, and the
+ *   answers' memory, for ever (measured: 40 of them open after 70 s and counting). Nothing else in a request
+ *   is silent that long: an answer waits at most the MCP request's bound (15 s) or core's (10 s), and the
+ *   page's progress streams send a comment every 15 s; the bound stays past the longest answer wait.
  * - An idle keep-alive connection is closed after 5 s (Node's default) from clients; behind a proxy after
  *   65 s, longer than ingress-nginx keeps its idle upstream connections (60 s), so the proxy never sends a
  *   request on a connection the façade is closing at that moment (a 502 for the client).
@@ -30,6 +36,11 @@ import { DEFAULT_BODY_BOUNDS, refuseConnection } from './slow-bodies.ts';
 export const HEADERS_TIMEOUT_MS = 10_000;
 export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 export const PROXY_KEEP_ALIVE_TIMEOUT_MS = 65_000;
+export const IDLE_TIMEOUT_MS = 60_000;
+/** How much longer than the longest answer wait a connection may stay silent. */
+const IDLE_MARGIN_MS = 10_000;
+/** The MCP request's bound (MCP_REQUEST_TIMEOUT_MS), by default the longest an answer waits. */
+const DEFAULT_ANSWER_WAIT_MS = 15_000;
 /**
  * Connections one network may hold open at once: a browser opens up to 6, an upload page's progress
  * streams up to 16 (page-streams.ts), and a few households or an office share an IPv4 address.
@@ -43,17 +54,27 @@ export interface ServerBounds {
   /** The whole request, headers and body, on any route (the backstop: see above). */
   readonly requestTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
+  /** Nothing read or written on a connection for this long while serving a request: closed. */
+  readonly idleTimeoutMs: number;
   /** Open connections per network; 0: not bounded (behind a proxy). */
   readonly connectionsPerNetwork: number;
 }
 
-/** The bounds for a façade with or without a proxy in front, sized for its photo bound. */
-export function serverBounds(trustProxy: boolean, photoMaxBytes: number): ServerBounds {
+/**
+ * The bounds for a façade with or without a proxy in front, sized for its photo bound and the longest an
+ * answer may wait (the MCP request's and core's bounds, MCP_REQUEST_TIMEOUT_MS and CORE_TIMEOUT_MS).
+ */
+export function serverBounds(
+  trustProxy: boolean,
+  photoMaxBytes: number,
+  answerWaitMs = DEFAULT_ANSWER_WAIT_MS,
+): ServerBounds {
   const { graceMs, minBytesPerSecond } = DEFAULT_BODY_BOUNDS;
   return {
     headersTimeoutMs: HEADERS_TIMEOUT_MS,
     requestTimeoutMs: HEADERS_TIMEOUT_MS + graceMs + Math.ceil((photoMaxBytes / minBytesPerSecond) * 1000),
     keepAliveTimeoutMs: trustProxy ? PROXY_KEEP_ALIVE_TIMEOUT_MS : KEEP_ALIVE_TIMEOUT_MS,
+    idleTimeoutMs: Math.max(IDLE_TIMEOUT_MS, answerWaitMs + IDLE_MARGIN_MS),
     connectionsPerNetwork: trustProxy ? 0 : CONNECTIONS_PER_NETWORK,
   };
 }
@@ -70,6 +91,8 @@ export function createFacadeServer(bounds: ServerBounds, logger?: Logger): http.
     connectionsCheckingInterval: CHECK_INTERVAL_MS,
   });
   server.keepAliveTimeout = bounds.keepAliveTimeoutMs;
+  // With no 'timeout' listener, Node destroys a connection silent this long (its keep-alive wait aside).
+  server.timeout = bounds.idleTimeoutMs;
   if (bounds.connectionsPerNetwork > 0) boundConnections(server, bounds.connectionsPerNetwork);
   if (logger) server.on('clientError', (err, socket) => clientError(err, socket, logger));
   return server;

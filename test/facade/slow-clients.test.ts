@@ -190,14 +190,18 @@ describe('slow clients (direct)', () => {
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 340_000,
       keepAliveTimeoutMs: 5_000,
+      idleTimeoutMs: 60_000,
       connectionsPerNetwork: 64,
     });
     assert.deepEqual(serverBounds(true, 10 * 1024 * 1024), {
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 340_000,
       keepAliveTimeoutMs: 65_000,
+      idleTimeoutMs: 60_000,
       connectionsPerNetwork: 0,
     });
+    // A silent connection outlives the longest an answer may wait (MCP_REQUEST_TIMEOUT_MS, CORE_TIMEOUT_MS).
+    assert.equal(serverBounds(false, 10 * 1024 * 1024, 120_000).idleTimeoutMs, 130_000);
   });
 });
 
