@@ -25,13 +25,15 @@ export type ScanRecord = Pick<
   | 'accountId'
 >;
 
-const SCAN_BY_ID = `select id, token_hash as "tokenHash", status, stage, progress,
+/** The columns of a `ScanRecord`, for a select or an insert's `returning`. */
+export const SCAN_COLUMNS = `id, token_hash as "tokenHash", status, stage, progress,
     failure_reason as "failureReason", scores, concerns, ${epochMs('created_at', 'createdAt')},
     ${epochMs('updated_at', 'updatedAt')}, ${epochMs('expires_at', 'expiresAt')},
-    ${epochMs('completed_at', 'completedAt')}, version, account_id as "accountId"
-  from scans where id = $1`;
+    ${epochMs('completed_at', 'completedAt')}, version, account_id as "accountId"`;
 
-interface ScanRow extends Omit<ScanRecord, 'createdAt' | 'updatedAt' | 'expiresAt' | 'completedAt'> {
+const SCAN_BY_ID = `select ${SCAN_COLUMNS} from scans where id = $1`;
+
+export interface ScanRow extends Omit<ScanRecord, 'createdAt' | 'updatedAt' | 'expiresAt' | 'completedAt'> {
   readonly createdAt: number;
   readonly updatedAt: number;
   readonly expiresAt: number;
@@ -41,7 +43,11 @@ interface ScanRow extends Omit<ScanRecord, 'createdAt' | 'updatedAt' | 'expiresA
 export async function findScan(sql: PlainSql, runId: string): Promise<ScanRecord | null> {
   const { rows } = await sql.query<ScanRow>({ name: 'scan_by_id', text: SCAN_BY_ID, values: [runId] });
   const row = rows[0];
-  if (!row) return null;
+  return row ? scanRecord(row) : null;
+}
+
+/** A row selected as SCAN_COLUMNS as a `ScanRecord`. */
+export function scanRecord(row: ScanRow): ScanRecord {
   return {
     ...row,
     createdAt: new Date(row.createdAt),

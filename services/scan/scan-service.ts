@@ -17,7 +17,6 @@ import {
 import type { LiveCatalog } from '../catalog/catalog-store.ts';
 import type { Orm } from '../core/db/orm.ts';
 import type { PlainSql } from '../core/db/plain-sql.ts';
-import { Scan } from '../core/db/scan-entity.ts';
 import { findMatch, type StoredMatch } from '../match/allowance.ts';
 import { usedMatch } from '../match/used-match.ts';
 import { NOT_FOUND_MESSAGE, serviceError } from '../shared/errors.ts';
@@ -27,12 +26,15 @@ import { admissionsEnabled } from './admissions.ts';
 import { authorizeScan } from './scan-access.ts';
 import { deleteOneScan } from './scan-deletion.ts';
 import { checkSource, type ScanIdentity } from './scan-input.ts';
-import type { ScanRecord } from './scan-reads.ts';
+import { SCAN_COLUMNS, type ScanRecord, type ScanRow, scanRecord } from './scan-reads.ts';
 import { toScanMessage, uploadUrl } from './scan-view.ts';
 import { scanChanges } from './scan-watch.ts';
 import { issueToken } from './token.ts';
 
 export const GUEST_TOKEN_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
+
+const INSERT_SCAN = `insert into scans (id, token_hash, source, created_at, updated_at, expires_at, account_id)
+  values ($1, $2, $3, $4, $4, $5, $6) returning ${SCAN_COLUMNS}`;
 
 export interface ScanServiceDeps {
   readonly orm: Orm;
@@ -69,16 +71,16 @@ export class ScanServiceImpl implements ServiceImpl<typeof ScanService> {
     }
     const { token, hash } = issueToken(this.#deps.pepper);
     const now = this.#now();
-    const scan = em.create(Scan, {
-      id: randomUUID(),
-      tokenHash: hash,
+    // Bound parameters, not the ORM's literals: the token's hash never appears in a statement's text.
+    const { rows } = await this.#deps.sql.query<ScanRow>(INSERT_SCAN, [
+      randomUUID(),
+      hash,
       source,
-      createdAt: now,
-      updatedAt: now,
-      expiresAt: new Date(now.getTime() + GUEST_TOKEN_LIFETIME_MS),
+      now,
+      new Date(now.getTime() + GUEST_TOKEN_LIFETIME_MS),
       accountId,
-    });
-    await em.flush();
+    ]);
+    const scan = scanRecord(rows[0]!);
     return create(StartScanResponseSchema, {
       runId: scan.id,
       accessToken: token,

@@ -8,7 +8,7 @@
  */
 import type { EntityManager } from '@mikro-orm/core';
 import type { PostgreSqlConnection, SqlEntityManager } from '@mikro-orm/postgresql';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { Orm } from './orm.ts';
 
 export type PlainSql = Pool;
@@ -21,4 +21,38 @@ export function plainSql(source: Orm | EntityManager): Promise<PlainSql> {
 /** A timestamptz column as whole epoch milliseconds (float8, which `pg` parses to a number), as `alias`. */
 export function epochMs(column: string, alias: string): string {
   return `floor(extract(epoch from ${column}) * 1000)::float8 as "${alias}"`;
+}
+
+/**
+ * Runs `work` in a transaction on one client of the pool, with its statements' values sent as bound
+ * parameters. MikroORM's `execute` writes every value into the statement's text (a photo as a 20 MB
+ * `E'\\x…'` literal), and PostgreSQL shows that text in pg_stat_activity and writes it to its log for a
+ * statement that fails, is cancelled or is slow: writes of photos and token hashes go this way instead.
+ */
+export async function plainTransaction<T>(
+  pool: PlainSql,
+  work: (client: PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  // A connection lost between two statements fails the next one; the pool listens only to idle clients,
+  // and without a listener of our own the loss would be an uncaught error.
+  const lost = () => {};
+  client.on('error', lost);
+  let broken: Error | undefined;
+  try {
+    await client.query('begin');
+    const result = await work(client);
+    await client.query('commit');
+    return result;
+  } catch (err) {
+    // A client that cannot roll back is discarded, not reused.
+    broken = await client.query('rollback').then(
+      () => undefined,
+      (rollbackErr: Error) => rollbackErr,
+    );
+    throw err;
+  } finally {
+    client.off('error', lost);
+    client.release(broken);
+  }
 }
