@@ -167,8 +167,19 @@ export class IntakeServiceImpl implements ServiceImpl<typeof IntakeService> {
 
   #state(scan: IntakeRecord, secret: string): IntakeState {
     const byThisBrowser = scan.browserHash !== null && this.#isConsenting(secret, scan);
-    return toIntakeState(scan, { version: scan.consentVersion, byThisBrowser });
+    const consent = { version: scan.consentVersion, byThisBrowser };
+    // Once a browser has consented, progress is that browser's to read: any other caller (a party holding
+    // only the link) learns that much and nothing of the scan's progress or outcome.
+    return toIntakeState(
+      scan.browserHash !== null && !byThisBrowser ? inAnotherBrowser(scan) : scan,
+      consent,
+    );
   }
+}
+
+/** The scan as a browser other than the consenting one sees it: as if no photo had been sent yet. */
+function inAnotherBrowser(scan: IntakeRecord): IntakeRecord {
+  return { ...scan, status: 'awaiting_upload', stage: '', progress: 0, failureReason: null };
 }
 
 /** A scan deleted after this call read it is the page's one not_found, not a server fault. */
