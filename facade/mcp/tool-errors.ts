@@ -79,10 +79,16 @@ export function fromCoreError(err: unknown): ToolError | undefined {
   if (!(err instanceof ConnectError)) return undefined;
   for (const info of err.findDetails(ErrorInfoSchema)) {
     if (info.domain === ERROR_DOMAIN && isToolErrorCode(info.reason)) {
-      return new ToolError(info.reason, err.rawMessage, info.metadata.field);
+      return new ToolError(info.reason, err.rawMessage, info.metadata.field, retryAfter(info.metadata));
     }
   }
   return undefined;
+}
+
+/** Core's `retry_after_seconds` (a database outage's `unavailable`), when it is a count of seconds. */
+function retryAfter(metadata: Record<string, string>): number | undefined {
+  const seconds = Number(metadata.retry_after_seconds);
+  return Number.isInteger(seconds) && seconds > 0 ? seconds : undefined;
 }
 
 /** The output schema branch every tool shares for its errors. */

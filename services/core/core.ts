@@ -37,6 +37,7 @@ import { capOpenCalls, DEFAULT_SERVER_LIMITS, type ServerLimits } from '../share
 import type { Readiness } from '../shared/shutdown.ts';
 import { callScope, outsideCalls, skipAbandonedCalls } from './db/call-scope.ts';
 import type { Orm } from './db/orm.ts';
+import { databaseOutages } from './db/outage.ts';
 import { plainSql } from './db/plain-sql.ts';
 import { StatusServiceImpl } from './status-service.ts';
 
@@ -174,6 +175,8 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
     logger,
     limits,
     interceptors: [
+      // A database that does not answer is `unavailable` with a wait, not an internal error (db/outage.ts).
+      databaseOutages(logger),
       // StatusService says that core is starting (the façade's /health), rather than failing.
       refuseUntil(() => started, [Health.typeName, ServerReflection.typeName, StatusService.typeName]),
       callScope(),
