@@ -37,8 +37,8 @@ export interface Stack {
   readonly coreUrl: string;
   readonly baseUrl: string;
   readonly logFile: string;
-  /** The clock core runs on; tests move it forward. */
-  readonly clock: { offsetMs: number };
+  /** The clock core runs on; tests move it forward, or stop it at `fixedMs` (epoch ms) for exact boundaries. */
+  readonly clock: { offsetMs: number; fixedMs?: number };
   /** The façade's request multiplexer, to check that nothing is left pending. */
   readonly mux: RequestMultiplexer;
   /** Starts another façade replica on the same core and database; answers its base URL. */
@@ -108,7 +108,7 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
   const stream = createWriteStream(logFile);
   // The services' own logger (its redaction and scrubbing), so the run's check of the logs tests them.
   const logger = createLogger('stack', 'debug', stream);
-  const clock = { offsetMs: 0 };
+  const clock: Stack['clock'] = { offsetMs: 0 };
   // The façade's port is needed first: core builds upload links from the public base URL.
   // As facade/main.ts sets them, except the bound on connections per network: every test's client is
   // 127.0.0.1, and some open more connections at once than a network may (tests of that bound set it).
@@ -129,7 +129,7 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
     port: 0,
     host: '127.0.0.1',
     logger: logger.child({ name: 'core' }),
-    now: () => new Date(Date.now() + clock.offsetMs),
+    now: () => new Date(clock.fixedMs ?? Date.now() + clock.offsetMs),
     afterConsume: options.afterConsume,
     analyzer: options.analyzer,
     abandonedAfterMs: options.abandonedAfterMs,
