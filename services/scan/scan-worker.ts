@@ -22,6 +22,7 @@ import {
 } from 'graphile-worker';
 import { ACCOUNT_PURGE_TASK, accountPurgeCron, purgeUnusedAccounts } from '../account/account-purge.ts';
 import type { Orm } from '../core/db/orm.ts';
+import { plainSql, plainTransaction } from '../core/db/plain-sql.ts';
 import { ANALYSIS_UNAVAILABLE } from '../shared/failure-messages.ts';
 import type { Logger } from '../shared/logger.ts';
 import { inferenceDuration, scanStageDuration, secondsSince } from '../shared/metrics.ts';
@@ -324,19 +325,18 @@ interface Outcome {
 /**
  * The final state and the photo's deletion, in one transaction. If the person uploaded a newer photo
  * meanwhile, this outcome belongs to a photo that no longer counts: nothing is written, the newer photo's
- * own job decides.
+ * own job decides. The scores go as bound parameters, never in the statement's text (plain-sql.ts).
  */
 async function finishAnalysis(sql: SqlEntityManager, runId: string, uploadedAt: Date, outcome: Outcome) {
-  await sql.transactional(async (tx) => {
-    const t = tx as SqlEntityManager;
-    const deleted = await t.execute<{ run_id: string }[]>(
-      'delete from scan_photos where run_id = ? and uploaded_at = ? returning run_id',
-      [runId, uploadedAt],
-    );
-    if (deleted.length === 0) return;
-    await t.execute(
-      `update scans set status = ?, stage = '', progress = ?, scores = ?, concerns = ?, analysis_models = ?,
-         failure_reason = ?, completed_at = now(), updated_at = now() where id = ?`,
+  await plainTransaction(await plainSql(sql), async (client) => {
+    const deleted = await client.query('delete from scan_photos where run_id = $1 and uploaded_at = $2', [
+      runId,
+      uploadedAt,
+    ]);
+    if (deleted.rowCount === 0) return;
+    await client.query(
+      `update scans set status = $1, stage = '', progress = $2, scores = $3, concerns = $4, analysis_models = $5,
+         failure_reason = $6, completed_at = now(), updated_at = now() where id = $7`,
       [
         outcome.status,
         outcome.status === 'complete' ? 100 : 0,

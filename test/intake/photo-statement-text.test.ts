@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
+import type { AnalysisEvent, Analyzer } from '../../services/scan/analyzer.ts';
 import { singleFace } from '../inference/support/photos.ts';
 import { callTool } from '../support/mcp.ts';
 import { type Stack, startStack } from '../support/stack.ts';
@@ -13,15 +14,35 @@ import { pageScan, postPhoto } from './scan-page-support.ts';
  * the scan is deleted. Each test holds a lock the statement waits for, so its text can be read while it
  * waits.
  */
-describe('photos and token hashes are never in a statement’s text', function () {
+/** An analysis that waits, once its progress is recorded, until the test lets it give its scores. */
+class HeldAnalyzer implements Analyzer {
+  held = 0;
+  #release?: () => void;
+
+  release() {
+    this.#release?.();
+  }
+
+  async *analyze(): AsyncIterable<AnalysisEvent> {
+    yield { kind: 'progress', stage: 'measuring', percent: 60 };
+    this.held++;
+    await new Promise<void>((resolve) => {
+      this.#release = resolve;
+    });
+    yield { kind: 'result', scores: { redness: 37, acne: 81 }, concerns: ['redness'] };
+  }
+}
+
+describe('photos, token hashes and scores are never in a statement’s text', function () {
   this.timeout(60_000);
+  const analyzer = new HeldAnalyzer();
   let stack: Stack;
   let blocker: pg.Client;
   /** Outside the blocker's transaction: a transaction reads pg_stat_activity once and keeps that snapshot. */
   let observer: pg.Client;
 
   before(async () => {
-    stack = await startStack('photo-statement-text');
+    stack = await startStack('photo-statement-text', { analyzer });
     blocker = new pg.Client({ connectionString: stack.databaseUrl });
     observer = new pg.Client({ connectionString: stack.databaseUrl });
     await Promise.all([blocker.connect(), observer.connect()]);
@@ -31,6 +52,8 @@ describe('photos and token hashes are never in a statement’s text', function (
     await observer?.end();
     await stack?.close();
   });
+
+  const query = async (text: string, params: unknown[] = []) => (await observer.query(text, params)).rows;
 
   /** The text of the statement waiting for a lock that mentions `table`, once one does. */
   async function waitingStatement(table: string): Promise<string> {
@@ -69,6 +92,29 @@ describe('photos and token hashes are never in a statement’s text', function (
     const stored = (rows[0].image as Buffer).subarray(0, 32).toString('hex');
     assert.ok(!text.includes(stored), `the photo's bytes are in the statement: ${text.slice(0, 200)}…`);
     assert.doesNotMatch(text, /\\x[0-9a-f]{16}/i);
+  });
+
+  it('the scan worker’s outcome: the update of the scan carries none of its scores', async () => {
+    // The photo above is under analysis, held once its progress is recorded.
+    for (let waited = 0; analyzer.held === 0 && waited < 20_000; waited += 25)
+      await new Promise((r) => setTimeout(r, 25));
+    const [{ id }] = await query("select id from scans where status = 'analyzing'");
+    await blocker.query('begin');
+    await blocker.query('select 1 from scans where id = $1 for update', [id]);
+    analyzer.release();
+    let text: string;
+    try {
+      text = await waitingStatement('update scans set status');
+    } finally {
+      await blocker.query('rollback');
+    }
+    assert.doesNotMatch(text, /redness|acne|\b37\b|\b81\b/, text);
+    for (let waited = 0; waited < 20_000; waited += 25) {
+      const [scan] = await query('select status, scores from scans where id = $1', [id]);
+      if (scan.status === 'complete') return assert.deepEqual(scan.scores, { redness: 37, acne: 81 });
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    assert.fail('the scan did not complete');
   });
 
   it('start_skin_scan: the insert into scans carries no token hash', async () => {
