@@ -6,10 +6,12 @@
  * trusted proxy says came over https — browsers are also told to use https only (HSTS), so that a link typed
  * or pasted as http:// is never sent in the clear again; HSTS over plain http is ignored by browsers.
  *
- * Behind TLS every cookie is also Secure. oidc-provider marks its own (`_session`, the person's sign-in session
+ * Behind TLS every cookie is also Secure. oidc-provider marks its own (its session cookie, the person's sign-in session
  * at the authorization server for a day, and the interaction's) Secure only when the request itself looks like
  * https, which it does not where TLS ends at a proxy the façade does not trust (TRUST_PROXY unset, the chart's
  * default): the session id then went back over plain http to anyone who could make the browser ask for one.
+ * A cookie named `__Host-` or `__Secure-` (provider.ts names oidc-provider's so) is Secure always: browsers
+ * keep it only so, and they take Secure cookies from http://localhost, where development runs.
  */
 import type { Context, Middleware } from 'koa';
 
@@ -28,17 +30,21 @@ export function securityHeaders(publicBaseUrl: string): Middleware {
     ctx.set('Referrer-Policy', 'no-referrer');
     if (https || ctx.secure) ctx.set('Strict-Transport-Security', HSTS);
     await next();
-    if (https && !ctx.headerSent) secureCookies(ctx);
+    if (!ctx.headerSent) secureCookies(ctx, https);
   };
 }
 
-/** Every cookie of the answer, Secure (the ones already so are left as they are). */
-function secureCookies(ctx: Context): void {
+/** The answer's cookies Secure: all of them behind TLS, else the prefixed ones (those already so left as are). */
+function secureCookies(ctx: Context, all: boolean): void {
   const cookies = ctx.response.get('Set-Cookie') as unknown as string[] | string;
   if (!cookies || cookies.length === 0) return;
   const list = Array.isArray(cookies) ? cookies : [cookies];
   ctx.set(
     'Set-Cookie',
-    list.map((cookie) => (/;\s*secure\s*(;|$)/i.test(cookie) ? cookie : `${cookie}; secure`)),
+    list.map((cookie) =>
+      (!all && !/^__(Host|Secure)-/.test(cookie)) || /;\s*secure\s*(;|$)/i.test(cookie)
+        ? cookie
+        : `${cookie}; secure`,
+    ),
   );
 }

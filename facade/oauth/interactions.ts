@@ -20,7 +20,7 @@ import { isScope, SCOPES } from './scopes.ts';
 import { expiredSignIn, type SignIn, type SignInOutcome } from './sign-in.ts';
 import type { Upstream } from './upstream.ts';
 
-const SIGNED_IN_COOKIE = 'skinmatch_signed_in';
+const SIGNED_IN_COOKIE = '__Host-skinmatch-signed-in';
 const OIDC_SCOPE_WORDS: Record<string, string> = {
   openid: 'Know which skinmatch account you signed in with',
   offline_access: 'Stay connected when you are not using it',

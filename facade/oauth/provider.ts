@@ -39,7 +39,16 @@ export function createProvider(options: ProviderOptions): Provider {
   const configuration: Configuration = {
     adapter: stateAdapterClass(options.state, new AtRestKeys(options.cookieKeys)),
     jwks: { keys: [options.signingKey as never] },
-    cookies: { keys: [...options.cookieKeys] },
+    // Named with the prefixes browsers enforce (Secure; __Host-: Path=/ and no Domain, so no other host of the
+    // domain can plant a session of its own); security-headers.ts marks them Secure also over plain http.
+    cookies: {
+      keys: [...options.cookieKeys],
+      names: {
+        session: '__Host-session',
+        interaction: '__Secure-interaction',
+        resume: '__Secure-interaction-resume',
+      },
+    },
     routes: {
       authorization: '/authorize',
       registration: '/register',

@@ -4,12 +4,14 @@
  * derived from OAUTH_COOKIE_KEYS (at-rest.ts; the first current, any of them read), the cookie's name as
  * associated data, so that its value shows nothing and one cookie cannot stand in for another. Secure
  * whenever PUBLIC_BASE_URL is https, also when TLS ends at a proxy the façade does not trust (TRUST_PROXY
- * unset), where the request itself looks like plain http.
+ * unset), where the request itself looks like plain http, and always for a name with a `__Host-` or
+ * `__Secure-` prefix, which browsers keep only so (they take Secure cookies from http://localhost too).
  */
 import type { Context } from 'koa';
 import { AtRestKeys } from './at-rest.ts';
 
 const COOKIE_TTL_MS = 10 * 60 * 1000;
+const PREFIXED = /^__(Host|Secure)-/;
 
 export class SealedCookies {
   readonly #keys: AtRestKeys;
@@ -40,7 +42,7 @@ export class SealedCookies {
   }
 
   #write(ctx: Context, name: string, value: string | null, path: string): void {
-    const secure = ctx.secure || this.#https;
+    const secure = ctx.secure || this.#https || PREFIXED.test(name);
     // Koa refuses a Secure cookie on a request it sees as plain http: the proxy in front is https.
     if (secure) ctx.cookies.secure = true;
     ctx.cookies.set(name, value, { httpOnly: true, sameSite: 'lax', secure, maxAge: COOKIE_TTL_MS, path });

@@ -16,7 +16,7 @@ import { errorPage, sendPage } from './pages.ts';
 import { SealedCookies } from './sealed-cookies.ts';
 import type { SignInPurpose, Upstream, UpstreamAttempt } from './upstream.ts';
 
-const ATTEMPT_COOKIE = 'skinmatch_signin';
+const ATTEMPT_COOKIE = '__Host-skinmatch-signin';
 
 /** How a sign-in at an upstream provider ended. */
 export type SignInOutcome =

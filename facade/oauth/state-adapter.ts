@@ -41,7 +41,7 @@ const nowS = () => Math.floor(Date.now() / 1000);
 /**
  * The models whose id is not presented by a client or a browser: a registered client's id is public (its
  * secret is sealed instead) and a grant's id is only ever looked up from a token's payload or claims.
- * Every other model's id is a credential or a cookie (codes, refresh and access tokens, the `_session` and
+ * Every other model's id is a credential or a cookie (codes, refresh and access tokens, the `__Host-session` and
  * interaction cookies, registration access tokens) and is stored only as a keyed hash.
  */
 const PLAIN_ID_MODELS = new Set(['Client', 'Grant']);
@@ -181,7 +181,7 @@ export function stateAdapterClass(core: Client<typeof OAuthStateService>, keys: 
         if (payload.jti !== undefined) payload.jti = keys.seal(id, this.#context('jti'));
         if (typeof payload.returnTo === 'string') payload.returnTo = payload.returnTo.split(id).join(ID_MARK);
         const session = payload.session as Payload | undefined;
-        // An interaction's copy of the person's `_session` cookie.
+        // An interaction's copy of the person's `__Host-session` cookie.
         if (typeof session?.cookie === 'string')
           session.cookie = keys.seal(session.cookie, this.#context('cookie'));
       }

@@ -28,7 +28,7 @@ import {
   signInEndedPage,
 } from './save-html.ts';
 
-const SAVE_COOKIE = 'skinmatch_save';
+const SAVE_COOKIE = '__Secure-skinmatch-save';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Who signed in on this scan's save page; a signed cookie on the page's own path. */

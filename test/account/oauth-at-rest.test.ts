@@ -53,7 +53,7 @@ describe('what the authorization server keeps at rest', function () {
     dumps.push(rows);
     return rows;
   };
-  /** Every value of the browser's cookies for the server (the `_session` cookie, the interaction's). */
+  /** Every value of the browser's cookies for the server (the `__Host-session` cookie, the interaction's). */
   const cookieValues = async (context: BrowserContext) =>
     (await context.cookies(base)).map((c) => c.value).filter((v) => v.length >= 16);
 

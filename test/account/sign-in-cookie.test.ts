@@ -88,9 +88,9 @@ describe('the upstream sign-in cookie', function () {
       };
       assert.ok(asked.state.length >= 16 && asked.nonce.length >= 16 && asked.code_challenge.length === 43);
       const cookies = (await context.cookies(stack.baseUrl)).filter((c) =>
-        c.name.startsWith('skinmatch_signin'),
+        c.name.startsWith('__Host-skinmatch-signin'),
       );
-      assert.ok(cookies.some((c) => c.name === 'skinmatch_signin'));
+      assert.ok(cookies.some((c) => c.name === '__Host-skinmatch-signin'));
       for (const cookie of cookies) {
         assert.equal(cookie.httpOnly, true);
         for (const text of decodings(cookie.value)) {

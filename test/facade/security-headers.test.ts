@@ -95,10 +95,10 @@ describe('cookies behind TLS that ends at a proxy the façade does not trust', f
     assert.equal(res.status, 303);
     const lines = res.headers.getSetCookie();
     assert.deepEqual(lines.map((l) => l.split('=')[0]).sort(), [
-      '_interaction',
-      '_interaction.sig',
-      '_interaction_resume',
-      '_interaction_resume.sig',
+      '__Secure-interaction',
+      '__Secure-interaction-resume',
+      '__Secure-interaction-resume.sig',
+      '__Secure-interaction.sig',
     ]);
     for (const line of lines) {
       assert.match(line, /; secure(;|$)/i, line);
