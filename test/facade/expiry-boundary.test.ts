@@ -2,46 +2,38 @@
  * "A guest token stops working seven days after it is issued", to the millisecond and on every path: at
  * expires_at − 1 ms each works, at expires_at each answers as for a scan that does not exist — MCP on /mcp
  * (SDK client) and /mcp/account with the scan's token, ScanService over @grpc/grpc-js (GetScan, WatchScan),
- * the upload page (its page, challenge, consent, photo and events) and the save page. Core's clock is
- * stopped at each instant (the stack's `clock.fixedMs`).
+ * the upload page (its page, challenge, consent, photo and events) and the save page (scan-paths.ts).
+ * Core's clock is stopped at each instant (the stack's `clock.fixedMs`).
  */
 import assert from 'node:assert/strict';
-import * as grpc from '@grpc/grpc-js';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CONSENT_VERSION } from '../../services/intake/consent.ts';
 import { singleFace } from '../inference/support/photos.ts';
 import { pageFetch, postConsent, postPhoto, solvedChallenge } from '../intake/scan-page-support.ts';
-import { accountRpc, createAccount, mintToken } from '../support/bearer.ts';
+import { createAccount, mintToken } from '../support/bearer.ts';
 import { consentedScan, consentTo } from '../support/consent.ts';
 import { RED_ACNE_SCORES, TEST_CATALOG } from '../support/fixtures.ts';
-import { loadProto, unary } from '../support/grpc-js.ts';
-import { connectSdkClient } from '../support/mcp.ts';
+import { callTool } from '../support/mcp.ts';
 import { type Stack, startStack } from '../support/stack.ts';
+import { GONE, type ScanPaths, scanPaths, WORKING } from './scan-paths.ts';
 
 const LIFETIME_MS = 7 * 24 * 3600 * 1000;
 
 describe('the seven-day token at its exact boundary, on every path', function () {
   this.timeout(120_000);
   let stack: Stack;
-  let agent: Client;
-  let scans: any;
+  let paths: ScanPaths;
   let bearer: string;
 
   before(async () => {
     stack = await startStack('expiry-boundary', { products: TEST_CATALOG });
-    agent = await connectSdkClient(stack.baseUrl);
-    scans = new (loadProto('skinmatch/v1/scan.proto').skinmatch.v1.ScanService)(
-      new URL(stack.coreUrl).host,
-      grpc.credentials.createInsecure(),
-    );
+    paths = await scanPaths(stack);
     bearer = `Bearer ${await mintToken(stack, await createAccount(stack.coreUrl, 'expiry'))}`;
   });
   afterEach(() => {
     stack.clock.fixedMs = undefined;
   });
   after(async () => {
-    scans?.close();
-    await agent?.close();
+    await paths?.close();
     await stack?.close();
   });
 
@@ -59,79 +51,22 @@ describe('the seven-day token at its exact boundary, on every path', function ()
     return expires;
   }
 
-  const tool = async (name: string, args: Record<string, unknown>) => {
-    const result = await agent.callTool({ name, arguments: args });
-    return result.isError ? (result.structuredContent as any).error.code : 'ok';
-  };
-  const accountTool = async (name: string, args: object) => {
-    const { body } = await accountRpc(stack.baseUrl, bearer, 'tools/call', { name, arguments: args });
-    return body.result.isError ? body.result.structuredContent.error.code : 'ok';
-  };
-  const grpcCode = (call: Promise<unknown>) =>
-    call.then(
-      () => 'ok',
-      (err: grpc.ServiceError) => grpc.status[err.code],
-    );
-  /** WatchScan's first message, or the status the stream ended with first. */
-  const watchCode = (req: object) =>
-    new Promise<string>((done) => {
-      const call = scans.watchScan(req);
-      call.on('data', () => {
-        done('ok');
-        call.cancel();
-      });
-      call.on('error', (err: grpc.ServiceError) => done(grpc.status[err.code]));
-    });
-  /** The upload page's event stream: its status once headers arrive (200 streams on: it is cut here). */
-  const eventsStatus = async (runId: string, secret: string) => {
-    const cut = new AbortController();
-    const res = await pageFetch(stack.baseUrl, `/scan/${runId}/events`, { secret, signal: cut.signal });
-    cut.abort();
-    return res.status;
-  };
-
-  /** Every path of a complete, consented scan, at one instant: what each answers. */
-  async function completePaths(scan: { runId: string; accessToken: string; browserSecret: string }) {
-    const pair = { run_id: scan.runId, access_token: scan.accessToken };
-    const grpcPair = { runId: scan.runId, accessToken: scan.accessToken };
-    const secret = scan.browserSecret;
-    return {
-      get: await tool('get_skin_scan', pair),
-      recommend: await tool('recommend_products', pair),
-      accountGet: await accountTool('get_skin_scan', pair),
-      grpcGet: await grpcCode(unary(scans, 'getScan', grpcPair)),
-      grpcWatch: await watchCode(grpcPair),
-      page: (await pageFetch(stack.baseUrl, `/scan/${scan.runId}`, { secret })).status,
-      events: await eventsStatus(scan.runId, secret),
-      savePage: (await pageFetch(stack.baseUrl, `/save/${scan.runId}`, { secret })).status,
-    };
-  }
-
   it('a complete scan: reads, matches, its pages and its save page', async () => {
     const scan = await consentedScan(stack, RED_ACNE_SCORES);
     const expires = await expiryOf(scan.runId);
     stack.clock.fixedMs = expires - 1;
-    const working = { get: 'ok', recommend: 'ok', accountGet: 'ok', grpcGet: 'ok', grpcWatch: 'ok' };
-    assert.deepEqual(await completePaths(scan), { ...working, page: 200, events: 200, savePage: 200 });
+    assert.deepEqual(await paths.answers(scan, bearer), WORKING);
     stack.clock.fixedMs = expires;
-    const gone = { get: 'not_found', recommend: 'not_found', accountGet: 'not_found' };
-    assert.deepEqual(await completePaths(scan), {
-      ...gone,
-      grpcGet: 'NOT_FOUND',
-      grpcWatch: 'NOT_FOUND',
-      page: 404,
-      events: 404,
-      savePage: 404,
-    });
+    assert.deepEqual(await paths.answers(scan, bearer), GONE);
     const pair = { run_id: scan.runId, access_token: scan.accessToken };
-    assert.equal(await tool('delete_skin_scan', pair), 'not_found');
-    assert.equal(await accountTool('delete_skin_scan', pair), 'not_found');
+    assert.equal(await paths.tool('delete_skin_scan', pair), 'not_found');
+    assert.equal(await paths.accountTool(bearer, 'delete_skin_scan', pair), 'not_found');
   });
 
   it('the upload page: its challenge and consent, and the photo of a consented scan', async () => {
     const started = async () => {
-      const result = await agent.callTool({ name: 'start_skin_scan', arguments: { source: 'expiry' } });
-      return (result.structuredContent as { run_id: string }).run_id;
+      const result = await callTool(stack.baseUrl, 'start_skin_scan', { source: 'expiry' });
+      return result.structuredContent.run_id as string;
     };
     const consenting = await started();
     const uploading = await started();
