@@ -28,6 +28,7 @@ import { buildServer, INSTRUCTIONS } from './mcp/mcp-server.ts';
 import { RequestMultiplexer } from './mcp/multiplexer.ts';
 import { scanTools } from './mcp/scan-tools.ts';
 import { clientAddress } from './net.ts';
+import { notFoundPage } from './not-found.ts';
 import type { StreamBounds } from './pages/page-streams.ts';
 import { scanPages } from './pages/scan-page.ts';
 import { GuestLimits, type GuestLimitsConfig, type LimitListeners } from './rate-limits.ts';
@@ -136,6 +137,8 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
   app.use(clientAddress(logger));
   // Every answer's protective headers, before anything can answer (security-headers.ts).
   app.use(securityHeaders(options.publicBaseUrl));
+  // A page a person can read where no route answers a browser's navigation (not-found.ts).
+  app.use(notFoundPage);
   // While shutting down, every answer closes its connection, so no client keeps one to a façade that is
   // about to stop listening: its next request opens a connection to another replica.
   app.use(async (ctx, next) => {
