@@ -16,7 +16,7 @@ const STYLE =
   'a.button,button{display:block;width:100%;margin:.5rem 0;padding:.7rem;font-size:1rem;text-align:center;' +
   'border:1px solid #888;border-radius:.4rem;background:#f4f4f4;color:#111;text-decoration:none;cursor:pointer}' +
   'button.primary{background:#1d4ed8;color:#fff;border-color:#1d4ed8}li{margin:.3rem 0}' +
-  'a:focus-visible,button:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}';
+  'a:focus-visible,button:focus-visible{outline:3px solid #b45309;outline-offset:2px}';
 
 export function escapeHtml(value: string): string {
   return value.replace(

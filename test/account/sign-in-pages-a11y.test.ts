@@ -11,6 +11,7 @@ import { freePort } from '../../scripts/port.ts';
 import { assertAccessible } from '../intake/scan-page-browser-support.ts';
 import { browserSuite } from '../support/browser.ts';
 import { consentedScan, holdConsentCookie } from '../support/consent.ts';
+import { assertFocusRing } from '../support/focus-ring.ts';
 import { callTool } from '../support/mcp.ts';
 import { interceptRedirect } from '../support/oauth-client.ts';
 import { authorizeUrl, pkce, register } from '../support/oauth-http.ts';
@@ -44,17 +45,12 @@ describe('sign-in, consent, save and error pages on a narrow screen and by keybo
     await assertAccessible(page, label);
   }
 
-  /** Tabs until the focused element's text is `name`; its focus ring must show. */
+  /** Tabs until the focused element's text is `name`; its focus ring must show (support/focus-ring.ts). */
   async function tabTo(page: Page, name: string) {
     for (let i = 0; i < 20; i++) {
       await page.keyboard.press('Tab');
-      const focused = await page.evaluate(`(() => {
-        const e = document.activeElement;
-        const s = getComputedStyle(e);
-        return { text: e.textContent.trim(), outline: s.outlineStyle + ' ' + s.outlineWidth };
-      })()`);
-      const { text, outline } = focused as { text: string; outline: string };
-      if (text === name) return assert.equal(outline, 'solid 3px', `focus ring on ${name}`);
+      const text = await page.evaluate('document.activeElement.textContent.trim()');
+      if (text === name) return assertFocusRing(page);
     }
     throw new Error(`Tab never reached ${name}`);
   }
