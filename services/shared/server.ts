@@ -5,7 +5,8 @@
  * payloads are never logged. An error that is not a ConnectError is logged and answered as "internal
  * error", never with its own message. A request message larger than `readMaxBytes` is refused before it is
  * read (RESOURCE_EXHAUSTED), and one with a NUL character in its text before a service sees it
- * (INVALID_ARGUMENT, request-text.ts). A timeout longer than a Node timer holds is bounded to it
+ * (INVALID_ARGUMENT, request-text.ts); one that does not parse is INVALID_ARGUMENT too (request-parse.ts).
+ * A timeout longer than a Node timer holds is bounded to it
  * (call-timeout.ts), and a stream cut short by its deadline ends DEADLINE_EXCEEDED, never OK. grpc-message
  * is written as the gRPC spec encodes it (grpc-message.ts).
  * Streams per connection, the time a request may take to arrive, keepalive pings and idle connections are
@@ -20,6 +21,7 @@ import { specGrpcMessages } from './grpc-message.ts';
 import { createDualServer } from './h1-h2-listener.ts';
 import type { Logger } from './logger.ts';
 import { rpcCalls, rpcDuration, secondsSince } from './metrics.ts';
+import { unparsableStreamRequests, unparsableUnaryGate } from './request-parse.ts';
 import { refuseNulText } from './request-text.ts';
 import {
   boundRequestRead,
@@ -83,9 +85,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // cost more CPU than sending it (docs/data-path.md); only large answers are still compressed.
     compressMinBytes: COMPRESS_MIN_BYTES,
     readMaxBytes: options.readMaxBytes ?? DEFAULT_READ_MAX_BYTES,
+    // A request that does not parse is the caller's fault: INVALID_ARGUMENT, not INTERNAL (request-parse.ts).
+    requestGate: unparsableUnaryGate,
     // Outermost: the caller's trace and request id, so the call's log line (and anything it logs) has them.
     interceptors: [
       serverTelemetry(),
+      unparsableStreamRequests(),
       logCalls(options.logger),
       refuseNulText(),
       ...(options.interceptors ?? []),
