@@ -5,23 +5,17 @@
  * bytes again. Connect's JSON parse errors are INVALID_ARGUMENT already.
  *
  * connect-es parses a unary request before any interceptor runs, and a streamed one inside the call, so both
- * places are covered, for every service of a server (server.ts): the request gate watches the call's signal,
- * which the protocol aborts with the very error it writes next (gRPC's trailers, gRPC-Web's, Connect's JSON
+ * places are covered, for every service of a server (server.ts): the request gate (call-gate.ts) watches the
+ * call's signal, which the protocol aborts with the very error it writes next (gRPC's trailers, gRPC-Web's, Connect's JSON
  * error), and the interceptor wraps a stream's request messages. An error thrown once the call has reached
  * the interceptors (a response of another server that did not parse, say) is ours and stays INTERNAL.
  */
-import {
-  Code,
-  ConnectError,
-  createContextKey,
-  type HandlerContext,
-  type Interceptor,
-} from '@connectrpc/connect';
+import { Code, ConnectError, createContextKey, type Interceptor } from '@connectrpc/connect';
 
 const PARSE_BINARY = 'parse binary: ';
 
 /** Set once a call reaches the interceptors: its request message (if unary) has parsed. */
-const REACHED = createContextKey(false, { description: 'skinmatch.request-parsed' });
+export const REACHED = createContextKey(false, { description: 'skinmatch.request-parsed' });
 
 /** Whether `err` is connect-es's refusal of a request message that does not parse. */
 function isUnparsable(err: unknown): err is ConnectError {
@@ -29,21 +23,15 @@ function isUnparsable(err: unknown): err is ConnectError {
 }
 
 /**
- * Request gate: a unary request that did not parse ends INVALID_ARGUMENT. The error is reclassified in
- * place, since the protocol writes the status from the same object right after aborting the call with it.
+ * A unary request that did not parse ends INVALID_ARGUMENT: called with the error the protocol aborts the call
+ * with before it reached the interceptors (call-gate.ts). The error is reclassified in place, since the
+ * protocol writes the status from the same object right after.
  */
-export function unparsableUnaryGate(context: HandlerContext): void {
-  const { signal } = context;
-  signal.addEventListener(
-    'abort',
-    () => {
-      if (context.values.get(REACHED) || !isUnparsable(signal.reason)) return;
-      const err = signal.reason as { code: Code; message: string };
-      err.code = Code.InvalidArgument;
-      err.message = `[invalid_argument] ${signal.reason.rawMessage}`;
-    },
-    { once: true },
-  );
+export function reclassifyUnparsable(reason: unknown): void {
+  if (!isUnparsable(reason)) return;
+  const err = reason as { code: Code; message: string };
+  err.code = Code.InvalidArgument;
+  err.message = `[invalid_argument] ${reason.rawMessage}`;
 }
 
 /** Interceptor: marks the call as reached, and a streamed request message that does not parse as INVALID_ARGUMENT. */

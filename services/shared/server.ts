@@ -16,12 +16,14 @@ import http2 from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
 import { Code, ConnectError, type ConnectRouter, type Interceptor } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
+import { callGate } from './call-gate.ts';
+import { RECORDED, recordCall } from './call-record.ts';
 import { boundCallTimeout, callTimeoutMs } from './call-timeout.ts';
 import { specGrpcMessages } from './grpc-message.ts';
 import { createDualServer } from './h1-h2-listener.ts';
 import type { Logger } from './logger.ts';
-import { rpcCalls, rpcDuration, secondsSince } from './metrics.ts';
-import { unparsableStreamRequests, unparsableUnaryGate } from './request-parse.ts';
+import { secondsSince } from './metrics.ts';
+import { unparsableStreamRequests } from './request-parse.ts';
 import { refuseNulText } from './request-text.ts';
 import {
   boundRequestRead,
@@ -86,7 +88,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     compressMinBytes: COMPRESS_MIN_BYTES,
     readMaxBytes: options.readMaxBytes ?? DEFAULT_READ_MAX_BYTES,
     // A request that does not parse is the caller's fault: INVALID_ARGUMENT, not INTERNAL (request-parse.ts).
-    requestGate: unparsableUnaryGate,
+    // It also logs and counts a call refused before any interceptor runs (call-gate.ts).
+    requestGate: callGate(options.logger),
     // Outermost: the caller's trace and request id, so the call's log line (and anything it logs) has them.
     interceptors: [
       serverTelemetry(),
@@ -170,8 +173,6 @@ function stopReadingOnceAnswered(req: http2.Http2ServerRequest): void {
   });
 }
 
-/** The services probes call every few seconds (health checks, the façade's /health): logged at debug. */
-const PROBE_SERVICES = new Set(['grpc.health.v1.Health', 'skinmatch.v1.StatusService']);
 /** How early before its deadline a call the client cancels still counts as ended by the deadline. */
 const DEADLINE_SLACK_MS = 10;
 
@@ -187,7 +188,8 @@ function logCalls(logger: Logger): Interceptor {
     const deadlineMs = callTimeoutMs(req.header);
     let logged = false;
     const log = (code: string) => {
-      if (logged) return;
+      // Recorded by the request gate already: refused (its deadline passed) while its request still arrived.
+      if (logged || req.contextValues.get(RECORDED)) return;
       logged = true;
       if (req.signal.aborted) code = Code[ConnectError.from(req.signal.reason).code];
       // A client that gives up at its deadline resets the stream (CANCEL), which may arrive a moment before
@@ -198,15 +200,12 @@ function logCalls(logger: Logger): Interceptor {
         secondsSince(started) * 1000 >= deadlineMs - DEADLINE_SLACK_MS
       )
         code = 'DeadlineExceeded';
-      const seconds = secondsSince(started);
-      const labels = { method, code: code === 'ok' ? 'OK' : code };
-      rpcCalls.inc(labels);
-      rpcDuration.observe(labels, seconds);
-      // Probes call grpc.health.v1 every few seconds, and the façade's /health (itself a probe's route,
-      // logged at debug there) StatusService: their lines only at debug.
-      const level = PROBE_SERVICES.has(req.method.parent.typeName) ? 'debug' : 'info';
-      // `package.Service/Method`, as the metrics' label: the URL would carry whatever Host the client sent.
-      logger[level]({ procedure: method, code, ms: Math.round(seconds * 1000) }, 'rpc');
+      recordCall(logger, {
+        service: req.method.parent.typeName,
+        method: req.method.name,
+        code,
+        seconds: secondsSince(started),
+      });
     };
     // Unexpected failures are logged here and reach the client only as "internal error".
     const clientError = (err: unknown): ConnectError => {
