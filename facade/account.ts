@@ -91,7 +91,7 @@ export async function createAccountSurface(options: AccountSurfaceOptions) {
   });
   const interactions = interactionRoutes({ provider, signIn, accounts, logger });
   const saves = savePages({ accounts, signIn, publicBaseUrl: issuer, logger });
-  const server = authorizationServer(provider, issuer, options.limits);
+  const server = authorizationServer(provider, issuer, options.limits, logger);
   // Every request here spends a point of the network's request budget, as MCP requests do: each
   // /authorize stores an interaction, so without a bound one network could fill the database with them
   // (the size of each is bounded in oauth/endpoints.ts, its lifetime in oauth/provider.ts).

@@ -16,6 +16,7 @@ import type { Context, Middleware } from 'koa';
 import compose from 'koa-compose';
 import type { Provider } from 'oidc-provider';
 import getRawBody from 'raw-body';
+import type { Logger } from '../../services/shared/logger.ts';
 import { declaredTooLarge } from '../body.ts';
 import type { GuestLimits } from '../rate-limits.ts';
 import { CORE_RETRY_AFTER_S } from './core-outage.ts';
@@ -41,6 +42,7 @@ export function authorizationServer(
   provider: Provider,
   issuer: string,
   limits: Pick<GuestLimits, 'checkRegistration'>,
+  logger: Logger,
 ): Middleware {
   const served = compose(provider.middleware) as Middleware;
   const resource = `${issuer}${ACCOUNT_RESOURCE_PATH}`;
@@ -109,10 +111,17 @@ export function authorizationServer(
       }
     }
     await served(ctx, next);
-    // Core, which keeps the server's records, could not be reached (core-outage.ts).
+    // Core, which keeps the server's records, could not be reached (core-outage.ts). One warning for each
+    // answer, with the request's id (logger.ts), where the request line alone said nothing of why: the
+    // endpoint only (`/authorize` of `/authorize/:uid`), never what the request carried.
     if (ctx.status === 503) {
       ctx.set('Retry-After', String(CORE_RETRY_AFTER_S));
       ctx.set('Cache-Control', 'no-store');
+      const endpoint = `/${ctx.path.split('/')[1] ?? ''}`;
+      logger.warn(
+        { method: ctx.method, path: endpoint, status: 503 },
+        'authorization server: core unreachable',
+      );
     }
   };
 }

@@ -13,6 +13,9 @@ import { createInternalTransport } from '../../services/shared/internal-transpor
 import { createLogger } from '../../services/shared/logger.ts';
 import { testOAuthConfig } from '../support/oauth.ts';
 
+const CODE = 'code-that-is-never-logged';
+const VERIFIER = 'verifier-that-is-never-logged'.padEnd(43, 'v');
+
 const UNAVAILABLE = {
   error: 'temporarily_unavailable',
   error_description: 'The authorization server cannot reach its storage; try again in 5 s.',
@@ -21,6 +24,7 @@ const UNAVAILABLE = {
 describe('the authorization server with core not answering', () => {
   let server: Server;
   let base: string;
+  const lines: Array<Record<string, unknown>> = [];
 
   before(async () => {
     server = createServer().listen(0, '127.0.0.1');
@@ -29,7 +33,9 @@ describe('the authorization server with core not answering', () => {
     const app = await createFacade({
       core: createInternalTransport({ baseUrl: 'http://127.0.0.1:9' }), // nothing listens there
       allowedHosts: [new URL(base).host],
-      logger: createLogger('oauth-core-down', 'silent'),
+      logger: createLogger('oauth-core-down', 'info', {
+        write: (line: string) => lines.push(JSON.parse(line)),
+      }),
       publicBaseUrl: base,
       oauth: testOAuthConfig(),
     });
@@ -37,10 +43,27 @@ describe('the authorization server with core not answering', () => {
   });
   after(() => new Promise((done) => server?.close(done)));
 
-  const expectUnavailable = async (res: Response) => {
+  beforeEach(() => {
+    lines.length = 0;
+  });
+
+  const expectUnavailable = async (res: Response, path: string) => {
     assert.equal(res.status, 503);
     assert.equal(res.headers.get('retry-after'), '5');
     assert.equal(res.headers.get('cache-control'), 'no-store');
+    // Logged once, as a warning with the request's id and route.
+    const warnings = lines.filter((line) => line.level === 'warn');
+    assert.deepEqual(
+      warnings.map(({ msg, path, status, request_id }) => ({ msg, path, status, request_id })),
+      [
+        {
+          msg: 'authorization server: core unreachable',
+          path,
+          status: 503,
+          request_id: res.headers.get('x-request-id'),
+        },
+      ],
+    );
   };
 
   it('POST /register → 503, Retry-After 5, JSON temporarily_unavailable', async () => {
@@ -52,7 +75,7 @@ describe('the authorization server with core not answering', () => {
         token_endpoint_auth_method: 'none',
       }),
     });
-    await expectUnavailable(res);
+    await expectUnavailable(res, '/register');
     assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
     assert.deepEqual(await res.json(), UNAVAILABLE);
   });
@@ -64,13 +87,14 @@ describe('the authorization server with core not answering', () => {
       body: new URLSearchParams({
         grant_type: 'authorization_code',
         client_id: 'some-client',
-        code: 'some-code',
-        code_verifier: 'v'.repeat(43),
+        code: CODE,
+        code_verifier: VERIFIER,
         redirect_uri: 'https://client.example/cb',
       }),
     });
-    await expectUnavailable(res);
+    await expectUnavailable(res, '/token');
     assert.deepEqual(await res.json(), UNAVAILABLE);
+    for (const secret of [CODE, VERIFIER]) assert.ok(!JSON.stringify(lines).includes(secret), secret);
   });
 
   it('GET /authorize → a 503 page saying temporarily_unavailable, and no redirect to an unchecked URI', async () => {
@@ -87,7 +111,7 @@ describe('the authorization server with core not answering', () => {
       redirect: 'manual',
       headers: { accept: 'text/html' },
     });
-    await expectUnavailable(res);
+    await expectUnavailable(res, '/authorize');
     assert.equal(res.headers.get('location'), null);
     const page = await res.text();
     assert.match(page, /<p id="error">temporarily_unavailable<\/p>/);
