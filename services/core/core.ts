@@ -204,8 +204,13 @@ export async function startCore(options: CoreOptions): Promise<RunningCore> {
           services.map((s) => s.typeName),
           serving,
           // Not ready either until the first catalog load has ended: a core still loading answers every
-          // catalog call `catalog_unavailable`, which another replica may be able to serve.
-          { stopping: stopping.signal, checks: { readiness: async () => ready() } },
+          // catalog call `catalog_unavailable`, which another replica may be able to serve. `liveness` (the
+          // chart's livenessProbe) asks nothing of the database nor the catalog: answered at all, this
+          // process serves calls; an outage or a catalog load restarting every core would cure nothing.
+          {
+            stopping: stopping.signal,
+            checks: { readiness: async () => ready(), liveness: async () => true },
+          },
         ),
       );
       router.service(ServerReflection, new ReflectionService([...services, Health, ServerReflection]));

@@ -41,6 +41,11 @@ describe('core’s first catalog load, through real core and façade processes',
 
     assert.equal(await coreSays('readiness'), Status.NOT_SERVING);
     assert.equal(await coreSays(''), Status.SERVING, 'the database answers: the startup probe passes');
+    assert.equal(
+      await coreSays('liveness'),
+      Status.SERVING,
+      'alive while it loads: the liveness probe passes',
+    );
     const refusal = () =>
       getProduct().then(
         () => assert.fail('served a product before the catalog was loaded'),
