@@ -14,6 +14,12 @@ describe('helm chart render: refused values', function () {
       "publicBaseUrl must be the façade's public address, not localhost",
     ],
     [
+      // Kubernetes refused the Ingress it made: "a lowercase RFC 1123 subdomain must consist of…".
+      'a public address with capitals',
+      { publicBaseUrl: 'https://Skin.Example.com' },
+      'publicBaseUrl must be lower case: https://skin.example.com',
+    ],
+    [
       'a shutdown longer than the grace period',
       { config: { shutdown: { timeoutSeconds: 30 } } },
       'config.shutdown.timeoutSeconds must be below pod.terminationGracePeriodSeconds',

@@ -32,6 +32,11 @@
 {{- if regexMatch "^https://(localhost|[^/]*\\.localhost|127\\.[0-9.]+|\\[::1\\]|0\\.0\\.0\\.0)(:[0-9]+)?$" .Values.publicBaseUrl }}
 {{- fail "publicBaseUrl must be the façade's public address, not localhost (production refuses it)" }}
 {{- end }}
+{{- /* Kubernetes refuses an Ingress host with capitals (RFC 1123), and the address is also the OAuth issuer,
+which clients compare character for character with the one they were given: refused here, in words. */}}
+{{- if ne .Values.publicBaseUrl (lower .Values.publicBaseUrl) }}
+{{- fail (printf "publicBaseUrl must be lower case: %s (Kubernetes refuses an Ingress host with capitals, and it is the OAuth issuer clients compare exactly)" (lower .Values.publicBaseUrl)) }}
+{{- end }}
 {{- /* The façade refuses /mcp requests whose Host it does not accept (DNS-rebinding protection). */}}
 {{- if and .Values.ingress.enabled .Values.publicBaseUrl }}
 {{- $base := urlParse .Values.publicBaseUrl }}
