@@ -1,6 +1,7 @@
 /**
  * A request whose message cannot be parsed (malformed protobuf bytes, invalid UTF-8 in a string field) is the
- * caller's fault: INVALID_ARGUMENT, as connect-go and grpc-go answer it. connect-es's binary serialization
+ * caller's fault: INVALID_ARGUMENT, as connect-go and grpc-go answer it, with the ErrorInfo reason
+ * `invalid_input` our other refusals of input carry (DESIGN.md, Errors). connect-es's binary serialization
  * throws it as INTERNAL ("parse binary: …"), which tells the caller the server failed and to send the same
  * bytes again. Connect's JSON parse errors are INVALID_ARGUMENT already.
  *
@@ -11,6 +12,7 @@
  * the interceptors (a response of another server that did not parse, say) is ours and stays INTERNAL.
  */
 import { Code, ConnectError, createContextKey, type Interceptor } from '@connectrpc/connect';
+import { serviceError } from './errors.ts';
 
 const PARSE_BINARY = 'parse binary: ';
 
@@ -29,9 +31,14 @@ function isUnparsable(err: unknown): err is ConnectError {
  */
 export function reclassifyUnparsable(reason: unknown): void {
   if (!isUnparsable(reason)) return;
-  const err = reason as { code: Code; message: string };
-  err.code = Code.InvalidArgument;
-  err.message = `[invalid_argument] ${reason.rawMessage}`;
+  const refusal = refused(reason);
+  Object.assign(reason, { code: refusal.code, message: refusal.message });
+  reason.details.push(...refusal.details);
+}
+
+/** The refusal of a request that did not parse, as our other refusals of input: `invalid_input` (errors.ts). */
+function refused(err: ConnectError): ConnectError {
+  return serviceError('invalid_input', err.rawMessage);
 }
 
 /** Interceptor: marks the call as reached, and a streamed request message that does not parse as INVALID_ARGUMENT. */
@@ -46,7 +53,7 @@ export function unparsableStreamRequests(): Interceptor {
         try {
           yield* messages;
         } catch (err) {
-          throw isUnparsable(err) ? new ConnectError(err.rawMessage, Code.InvalidArgument) : err;
+          throw isUnparsable(err) ? refused(err) : err;
         }
       })(),
     });

@@ -1,19 +1,29 @@
 /**
  * A request message that does not parse (malformed protobuf bytes, invalid UTF-8 in a string field) is the
- * caller's fault: INVALID_ARGUMENT, as connect-go and grpc-go answer, not INTERNAL (which tells the caller to
+ * caller's fault: INVALID_ARGUMENT with reason invalid_input, as connect-go and grpc-go answer, not INTERNAL (which tells the caller to
  * send the same bytes again). Unary and streamed, over gRPC (a real @grpc/grpc-js client sending raw bytes)
  * and Connect; the server goes on answering.
  */
 import assert from 'node:assert/strict';
 import { create } from '@bufbuild/protobuf';
+import { findTrailerError } from '@connectrpc/connect/protocol-grpc';
 import * as grpc from '@grpc/grpc-js';
 import { pino } from 'pino';
+import { ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.ts';
 import {
   Health,
   HealthCheckResponse_ServingStatus,
   HealthCheckResponseSchema,
 } from '../../gen/grpc/health/v1/health_pb.ts';
 import { type RunningServer, startServer } from '../../services/shared/server.ts';
+
+/** The ErrorInfo reason a refusal carries, as grpc-js hands it over. */
+function reasonOf(err: grpc.ServiceError): string | undefined {
+  const details = err.metadata.get('grpc-status-details-bin')[0] as Buffer | undefined;
+  const trailer = new Headers({ 'grpc-status': String(err.code) });
+  if (details) trailer.set('grpc-status-details-bin', details.toString('base64'));
+  return findTrailerError(trailer)?.findDetails(ErrorInfoSchema)[0]?.reason;
+}
 
 /** Field 1 (`service`, a string) declared 5 bytes long, 1 byte sent. */
 const TRUNCATED = Buffer.from([0x0a, 0x05, 0x61]);
@@ -77,8 +87,10 @@ describe('a request message that does not parse', () => {
       const unaryErr = await unary(bytes);
       assert.equal(unaryErr?.code, grpc.status.INVALID_ARGUMENT, unaryErr?.details);
       assert.match(unaryErr.details, /^parse binary: /);
+      assert.equal(reasonOf(unaryErr), 'invalid_input');
       const streamErr = await streamed(bytes);
       assert.equal(streamErr?.code, grpc.status.INVALID_ARGUMENT, streamErr?.details);
+      assert.equal(reasonOf(streamErr), 'invalid_input');
       // The same call with a message that parses is answered.
       assert.equal(await unary(Buffer.from([0x0a, 0x01, 0x61])), null);
       assert.equal(await streamed(Buffer.alloc(0)), null);
@@ -92,6 +104,8 @@ describe('a request message that does not parse', () => {
       body: TRUNCATED,
     });
     assert.equal(res.status, 400);
-    assert.equal(((await res.json()) as { code: string }).code, 'invalid_argument');
+    const body = (await res.json()) as { code: string; details?: unknown[] };
+    assert.equal(body.code, 'invalid_argument');
+    assert.equal(body.details?.length, 1, 'the ErrorInfo');
   });
 });
