@@ -172,6 +172,33 @@ describe('core over gRPC: requests it cannot take', () => {
     );
   });
 
+  it('a request message that does not parse is INVALID_ARGUMENT invalid_input on every service (was INTERNAL)', async () => {
+    const target = new URL(stack.coreUrl).host;
+    const client = new grpc.Client(target, grpc.credentials.createInsecure());
+    const raw = (bytes: Buffer) => bytes;
+    // Field 1 declared 5 bytes long, 1 byte sent.
+    const truncated = Buffer.from([0x0a, 0x05, 0x61]);
+    try {
+      for (const path of [
+        '/skinmatch.v1.ScanService/GetScan',
+        '/skinmatch.v1.MatchService/RecommendProducts',
+        '/skinmatch.v1.CatalogService/GetProduct',
+        '/skinmatch.v1.AccountService/SignIn',
+      ]) {
+        const call = new Promise<unknown>((done, fail) =>
+          client.makeUnaryRequest(path, raw, raw, truncated, (err, res) => (err ? fail(err) : done(res))),
+        );
+        assert.deepEqual(
+          await refused(call),
+          { code: 'INVALID_ARGUMENT', reason: 'invalid_input', field: undefined },
+          path,
+        );
+      }
+    } finally {
+      client.close();
+    }
+  });
+
   it('an empty product_id or ingredient name is INVALID_ARGUMENT, as the tools require one (was NOT_FOUND)', async () => {
     assert.deepEqual(await refused(unary(catalog, 'getProduct', { productId: '' })), {
       code: 'INVALID_ARGUMENT',
