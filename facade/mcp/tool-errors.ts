@@ -79,13 +79,18 @@ export function fromCoreError(err: unknown): ToolError | undefined {
   if (!(err instanceof ConnectError)) return undefined;
   for (const info of err.findDetails(ErrorInfoSchema)) {
     if (info.domain === ERROR_DOMAIN && isToolErrorCode(info.reason)) {
-      return new ToolError(info.reason, err.rawMessage, info.metadata.field, retryAfter(info.metadata));
+      const wait =
+        retryAfter(info.metadata) ?? (info.reason === 'unavailable' ? FAULT_RETRY_AFTER_SECONDS : undefined);
+      return new ToolError(info.reason, err.rawMessage, info.metadata.field, wait);
     }
   }
   return undefined;
 }
 
-/** Core's `retry_after_seconds` (a database outage's `unavailable`), when it is a count of seconds. */
+/**
+ * Core's `retry_after_seconds` (a database outage's `unavailable`), when it is a count of seconds. An
+ * `unavailable` naming none (core still starting) gets the fault's wait: every `unavailable` says how long.
+ */
 function retryAfter(metadata: Record<string, string>): number | undefined {
   const seconds = Number(metadata.retry_after_seconds);
   return Number.isInteger(seconds) && seconds > 0 ? seconds : undefined;
