@@ -21,6 +21,7 @@ import {
   withRequestId,
 } from '../services/shared/telemetry.ts';
 import { createAccountSurface } from './account.ts';
+import { continueWhenRead } from './body.ts';
 import { healthEndpoint, readyEndpoint } from './health.ts';
 import { mcpEndpoint } from './mcp/endpoint.ts';
 import { matchTools } from './mcp/match-tools.ts';
@@ -180,6 +181,8 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
   // Slow bodies cut, and too many at once from one network (or on a connection past its network's bound of
   // open connections, server.ts) refused, before any route reads a byte (facade/slow-bodies.ts).
   app.use(slowBodies(options.bodyBounds));
+  // `Expect: 100-continue` answered once a route reads the body, never for a body refused unread (body.ts).
+  app.use(continueWhenRead());
   app.use(async (ctx, next) => {
     try {
       await next();

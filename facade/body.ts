@@ -11,7 +11,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import getRawBody from 'raw-body';
 
 /** Bytes of an oversized body read and dropped before giving up on the connection. */
@@ -113,5 +113,34 @@ export function closeAfterAnswer(ctx: Context): void {
     const timer = setTimeout(() => this.destroy(), LINGER_MS);
     timer.unref();
     this.once('close', () => clearTimeout(timer));
+  };
+}
+
+/**
+ * `Expect: 100-continue`: the client waits for a go-ahead before sending its body. Node gave it as soon as
+ * the headers arrived (server.ts now hands such requests on without it), so a body the façade was about to
+ * refuse unread — declared too large, over a budget, not this browser's scan — was sent all the same (curl
+ * sends any upload over 1 MiB so). The go-ahead now goes out when a route first reads the body; a request
+ * answered without reading it gets no go-ahead, and its connection is closed after the answer (a lingering
+ * close), since its client may or may not send the body it announced.
+ */
+export function continueWhenRead(): Middleware {
+  return async (ctx, next) => {
+    const { req, res } = ctx;
+    if (req.headers.expect?.toLowerCase() !== '100-continue') return next();
+    let sent = false;
+    const onListener = (event: string | symbol) => {
+      if (sent || (event !== 'data' && event !== 'readable')) return;
+      sent = true;
+      req.off('newListener', onListener);
+      if (!res.headersSent) res.writeContinue();
+    };
+    req.on('newListener', onListener);
+    try {
+      await next();
+    } finally {
+      req.off('newListener', onListener);
+      if (!sent && !req.complete && !res.headersSent) closeAfterAnswer(ctx);
+    }
   };
 }

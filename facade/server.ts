@@ -93,6 +93,9 @@ export function createFacadeServer(bounds: ServerBounds, logger?: Logger): http.
   server.keepAliveTimeout = bounds.keepAliveTimeoutMs;
   // With no 'timeout' listener, Node destroys a connection silent this long (its keep-alive wait aside).
   server.timeout = bounds.idleTimeoutMs;
+  // `Expect: 100-continue` is answered by the app once a route reads the body (body.ts continueWhenRead),
+  // not by Node as soon as the headers arrive: a body refused unread is then never sent.
+  server.on('checkContinue', (req, res) => server.emit('request', req, res));
   if (bounds.connectionsPerNetwork > 0) boundConnections(server, bounds.connectionsPerNetwork);
   if (logger) server.on('clientError', (err, socket) => clientError(err, socket, logger));
   return server;

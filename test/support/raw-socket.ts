@@ -9,6 +9,8 @@ export interface Raw {
   /** Milliseconds from the connection's opening to its close. */
   readonly closed: Promise<number>;
   readonly answer: () => { status: number; headers: Record<string, string>; body: any };
+  /** Everything received so far. */
+  readonly text: () => string;
 }
 
 export async function connect(baseUrl: string, localAddress = '127.0.0.1'): Promise<Raw> {
@@ -33,5 +35,5 @@ export async function connect(baseUrl: string, localAddress = '127.0.0.1'): Prom
     );
     return { status: Number(status?.split(' ')[1]), headers, body: body ? JSON.parse(body) : undefined };
   };
-  return { socket, closed, answer };
+  return { socket, closed, answer, text: () => text };
 }
