@@ -329,6 +329,11 @@ interface Outcome {
  */
 async function finishAnalysis(sql: SqlEntityManager, runId: string, uploadedAt: Date, outcome: Outcome) {
   await plainTransaction(await plainSql(sql), async (client) => {
+    // The scan's row first, as every deletion of the scan (which then deletes the photo) and storePhoto
+    // take them: with the photo first, a delete_skin_scan arriving between the two statements deadlocked
+    // with this one, and PostgreSQL failed one of them — often the person's deletion.
+    const scan = await client.query('select 1 from scans where id = $1 for no key update', [runId]);
+    if (scan.rowCount === 0) return;
     const deleted = await client.query('delete from scan_photos where run_id = $1 and uploaded_at = $2', [
       runId,
       uploadedAt,

@@ -99,8 +99,9 @@ describe('photos, token hashes and scores are never in a statement’s text', fu
     for (let waited = 0; analyzer.held === 0 && waited < 20_000; waited += 25)
       await new Promise((r) => setTimeout(r, 25));
     const [{ id }] = await query("select id from scans where status = 'analyzing'");
+    // Writes to scans wait (SHARE conflicts with ROW EXCLUSIVE); the outcome's row lock does not.
     await blocker.query('begin');
-    await blocker.query('select 1 from scans where id = $1 for update', [id]);
+    await blocker.query('lock table scans in share mode');
     analyzer.release();
     let text: string;
     try {
