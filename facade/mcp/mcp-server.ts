@@ -14,7 +14,7 @@ import {
 import type { Logger } from '../../services/shared/logger.ts';
 import { registerTools } from '../../services/shared/metrics.ts';
 import { currentRequestId, REQUEST_ID_HEADER } from '../../services/shared/telemetry.ts';
-import { quote } from '../../services/shared/text.ts';
+import { quoteName } from '../../services/shared/text.ts';
 import type { ToolDefinition } from './tool-definition.ts';
 import {
   ERROR_OUTPUT_SCHEMA,
@@ -94,7 +94,7 @@ export function buildServer(
 function unknownTool(name: string, tools: Iterable<string>, accountOnly: readonly string[]): Error {
   const where = accountOnly.includes(name) ? ` ${ACCOUNT_ONLY}` : '';
   return invalidParams(
-    `Unknown tool: ${quote(name)}.${where} The tools of this endpoint: ${[...tools].join(', ')}.`,
+    `Unknown tool: ${quoteName(name)}.${where} The tools of this endpoint: ${[...tools].join(', ')}.`,
   );
 }
 

@@ -4,7 +4,7 @@
  * is `invalid_input`, naming the field at fault.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { quote } from '../../services/shared/text.ts';
+import { isSecretShaped, quoteName } from '../../services/shared/text.ts';
 import { ToolError } from './tool-errors.ts';
 
 const ajv = new Ajv({ allErrors: false, strict: true });
@@ -62,7 +62,8 @@ function invalidInput(
   if (!error) return new ToolError('invalid_input', 'The arguments are not valid.');
   if (error.keyword === 'additionalProperties') {
     const field = String(error.params.additionalProperty);
-    return new ToolError('invalid_input', `Unknown argument ${quote(field)}. ${takes}`, field);
+    const named = isSecretShaped(field) ? undefined : field;
+    return new ToolError('invalid_input', `Unknown argument ${quoteName(field)}. ${takes}`, named);
   }
   if (error.keyword === 'required') {
     const field = String(error.params.missingProperty);
