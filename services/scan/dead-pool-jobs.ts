@@ -26,6 +26,15 @@ const ANALYSES = `
   select id from graphile_worker.jobs
   where locked_by = any($1::text[]) and task_identifier = $2 and key is not null`;
 
+/**
+ * Their scans' rows, before any photo: in the order every deletion (the scan, then its photo by cascade) and
+ * the scan worker take them, or a deletion arriving between the crash count and the failing deadlocked with
+ * it. Sorted, so that two cores handing back never lock in opposite orders.
+ */
+const LOCK_SCANS = `
+  select 1 from scans s join graphile_worker.jobs j on j.key = s.id::text
+  where j.id = any($1::bigint[]) order by s.id for no key update of s`;
+
 const COUNT_CRASHES = `
   update scan_photos p set analysis_crashes = p.analysis_crashes + 1
   from graphile_worker.jobs j
@@ -61,6 +70,7 @@ export async function handBackDeadPoolJobs(queries: pg.Pool, dead: readonly stri
     const analyses = (await client.query<{ id: string }>(ANALYSES, [dead, ANALYZE_TASK])).rows.map(
       (r) => r.id,
     );
+    await client.query(LOCK_SCANS, [analyses]);
     const counted = await client.query<{ run_id: string; crashes: number }>(COUNT_CRASHES, [analyses]);
     const poisoned = counted.rows.filter((r) => r.crashes >= MAX_ANALYSIS_CRASHES).map((r) => r.run_id);
     await client.query('select graphile_worker.force_unlock_workers($1::text[])', [dead]);

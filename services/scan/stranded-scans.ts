@@ -18,14 +18,14 @@ export const STRANDED_AFTER_SECONDS = 15;
 
 const FAIL_STRANDED = `
   with stranded as (
-    select p.run_id, p.uploaded_at from scan_photos p
+    select p.run_id, p.uploaded_at from scan_photos p join scans on scans.id = p.run_id
     where p.uploaded_at < now() - make_interval(secs => $1)
       and not exists (
         select 1 from graphile_worker.jobs j
         where j.task_identifier = $2 and j.key = p.run_id::text
           and (j.attempts < j.max_attempts or j.locked_at is not null
                or j.updated_at >= now() - make_interval(secs => $1)))
-    for update of p skip locked
+    for no key update of scans skip locked
   ), removed as (
     delete from scan_photos p using stranded s
     where p.run_id = s.run_id and p.uploaded_at = s.uploaded_at returning p.run_id
@@ -35,7 +35,11 @@ const FAIL_STRANDED = `
   from removed where scans.id = removed.run_id and scans.status in ('queued', 'analyzing')
   returning scans.id`;
 
-/** Fails the scans no job will ever analyse; answers their ids. */
+/**
+ * Fails the scans no job will ever analyse; answers their ids. Each scan's row is locked before its photo, as
+ * every deletion (the scan, then its photo by cascade) and the scan worker take them: a photo locked first
+ * deadlocked with a deletion arriving before the scan's update. A scan locked elsewhere is left to a later run.
+ */
 export async function failStrandedScans(queries: pg.Pool): Promise<string[]> {
   const { rows } = await queries.query<{ id: string }>(FAIL_STRANDED, [
     STRANDED_AFTER_SECONDS,
