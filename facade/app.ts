@@ -23,6 +23,7 @@ import {
 import { createAccountSurface } from './account.ts';
 import { continueWhenRead } from './body.ts';
 import { healthEndpoint, readyEndpoint } from './health.ts';
+import { countRequests } from './http-metrics.ts';
 import { mcpEndpoint } from './mcp/endpoint.ts';
 import { matchTools } from './mcp/match-tools.ts';
 import { buildServer, INSTRUCTIONS } from './mcp/mcp-server.ts';
@@ -134,6 +135,8 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
   app.proxy = options.trustProxy === true;
   app.keys = [...options.oauth.cookieKeys];
   app.maxIpsCount = options.trustedProxyHops ?? 1;
+  // Every request counted once, by route template and the status its response ended with (http-metrics.ts).
+  app.use(countRequests);
   // The client address, port and brackets off, before anything reads it (facade/net.ts).
   app.use(clientAddress(logger));
   // Every answer's protective headers, before anything can answer (security-headers.ts).

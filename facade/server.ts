@@ -30,6 +30,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../services/shared/logger.ts';
 import { slowClientRefusals } from '../services/shared/metrics.ts';
+import { countNodeAnswer } from './http-metrics.ts';
 import { networkOf } from './rate-limits.ts';
 import { DEFAULT_BODY_BOUNDS, refuseConnection } from './slow-bodies.ts';
 
@@ -111,6 +112,7 @@ const ANSWERS: Readonly<Record<string, string>> = {
 /**
  * What Node does with a connection's error when nobody listens (an answer if none went out yet, then the
  * connection closed), and, for headers that missed their bound (408), one line: `slow client refused`.
+ * An answer written here is counted as the app's requests are (http-metrics.ts).
  */
 function clientError(err: NodeJS.ErrnoException, socket: Duplex, logger: Logger): void {
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
@@ -121,6 +123,7 @@ function clientError(err: NodeJS.ErrnoException, socket: Duplex, logger: Logger)
   if (socket.writable && !inFlight?.headersSent) {
     const answer = ANSWERS[err.code ?? ''] ?? '400 Bad Request';
     socket.write(`HTTP/1.1 ${answer}\r\nConnection: close\r\n\r\n`);
+    countNodeAnswer(Number(answer.slice(0, 3)), inFlight);
   }
   socket.destroy(err);
 }

@@ -31,6 +31,19 @@ export const toolCallDuration = new Histogram({
   buckets: LATENCY_BUCKETS,
   registers: [],
 });
+export const httpRequests = new Counter({
+  name: 'skinmatch_http_requests_total',
+  help: 'HTTP requests the façade answered (its pages, the authorization server, /mcp, /health…), by method, route template (never the path: a path no route serves is `/…` or `/segment/…`) and status code (`none`: the connection closed before an answer).',
+  labelNames: ['method', 'route', 'status'] as const,
+  registers: [],
+});
+export const httpRequestDuration = new Histogram({
+  name: 'skinmatch_http_request_duration_seconds',
+  help: 'Time from a request reaching the façade to its answer ending (a progress stream: its whole life), by method and route template.',
+  labelNames: ['method', 'route'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [],
+});
 export const rateLimitRefusals = new Counter({
   name: 'skinmatch_rate_limit_refusals_total',
   help: 'Calls and uploads refused as rate_limited, by budget (calls, tool:NAME, uploads).',
@@ -138,6 +151,8 @@ export type MetricsProcess = 'facade' | 'core' | 'inference';
 const RPC: readonly Metric[] = [rpcCalls, rpcDuration];
 export const EXPORTED: Readonly<Record<MetricsProcess, readonly Metric[]>> = {
   facade: [
+    httpRequests,
+    httpRequestDuration,
     toolCalls,
     toolCallDuration,
     rateLimitRefusals,

@@ -17,6 +17,8 @@ type Process = 'facade' | 'core' | 'inference';
 
 const FAMILIES: Record<Process, string[]> = {
   facade: [
+    'skinmatch_http_request_duration_seconds',
+    'skinmatch_http_requests_total',
     'skinmatch_page_streams_open',
     'skinmatch_page_streams_refused_total',
     'skinmatch_rate_limit_refusals_total',

@@ -310,13 +310,16 @@ describe('metrics and traces of the real processes under a small load', function
       assert.ok(after > earlier, `${role}: ${name}${JSON.stringify(labels)} moved (${earlier} → ${after})`);
     };
 
-    // The façade: per-tool counts and latency, rate-limit refusals by budget.
+    // The façade: per-tool counts and latency, rate-limit refusals by budget, HTTP requests by route.
     moved('facade', 'skinmatch_tool_calls_total', { tool: 'start_skin_scan', outcome: 'ok' });
     moved('facade', 'skinmatch_tool_calls_total', { tool: 'start_skin_scan', outcome: 'rate_limited' });
     moved('facade', 'skinmatch_tool_calls_total', { tool: 'get_skin_scan', outcome: invalid });
     moved('facade', 'skinmatch_tool_call_duration_seconds_count', { tool: 'get_skin_scan', outcome: 'ok' });
     moved('facade', 'skinmatch_tool_call_duration_seconds_sum', { tool: 'start_skin_scan', outcome: 'ok' });
     moved('facade', 'skinmatch_rate_limit_refusals_total', { budget: 'tool:start_skin_scan' });
+    const mcpPost = { method: 'POST', route: '/mcp' };
+    moved('facade', 'skinmatch_http_requests_total', { ...mcpPost, status: '200' });
+    moved('facade', 'skinmatch_http_request_duration_seconds_count', mcpPost);
     // Core: per-RPC counts and latency, the scan's stages, inference latency, queue, admissions.
     const startScan = { method: 'skinmatch.v1.ScanService/StartScan', code: 'OK' };
     moved('core', 'skinmatch_rpc_server_calls_total', startScan);
