@@ -44,6 +44,8 @@ export interface AccountSurfaceOptions {
   readonly limits: GuestLimits;
   /** The longest an MCP request waits for its answer. */
   readonly requestTimeoutMs?: number;
+  /** The deadline on each call to core (CORE_TIMEOUT_MS), for the log line of a call past it. */
+  readonly coreTimeoutMs?: number;
 }
 
 export async function createAccountSurface(options: AccountSurfaceOptions) {
@@ -66,7 +68,7 @@ export async function createAccountSurface(options: AccountSurfaceOptions) {
     ...catalogTools(createClient(CatalogService, options.core)),
   ];
   const mux = new RequestMultiplexer(options.requestTimeoutMs);
-  await buildServer(tools, logger, ACCOUNT_INSTRUCTIONS).connect(mux);
+  await buildServer(tools, logger, ACCOUNT_INSTRUCTIONS, [], options.coreTimeoutMs).connect(mux);
   const serve = mcpEndpoint(mux, options.limits, logger);
   const endpoint = accountEndpoint({
     verifier: new BearerVerifier(

@@ -70,6 +70,8 @@ export interface FacadeOptions {
   readonly trustedProxyHops?: number;
   /** The longest an MCP request waits for its answer before it ends as `unavailable`. */
   readonly requestTimeoutMs?: number;
+  /** The deadline `core` applies to each call (CORE_TIMEOUT_MS), for the log line of a call past it. */
+  readonly coreTimeoutMs?: number;
   /** The request multiplexer to use (tests look into it); one is made otherwise. */
   readonly multiplexer?: RequestMultiplexer;
   /** Whether this façade takes new work: /health answers 503 once it is shutting down. */
@@ -105,10 +107,11 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
     guestTools,
     limits,
     requestTimeoutMs: options.requestTimeoutMs,
+    coreTimeoutMs: options.coreTimeoutMs,
   });
   const guestNames = new Set(guestTools.map((tool) => tool.name));
   const accountOnly = account.tools.map((tool) => tool.name).filter((name) => !guestNames.has(name));
-  await buildServer(guestTools, logger, INSTRUCTIONS, accountOnly).connect(guestMux);
+  await buildServer(guestTools, logger, INSTRUCTIONS, accountOnly, options.coreTimeoutMs).connect(guestMux);
   const guestEndpoint = mcpEndpoint(guestMux, limits, logger);
   const routes = new Map<string, Koa.Middleware>([
     ['/mcp', (ctx) => guestEndpoint(ctx)],

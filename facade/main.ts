@@ -67,6 +67,7 @@ const app = await createFacade({
   trustProxy: config.trustedProxyHops > 0,
   trustedProxyHops: config.trustedProxyHops,
   requestTimeoutMs: config.mcpRequestTimeoutMs,
+  coreTimeoutMs: config.coreTimeoutMs,
   publicBaseUrl: config.publicBaseUrl,
   oauth: config.oauth,
   photoMaxBytes: config.photoMaxBytes,

@@ -191,7 +191,8 @@ function mcpRequest(mux: RequestMultiplexer, limits: GuestLimits, logger: Logger
           }
           if ('error' in response && (response.error as { code: number }).code === TIMED_OUT) {
             outcome = 'unavailable';
-            logger.error({ request_id: requestId, tool: request.params?.name }, 'tool call timed out');
+            // The request's own bound (MCP_REQUEST_TIMEOUT_MS) doing its job: a warning, not an error.
+            logger.warn({ request_id: requestId, tool, bound_ms: mux.timeoutMs }, 'tool call timed out');
             ctx.body = { jsonrpc: '2.0', id: request.id, result: errorResult(unavailable(requestId)) };
             return;
           }

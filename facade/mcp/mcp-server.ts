@@ -3,6 +3,7 @@
  * calls. Arguments are checked here with the spec's codes before core is called; core's errors come back
  * as tool errors with the same codes.
  */
+import { Code, ConnectError } from '@connectrpc/connect';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -42,12 +43,17 @@ export const INSTRUCTIONS = [
 /** Where the tools of `/mcp/account` are, for a call naming one of them on `/mcp`. */
 const ACCOUNT_ONLY = 'It is served on /mcp/account, after the person signs in (OAuth).';
 
-/** `accountOnly`: the names of tools served only on /mcp/account (given for /mcp). */
+/**
+ * `accountOnly`: the names of tools served only on /mcp/account (given for /mcp). `coreTimeoutMs`: the
+ * façade's deadline on each call to core (CORE_TIMEOUT_MS, applied by the transport), named in the warning
+ * of a call that passes it.
+ */
 export function buildServer(
   tools: readonly ToolDefinition[],
   logger: Logger,
   instructions = INSTRUCTIONS,
   accountOnly: readonly string[] = [],
+  coreTimeoutMs?: number,
 ): Server {
   const server = new Server(
     { name: 'skinmatch', title: 'skinmatch', version: '0.1.0' },
@@ -79,6 +85,15 @@ export function buildServer(
       const requestId = requestIdOf(extra.requestInfo?.headers);
       // Given up (its deadline passed, or its client went away): answered and logged where it was given up.
       if (extra.signal.aborted) return errorResult(unavailable(requestId));
+      // Core slower than the façade's bound: the timeout doing its job, answered `unavailable` as designed.
+      // A warning (many of them are a slow core, which its own metrics show); errors page someone.
+      if (err instanceof ConnectError && err.code === Code.DeadlineExceeded) {
+        logger.warn(
+          { request_id: requestId, tool: entry.tool.name, bound_ms: coreTimeoutMs, err: describe(err) },
+          'tool call timed out waiting for core',
+        );
+        return errorResult(unavailable(requestId));
+      }
       logger.error({ request_id: requestId, tool: entry.tool.name, err: describe(err) }, 'tool call failed');
       return errorResult(unavailable(requestId));
     }

@@ -45,6 +45,11 @@ export class RequestMultiplexer implements Transport {
     this.#timeoutMs = timeoutMs;
   }
 
+  /** How long a request waits for its answer before it ends as timed out (MCP_REQUEST_TIMEOUT_MS). */
+  get timeoutMs(): number {
+    return this.#timeoutMs;
+  }
+
   /** Requests handed to the server and not yet answered, timed out or abandoned. */
   get pendingCount(): number {
     return this.#pending.size;

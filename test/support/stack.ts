@@ -168,6 +168,7 @@ export async function startStack(name: string, options: StackOptions = {}): Prom
       publicBaseUrl: baseUrl,
       oauth: testOAuthConfig(options.upstreams),
       multiplexer,
+      coreTimeoutMs: options.coreTimeoutMs,
       ...options.facade,
     });
     listening.on('request', app.callback());
