@@ -4,10 +4,11 @@
  */
 import { MikroORM } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
-import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import type { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { ProductSchema } from '../../catalog/product-entity.ts';
 import type { Logger } from '../../shared/logger.ts';
+import { BoundParamsDriver } from './bound-params.ts';
 import { ScansMigration } from './migrations/0001-scans.ts';
 import { CatalogMigration } from './migrations/0002-catalog.ts';
 import { PhotosMigration } from './migrations/0003-photos.ts';
@@ -73,7 +74,7 @@ export interface DatabaseOptions {
 
 export async function openDatabase(databaseUrl: string, options: DatabaseOptions = {}): Promise<Orm> {
   return MikroORM.init({
-    driver: PostgreSqlDriver,
+    driver: BoundParamsDriver,
     clientUrl: databaseUrl,
     entities: [ScanSchema, SettingSchema, ProductSchema],
     extensions: [Migrator],

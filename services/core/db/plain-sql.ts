@@ -25,9 +25,9 @@ export function epochMs(column: string, alias: string): string {
 
 /**
  * Runs `work` in a transaction on one client of the pool, with its statements' values sent as bound
- * parameters. MikroORM's `execute` writes every value into the statement's text (a photo as a 20 MB
- * `E'\\x…'` literal), and PostgreSQL shows that text in pg_stat_activity and writes it to its log for a
- * statement that fails, is cancelled or is slow: writes of photos and token hashes go this way instead.
+ * parameters, never in the statement's text, which PostgreSQL shows in pg_stat_activity and writes to its
+ * log for a statement that fails, is cancelled or is slow (the ORM's statements bind theirs too:
+ * bound-params.ts). Writes of photos, token hashes and scores go this way, without the ORM's layers.
  */
 export async function plainTransaction<T>(
   pool: PlainSql,
