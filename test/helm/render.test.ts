@@ -172,18 +172,12 @@ describe('helm chart render', function () {
     }
     // Core and inference: a call answered (grpc.health.v1's `liveness`), not only an open port, with time
     // enough for seconds of catalog or model work.
-    for (const [w, port] of [
-      ['core', 8081],
-      ['inference', 8082],
-    ] as const) {
-      const { livenessProbe } = container(w);
-      assert.equal(livenessProbe.tcpSocket, undefined, w);
-      assert.deepEqual(livenessProbe.grpc, { port, service: 'liveness' }, w);
-      assert.deepEqual(
-        [livenessProbe.periodSeconds, livenessProbe.timeoutSeconds, livenessProbe.failureThreshold],
-        [10, 5, 3],
-        w,
-      );
+    const grpcPorts = { core: 8081, inference: 8082 } as const;
+    for (const [w, port] of Object.entries(grpcPorts)) {
+      const { livenessProbe: probe } = container(w);
+      assert.equal(probe.tcpSocket, undefined, w);
+      assert.deepEqual(probe.grpc, { port, service: 'liveness' }, w);
+      assert.deepEqual([probe.periodSeconds, probe.timeoutSeconds, probe.failureThreshold], [10, 5, 3], w);
     }
     assert.deepEqual(podSpec(find(manifests, 'Job', 'rel-skinmatch-migration')).containers[0].args, [
       'migrate',
