@@ -15,6 +15,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { SERVER_UNREACHABLE_CODES } from '../core/db/outage.ts';
 
 /** graphile-worker's table of the error codes `withRetries` tries again (its lib.js; not in its exports). */
 const { RETRYABLE_ERROR_CODES: retryable } = (await import(
@@ -23,22 +24,9 @@ const { RETRYABLE_ERROR_CODES: retryable } = (await import(
 retryable['57P01'] ??= { minDelay: 200, maxDelay: 30_000 }; // admin_shutdown: stopping, or terminated
 retryable['57P02'] ??= { minDelay: 200, maxDelay: 30_000 }; // crash_shutdown
 
-/** What a server that is restarting, failing over or not yet up answers a new connection. */
-const UNREACHABLE = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EHOSTUNREACH',
-  'ETIMEDOUT',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  '57P01', // admin_shutdown
-  '57P02', // crash_shutdown
-  '57P03', // cannot_connect_now: starting up or shutting down
-]);
-
 function unreachable(err: unknown): boolean {
   const { code, message } = err as { code?: string; message?: string };
-  if (code !== undefined) return UNREACHABLE.has(code);
+  if (code !== undefined) return SERVER_UNREACHABLE_CODES.has(code);
   return /^Connection terminated/.test(message ?? '');
 }
 

@@ -14,19 +14,24 @@ import type { Logger } from '../../shared/logger.ts';
 /** Seconds a caller waits before trying again: about the pool's wait for a connection. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
-/** What PostgreSQL or the network answers when the server cannot take the call (SQLSTATE or errno). */
-const OUTAGE_CODES = new Set([
+/** What a server that is restarting, failing over or not yet up answers a new connection (errno or SQLSTATE). */
+export const SERVER_UNREACHABLE_CODES: ReadonlySet<string> = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
   'EHOSTUNREACH',
   'ETIMEDOUT',
   'ENOTFOUND',
   'EAI_AGAIN',
-  'EPIPE',
-  '53300', // too_many_connections
   '57P01', // admin_shutdown: stopping, or the backend terminated
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now: starting up or shutting down
+]);
+
+/** What PostgreSQL or the network answers when the server cannot take the call (SQLSTATE or errno). */
+const OUTAGE_CODES = new Set([
+  ...SERVER_UNREACHABLE_CODES,
+  'EPIPE',
+  '53300', // too_many_connections
   '08000', // connection_exception
   '08001', // sqlclient_unable_to_establish_sqlconnection
   '08003', // connection_does_not_exist
