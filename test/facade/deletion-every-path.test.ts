@@ -83,15 +83,20 @@ describe('a deleted scan, on every path', function () {
     });
   });
 
-  it('delete_skin_scan by run_id on /mcp/account, for a scan saved to the account', async () => {
-    const account = await createAccount(stack.coreUrl, 'deletes-one');
+  /** A scan saved to a new account, and a bearer token of that account. */
+  async function savedScan(name: string) {
+    const account = await createAccount(stack.coreUrl, name);
     const scan = await consentedScan(stack, RED_ACNE_SCORES);
     await accountClient(stack.coreUrl).saveScan({
       runId: scan.runId,
       browserSecret: scan.browserSecret,
       accountId: account,
     });
-    const bearer = await bearerOf(account);
+    return { scan, bearer: await bearerOf(account) };
+  }
+
+  it('delete_skin_scan by run_id on /mcp/account, for a scan saved to the account', async () => {
+    const { scan, bearer } = await savedScan('deletes-one');
     await goneEverywhere(scan, async () => {
       assert.equal(await paths.accountTool(bearer, 'delete_skin_scan', { run_id: scan.runId }), 'ok');
     });
@@ -99,14 +104,7 @@ describe('a deleted scan, on every path', function () {
   });
 
   it('delete_my_service_data: the account’s saved scan, and its bearer token', async () => {
-    const account = await createAccount(stack.coreUrl, 'deletes-all');
-    const scan = await consentedScan(stack, RED_ACNE_SCORES);
-    await accountClient(stack.coreUrl).saveScan({
-      runId: scan.runId,
-      browserSecret: scan.browserSecret,
-      accountId: account,
-    });
-    const bearer = await bearerOf(account);
+    const { scan, bearer } = await savedScan('deletes-all');
     await goneEverywhere(scan, async () => {
       assert.equal(await paths.accountTool(bearer, 'delete_my_service_data', {}), 'ok');
     });
