@@ -46,8 +46,9 @@ export const countRequests: Middleware = (ctx, next) => {
  * large (431, 413). For a request being served, counted under its own method and route (and not again
  * when its response closes); before any request was read, as method `OTHER`, route `unparsed`.
  */
-export function countNodeAnswer(status: number, inFlight: ServerResponse | undefined): void {
-  if (inFlight !== undefined) answeredByNode.add(inFlight);
+export function countNodeAnswer(status: number, inFlight: ServerResponse | null | undefined): void {
+  // Null once Node has let go of a finished answer, on a connection kept alive for the next request.
+  if (inFlight) answeredByNode.add(inFlight);
   const req = inFlight?.req;
   httpRequests.inc({
     method: methodLabel(req?.method),

@@ -119,7 +119,7 @@ function clientError(err: NodeJS.ErrnoException, socket: Duplex, logger: Logger)
     slowClientRefusals.inc({ bound: 'headers' });
     logger.warn({ status: 408, bound: 'headers' }, 'slow client refused');
   }
-  const inFlight = (socket as Socket & { _httpMessage?: http.ServerResponse })._httpMessage;
+  const inFlight = (socket as Socket & { _httpMessage?: http.ServerResponse | null })._httpMessage;
   if (socket.writable && !inFlight?.headersSent) {
     const answer = ANSWERS[err.code ?? ''] ?? '400 Bad Request';
     socket.write(`HTTP/1.1 ${answer}\r\nConnection: close\r\n\r\n`);

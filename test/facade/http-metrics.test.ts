@@ -83,4 +83,18 @@ describe('HTTP requests counted by route template and status', function () {
     assert.equal(raw.answer().status, 408);
     assert.deepEqual(moved(before, await counts()), { 'OTHER unparsed 408': 1 });
   });
+
+  it('what is not HTTP after a whole answer on the connection: one 400, `unparsed`, and the façade lives on', async () => {
+    const raw = await connect(stack.baseUrl);
+    raw.socket.write('GET /health HTTP/1.1\r\nHost: skinmatch\r\n\r\n');
+    while (!raw.text().includes('admissions_enabled')) await new Promise((r) => setTimeout(r, 20));
+    // The answer is done: Node has let go of it (the socket's response is null, not undefined).
+    const before = await counts();
+    raw.socket.write('NOT HTTP\r\n\r\n');
+    await raw.closed;
+    const second = raw.text().slice(raw.text().lastIndexOf('HTTP/1.1 '));
+    assert.match(second, /^HTTP\/1\.1 400 Bad Request\r\n/);
+    assert.deepEqual(moved(before, await counts()), { 'OTHER unparsed 400': 1 });
+    assert.equal(await get('/health'), 200);
+  });
 });
