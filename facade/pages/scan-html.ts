@@ -57,7 +57,10 @@ export const PAGE_WORDS = {
   uploading: 'Sending your photo',
   preparing: 'Preparing your photo',
   gone: 'This scan no longer exists. Ask your assistant for a new link.',
+  // Deleted elsewhere or expired (the page cannot tell which: both are a scan not found), or deleted here.
+  goneTitle: 'Scan no longer available',
   deleted: 'The scan is deleted. Your assistant can no longer see it.',
+  deletedTitle: 'Scan deleted',
   confirmDelete: 'Delete this scan? Your assistant will no longer be able to see it.',
   needConsent: 'Tick the box to agree first.',
   needChallenge: 'Wait until the check that you are a person is done.',
@@ -159,6 +162,6 @@ measured. Large photos are fine: the page makes them smaller before sending them
 <form id="delete-form" action="${escapeHtml(base)}/delete" method="post">
 <button type="submit" class="danger" id="delete-button" disabled>Delete this scan</button></form></section>
 <section id="gone-step" aria-labelledby="gone-title" hidden>
-<h2 tabindex="-1" id="gone-title">Scan deleted</h2><p id="gone-message"></p></section>
+<h2 tabindex="-1" id="gone-title">${escapeHtml(PAGE_WORDS.goneTitle)}</h2><p id="gone-message"></p></section>
 </main></body></html>`;
 }

@@ -202,6 +202,7 @@ describe('the upload page on a phone, when things go wrong', function () {
     await page.goto(uploadUrl(second.run_id));
     await page.click('#delete-button'); // the confirm dialog is accepted
     await shown(page, 'gone');
+    assert.equal(await page.textContent('#gone-title'), PAGE_WORDS.deletedTitle);
     await page.goto(uploadUrl(first.run_id));
     await shown(page, 'progress');
   });
@@ -268,6 +269,8 @@ describe('the upload page on a phone, when things go wrong', function () {
     await down;
     await callTool(phone.stack.baseUrl, 'delete_skin_scan', scan);
     await shown(page, 'gone', 30_000);
+    // Deleted elsewhere, or expired: the page cannot tell which, and says neither.
+    assert.equal(await page.textContent('#gone-title'), PAGE_WORDS.goneTitle);
     assert.equal(await page.textContent('#gone-message'), PAGE_WORDS.gone);
     assert.equal(await page.textContent('#alert'), '');
   });

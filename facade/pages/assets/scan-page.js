@@ -94,6 +94,7 @@ function alertWith(message) {
 function showGone(message) {
   stopWatching();
   $('gone-message').textContent = message;
+  if (message === words.deleted) $('gone-title').textContent = words.deletedTitle;
   setStatus('');
   show('gone');
   $('gone-title').focus();
