@@ -4,7 +4,8 @@
  * Accept that admits neither gets 406). No session, no initialize needed before tools/call. Bodies are
  * bounded (a larger one gets 413, its rest drained: body.ts), uncompressed (any Content-Encoding: 415);
  * malformed JSON or a body that is not UTF-8 gets JSON-RPC -32700, malformed tools/call params -32602,
- * other HTTP methods get 405. Every request first spends a point of the caller's request budget: over it,
+ * other HTTP methods get 405, an MCP-Protocol-Version not supported 400 (but an initialize is negotiated
+ * whatever the header says). Every request first spends a point of the caller's request budget: over it,
  * a request is HTTP 429 with Retry-After (JSON-RPC error -32029, `data.code` `rate_limited`). Tool calls
  * over the request budget or their own are answered here with a `rate_limited` tool error instead, before
  * any work is done. Notifications get 202 with no body and go no further (multiplexer.ts says why). Each
@@ -98,10 +99,6 @@ function mcpRequest(mux: RequestMultiplexer, limits: GuestLimits, logger: Logger
         'Accept must admit application/json (or text/event-stream): the answer is JSON.',
       );
     }
-    const version = ctx.get('mcp-protocol-version');
-    if (version && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-      return fail(400, -32000, `Unsupported MCP-Protocol-Version: ${version}.`);
-    }
     const body = await readBody(ctx, MAX_BODY_BYTES);
     if (!('text' in body)) {
       if (body.notUtf8) return fail(400, -32700, 'Parse error: the body is not valid UTF-8.');
@@ -121,6 +118,15 @@ function mcpRequest(mux: RequestMultiplexer, limits: GuestLimits, logger: Logger
     const headers = { ...ctx.headers, [REQUEST_ID_HEADER]: requestId };
     const extra: MessageExtraInfo = { requestInfo: { headers }, authInfo };
     const kind = envelope(message);
+    const id = kind === 'request' ? (message as JSONRPCRequest).id : null;
+    // The header names the version agreed at initialize, so an initialize is served whatever it says: a
+    // client of a later version (sending its own on every request) is told the version this server speaks.
+    const version = ctx.get('mcp-protocol-version');
+    const initialize = kind === 'request' && (message as JSONRPCRequest).method === 'initialize';
+    if (version && !initialize && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      const supported = SUPPORTED_PROTOCOL_VERSIONS.join(', ');
+      return fail(400, -32000, `Unsupported MCP-Protocol-Version: ${version} (supported: ${supported}).`, id);
+    }
     if (kind === 'request') {
       const request = message as JSONRPCRequest;
       const isToolCall = request.method === 'tools/call';
