@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { REFRESH_REUSE_GRACE_S } from '../../facade/oauth/state-adapter.ts';
-import { freePort } from '../../scripts/port.ts';
 import { accountRpc } from '../support/bearer.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { authorizeInBrowser, REDIRECT_URI } from '../support/oauth-client.ts';
 import { authorize, authorizeUrl, decodeJwt, pkce, register, token } from '../support/oauth-http.ts';
 import { signingIn } from '../support/oauth-sign-in.ts';
 import { assertPageHeaders } from '../support/page-headers.ts';
-import { type Stack, startStack } from '../support/stack.ts';
-import { type RunningUpstream, startUpstream } from '../support/upstream.ts';
+import { type SignInStack, startSignInStack } from '../support/sign-in-stack.ts';
 
 type SignIn = ReturnType<typeof signingIn>;
 
@@ -20,22 +18,18 @@ const INVALID_GRANT = {
 
 describe('the authorization server', function () {
   this.timeout(60_000);
-  let stack: Stack;
-  let upstreams: RunningUpstream[];
+  let stack: SignInStack;
   let browser: Browser;
   let base: string;
 
   before(async () => {
-    const port = await freePort();
-    upstreams = await Promise.all([startUpstream('1', 'Alpha', port), startUpstream('2', 'Beta', port)]);
-    stack = await startStack('authorization-server', { port, upstreams: upstreams.map((u) => u.provider) });
+    stack = await startSignInStack('authorization-server', ['Alpha', 'Beta']);
     base = stack.baseUrl;
     browser = await launchBrowser();
   });
   after(async () => {
     await browser?.close();
     await stack?.close();
-    await Promise.all(upstreams?.map((u) => u.close()) ?? []);
   });
 
   /** Moves every used refresh token's first use `seconds` back: as if that long had passed since. */

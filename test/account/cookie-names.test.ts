@@ -8,29 +8,23 @@
  */
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { freePort } from '../../scripts/port.ts';
 import { browserSuite } from '../support/browser.ts';
 import { consentedScan, holdConsentCookie } from '../support/consent.ts';
 import { callTool } from '../support/mcp.ts';
 import { interceptRedirect } from '../support/oauth-client.ts';
 import { authorizeUrl, pkce, register } from '../support/oauth-http.ts';
-import { type Stack, startStack } from '../support/stack.ts';
-import { type RunningUpstream, startUpstream } from '../support/upstream.ts';
+import { type SignInStack, startSignInStack } from '../support/sign-in-stack.ts';
 
 describe('the names and attributes of every cookie a browser gets', function () {
   this.timeout(60_000);
-  let stack: Stack;
-  let upstreams: RunningUpstream[];
+  let stack: SignInStack;
   const browser = browserSuite();
 
   before(async () => {
-    const port = await freePort();
-    upstreams = [await startUpstream('1', 'Alpha', port)];
-    stack = await startStack('cookie-names', { port, upstreams: upstreams.map((u) => u.provider) });
+    stack = await startSignInStack('cookie-names', ['Alpha']);
   });
   after(async () => {
     await stack?.close();
-    await Promise.all(upstreams?.map((u) => u.close()) ?? []);
   });
 
   /** Every Set-Cookie line the façade answers the page with. */

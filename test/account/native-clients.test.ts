@@ -6,7 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { freePort } from '../../scripts/port.ts';
 import { launchBrowser } from '../support/browser.ts';
 import {
   authorizeInBrowser,
@@ -15,29 +14,24 @@ import {
   MemoryOAuthClient,
 } from '../support/oauth-client.ts';
 import { authorize, authorizeUrl, decodeJwt, pkce, register, token } from '../support/oauth-http.ts';
-import { type Stack, startStack } from '../support/stack.ts';
-import { type RunningUpstream, startUpstream } from '../support/upstream.ts';
+import { type SignInStack, startSignInStack } from '../support/sign-in-stack.ts';
 
 const INVALID_GRANT = { error: 'invalid_grant', error_description: 'grant request is invalid' };
 
 describe('native MCP clients signing in', function () {
   this.timeout(60_000);
-  let stack: Stack;
-  let upstreams: RunningUpstream[];
+  let stack: SignInStack;
   let browser: Browser;
   let base: string;
 
   before(async () => {
-    const port = await freePort();
-    upstreams = await Promise.all([startUpstream('1', 'Alpha', port), startUpstream('2', 'Beta', port)]);
-    stack = await startStack('native-clients', { port, upstreams: upstreams.map((u) => u.provider) });
+    stack = await startSignInStack('native-clients', ['Alpha', 'Beta']);
     base = stack.baseUrl;
     browser = await launchBrowser();
   });
   after(async () => {
     await browser?.close();
     await stack?.close();
-    await Promise.all(upstreams?.map((u) => u.close()) ?? []);
   });
 
   /** Registers a public client with `registered`, signs in with `used` as redirect URI: code and verifier. */

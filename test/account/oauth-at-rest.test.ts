@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
 import type { Browser, BrowserContext } from 'playwright-core';
-import { freePort } from '../../scripts/port.ts';
 import { accountRpc } from '../support/bearer.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { interceptRedirect, REDIRECT_URI } from '../support/oauth-client.ts';
 import { authorizeUrl, pkce, register, token } from '../support/oauth-http.ts';
-import { type Stack, startStack } from '../support/stack.ts';
-import { type RunningUpstream, startUpstream } from '../support/upstream.ts';
+import { type SignInStack, startSignInStack } from '../support/sign-in-stack.ts';
 
 interface StateRow {
   model: string;
@@ -24,22 +22,18 @@ const INVALID_GRANT = {
 
 describe('what the authorization server keeps at rest', function () {
   this.timeout(90_000);
-  let stack: Stack;
-  let upstreams: RunningUpstream[];
+  let stack: SignInStack;
   let browser: Browser;
   let base: string;
 
   before(async () => {
-    const port = await freePort();
-    upstreams = [await startUpstream('1', 'Alpha', port)];
-    stack = await startStack('oauth-at-rest', { port, upstreams: upstreams.map((u) => u.provider) });
+    stack = await startSignInStack('oauth-at-rest', ['Alpha']);
     base = stack.baseUrl;
     browser = await launchBrowser();
   });
   after(async () => {
     await browser?.close();
     await stack?.close();
-    await Promise.all(upstreams?.map((u) => u.close()) ?? []);
   });
 
   /** Every row of oauth_state as text, taken at each step of the flow: what psql alone would read. */

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Browser } from 'playwright-core';
-import { freePort } from '../../scripts/port.ts';
 import { storePhoto } from '../../services/scan/photo-intake.ts';
 import { accountClient } from '../support/bearer.ts';
 import { launchBrowser } from '../support/browser.ts';
@@ -13,25 +12,20 @@ import {
 } from '../support/oauth-client.ts';
 import { authorizeUrl, decodeJwt, pkce, register, token } from '../support/oauth-http.ts';
 import { assertPageHeaders } from '../support/page-headers.ts';
-import { type Stack, startStack } from '../support/stack.ts';
-import { type RunningUpstream, startUpstream } from '../support/upstream.ts';
+import { type SignInStack, startSignInStack } from '../support/sign-in-stack.ts';
 
 describe('signing in to /mcp/account', function () {
   this.timeout(60_000);
-  let stack: Stack;
-  let upstreams: RunningUpstream[];
+  let stack: SignInStack;
   let browser: Browser;
 
   before(async () => {
-    const port = await freePort();
-    upstreams = await Promise.all([startUpstream('1', 'Alpha', port), startUpstream('2', 'Beta', port)]);
-    stack = await startStack('oauth-flow', { port, upstreams: upstreams.map((u) => u.provider) });
+    stack = await startSignInStack('oauth-flow', ['Alpha', 'Beta']);
     browser = await launchBrowser();
   });
   after(async () => {
     await browser?.close();
     await stack?.close();
-    await Promise.all(upstreams?.map((u) => u.close()) ?? []);
   });
 
   const countAccounts = async () =>

@@ -7,13 +7,11 @@
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { REFRESH_REUSE_GRACE_S } from '../../facade/oauth/state-adapter.ts';
-import { freePort } from '../../scripts/port.ts';
 import { accountRpc } from '../support/bearer.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { decodeJwt, token } from '../support/oauth-http.ts';
 import { signingIn } from '../support/oauth-sign-in.ts';
-import { type Stack, startStack } from '../support/stack.ts';
-import { type RunningUpstream, startUpstream } from '../support/upstream.ts';
+import { type SignInStack, startSignInStack } from '../support/sign-in-stack.ts';
 
 const INVALID_GRANT = {
   status: 400,
@@ -22,20 +20,16 @@ const INVALID_GRANT = {
 
 describe('refresh token reuse', function () {
   this.timeout(60_000);
-  let stack: Stack;
-  let upstream: RunningUpstream;
+  let stack: SignInStack;
   let browser: Browser;
 
   before(async () => {
-    const port = await freePort();
-    upstream = await startUpstream('1', 'Alpha', port);
-    stack = await startStack('refresh-reuse', { port, upstreams: [upstream.provider] });
+    stack = await startSignInStack('refresh-reuse', ['Alpha']);
     browser = await launchBrowser();
   });
   after(async () => {
     await browser?.close();
     await stack?.close();
-    await upstream?.close();
   });
 
   /** Moves every used refresh token's first use `seconds` back: as if that long had passed since. */

@@ -1,32 +1,27 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import type { BrowserContext, Page } from 'playwright-core';
-import { freePort } from '../../scripts/port.ts';
 import { accountRpc, mintToken } from '../support/bearer.ts';
 import { browserSuite } from '../support/browser.ts';
 import { type ConsentedScan, consentedScan, holdConsentCookie } from '../support/consent.ts';
 import { untilWaitingOnLock } from '../support/locks.ts';
 import { callTool } from '../support/mcp.ts';
 import { assertPageHeaders } from '../support/page-headers.ts';
-import { type Stack, startStack } from '../support/stack.ts';
-import { type RunningUpstream, startUpstream } from '../support/upstream.ts';
+import { type SignInStack, startSignInStack } from '../support/sign-in-stack.ts';
+import type { RunningUpstream } from '../support/upstream.ts';
 
 describe('the save page /save/:id in a browser', function () {
   this.timeout(60_000);
-  let stack: Stack;
-  let upstreams: RunningUpstream[];
+  let stack: SignInStack;
   let base: string;
   const browser = browserSuite();
 
   before(async () => {
-    const port = await freePort();
-    upstreams = await Promise.all([startUpstream('1', 'Alpha', port), startUpstream('2', 'Beta', port)]);
-    stack = await startStack('save-page', { port, upstreams: upstreams.map((u) => u.provider) });
+    stack = await startSignInStack('save-page', ['Alpha', 'Beta']);
     base = stack.baseUrl;
   });
   after(async () => {
     await stack?.close();
-    await Promise.all(upstreams?.map((u) => u.close()) ?? []);
   });
 
   /** A fresh browser; with `secret`, the one that consented on the upload page. */
@@ -100,7 +95,7 @@ describe('the save page /save/:id in a browser', function () {
       await page.textContent('#step'),
       'This scan is saved to the account you signed in to with Beta.',
     );
-    const account = await accountOf(upstreams[1]!, 'sam');
+    const account = await accountOf(stack.upstreams[1]!, 'sam');
     assert.ok(account);
     assert.equal(await ownerOf(scan.runId), account);
 
@@ -132,7 +127,9 @@ describe('the save page /save/:id in a browser', function () {
     await deleter.connect();
     try {
       await deleter.query('begin');
-      await deleter.query('delete from accounts where id = $1', [await accountOf(upstreams[0]!, 'leaving')]);
+      await deleter.query('delete from accounts where id = $1', [
+        await accountOf(stack.upstreams[0]!, 'leaving'),
+      ]);
       const saving = context.request.post(url, {
         headers: { origin: base },
         form: { decision: 'save' },
@@ -217,7 +214,7 @@ describe('the save page /save/:id in a browser', function () {
     await page.getByRole('button', { name: 'Save to my account' }).click();
     await page.waitForURL(url);
     assert.equal(await page.title(), 'Your scan is saved');
-    assert.equal(await ownerOf(scan.runId), await accountOf(upstreams[0]!, 'casey'));
+    assert.equal(await ownerOf(scan.runId), await accountOf(stack.upstreams[0]!, 'casey'));
   });
 
   it('saving is a POST from the page itself: another Origin, or none, is refused', async () => {
@@ -280,7 +277,7 @@ describe('the save page /save/:id in a browser', function () {
     });
     assert.equal(forced.status(), 409);
     assert.match(await forced.text(), /already saved to another account/);
-    assert.equal(await ownerOf(scan.runId), await accountOf(upstreams[0]!, 'una'));
+    assert.equal(await ownerOf(scan.runId), await accountOf(stack.upstreams[0]!, 'una'));
   });
 
   it('an anonymous upstream identity is refused on the save page too, and saves nothing', async () => {

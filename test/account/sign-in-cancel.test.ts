@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { freePort } from '../../scripts/port.ts';
 import { browserSuite } from '../support/browser.ts';
 import { consentedScan, holdConsentCookie } from '../support/consent.ts';
 import { callTool } from '../support/mcp.ts';
 import { interceptRedirect, REDIRECT_URI } from '../support/oauth-client.ts';
 import { authorizeUrl, pkce, register } from '../support/oauth-http.ts';
-import { type Stack, startStack } from '../support/stack.ts';
-import { type RunningUpstream, startUpstream } from '../support/upstream.ts';
+import { type SignInStack, startSignInStack } from '../support/sign-in-stack.ts';
 
 /**
  * A sign-in at the upstream provider that does not sign the person in — they cancel there (the provider
@@ -17,18 +15,14 @@ import { type RunningUpstream, startUpstream } from '../support/upstream.ts';
  */
 describe('a sign-in that does not happen', function () {
   this.timeout(60_000);
-  let stack: Stack;
-  let upstreams: RunningUpstream[];
+  let stack: SignInStack;
   const browser = browserSuite();
 
   before(async () => {
-    const port = await freePort();
-    upstreams = await Promise.all([startUpstream('1', 'Alpha', port), startUpstream('2', 'Beta', port)]);
-    stack = await startStack('sign-in-cancel', { port, upstreams: upstreams.map((u) => u.provider) });
+    stack = await startSignInStack('sign-in-cancel', ['Alpha', 'Beta']);
   });
   after(async () => {
     await stack?.close();
-    await Promise.all(upstreams?.map((u) => u.close()) ?? []);
   });
 
   const countAccounts = async () =>
@@ -55,7 +49,7 @@ describe('a sign-in that does not happen', function () {
 
   /** Clicks "Continue with provider"; answers the state our sign-in sent to the provider. */
   async function clickThrough(page: Page, provider: string): Promise<string> {
-    const issuer = upstreams.find((u) => u.provider.name === provider)!.provider.issuer;
+    const issuer = stack.upstreams.find((u) => u.provider.name === provider)!.provider.issuer;
     const sent = page.waitForRequest((r) => r.url().startsWith(`${issuer}/auth`));
     await page.getByRole('link', { name: `Continue with ${provider}` }).click();
     const state = new URL((await sent).url()).searchParams.get('state')!;

@@ -4,12 +4,10 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import type { Browser } from 'playwright-core';
 import { SealedCookies } from '../../facade/oauth/sealed-cookies.ts';
-import { freePort } from '../../scripts/port.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { interceptRedirect } from '../support/oauth-client.ts';
 import { authorizeUrl, pkce, register } from '../support/oauth-http.ts';
-import { type Stack, startStack } from '../support/stack.ts';
-import { type RunningUpstream, startUpstream } from '../support/upstream.ts';
+import { type SignInStack, startSignInStack } from '../support/sign-in-stack.ts';
 
 const KEYS = ['test-cookie-key-of-at-least-32-characters'];
 
@@ -43,20 +41,16 @@ function holdsVerifier(value: string, challenge: string): boolean {
 
 describe('the upstream sign-in cookie', function () {
   this.timeout(60_000);
-  let stack: Stack;
-  let upstreams: RunningUpstream[];
+  let stack: SignInStack;
   let browser: Browser;
 
   before(async () => {
-    const port = await freePort();
-    upstreams = [await startUpstream('1', 'Alpha', port)];
-    stack = await startStack('sign-in-cookie', { port, upstreams: upstreams.map((u) => u.provider) });
+    stack = await startSignInStack('sign-in-cookie', ['Alpha']);
     browser = await launchBrowser();
   });
   after(async () => {
     await browser?.close();
     await stack?.close();
-    await Promise.all(upstreams?.map((u) => u.close()) ?? []);
   });
 
   it('holds neither the PKCE verifier, the state nor the nonce in any decoding; the sign-in still works', async () => {
@@ -73,7 +67,7 @@ describe('the upstream sign-in cookie', function () {
           code_challenge_method: 'S256',
         }).href,
       );
-      const issuer = upstreams[0]!.provider.issuer;
+      const issuer = stack.upstreams[0]!.provider.issuer;
       const requests: URL[] = [];
       page.on('request', (req) => requests.push(new URL(req.url())));
       await page.getByRole('link', { name: 'Continue with Alpha' }).click();

@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { ERROR_ADVICE } from '../../facade/oauth/pages.ts';
-import { freePort } from '../../scripts/port.ts';
 import { assertAccessible } from '../intake/scan-page-browser-support.ts';
 import { browserSuite } from '../support/browser.ts';
 import { consentedScan, holdConsentCookie } from '../support/consent.ts';
@@ -15,25 +14,20 @@ import { assertFocusRing } from '../support/focus-ring.ts';
 import { callTool } from '../support/mcp.ts';
 import { interceptRedirect } from '../support/oauth-client.ts';
 import { authorizeUrl, pkce, register } from '../support/oauth-http.ts';
-import { type Stack, startStack } from '../support/stack.ts';
-import { type RunningUpstream, startUpstream } from '../support/upstream.ts';
+import { type SignInStack, startSignInStack } from '../support/sign-in-stack.ts';
 
 const NARROW = { viewport: { width: 320, height: 640 } };
 
 describe('sign-in, consent, save and error pages on a narrow screen and by keyboard', function () {
   this.timeout(120_000);
-  let stack: Stack;
-  let upstreams: RunningUpstream[];
+  let stack: SignInStack;
   const browser = browserSuite();
 
   before(async () => {
-    const port = await freePort();
-    upstreams = await Promise.all([startUpstream('1', 'Alpha', port), startUpstream('2', 'Beta', port)]);
-    stack = await startStack('sign-in-pages-a11y', { port, upstreams: upstreams.map((u) => u.provider) });
+    stack = await startSignInStack('sign-in-pages-a11y', ['Alpha', 'Beta']);
   });
   after(async () => {
     await stack?.close();
-    await Promise.all(upstreams?.map((u) => u.close()) ?? []);
   });
 
   /** No sideways scrolling, and nothing for axe-core. */

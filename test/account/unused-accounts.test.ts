@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import type { Page } from 'playwright-core';
-import { freePort } from '../../scripts/port.ts';
 import { ACCOUNT_PURGE_TASK } from '../../services/account/account-purge.ts';
 import { browserSuite } from '../support/browser.ts';
 import { consentedScan, holdConsentCookie } from '../support/consent.ts';
 import { callTool } from '../support/mcp.ts';
 import { authorizeInBrowser, interceptRedirect, REDIRECT_URI } from '../support/oauth-client.ts';
 import { authorizeUrl, pkce, register } from '../support/oauth-http.ts';
-import { type Stack, startStack } from '../support/stack.ts';
-import { type RunningUpstream, startUpstream } from '../support/upstream.ts';
+import { type SignInStack, startSignInStack } from '../support/sign-in-stack.ts';
 
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -21,21 +19,17 @@ const HOUR_MS = 60 * 60 * 1000;
  */
 describe('accounts that hold nothing are not kept', function () {
   this.timeout(90_000);
-  let stack: Stack;
-  let upstreams: RunningUpstream[];
+  let stack: SignInStack;
   const chromium = browserSuite();
 
   before(async () => {
-    const port = await freePort();
-    upstreams = await Promise.all([startUpstream('1', 'Alpha', port), startUpstream('2', 'Beta', port)]);
-    stack = await startStack('unused-accounts', { port, upstreams: upstreams.map((u) => u.provider) });
+    stack = await startSignInStack('unused-accounts', ['Alpha', 'Beta']);
   });
   afterEach(() => {
     stack.clock.offsetMs = 0;
   });
   after(async () => {
     await stack?.close();
-    await Promise.all(upstreams?.map((u) => u.close()) ?? []);
   });
 
   const sql = async (text: string, params: unknown[] = []): Promise<any[]> =>
@@ -43,7 +37,7 @@ describe('accounts that hold nothing are not kept', function () {
   const accountOf = async (upstream: number, subject: string): Promise<string | undefined> =>
     (
       await sql('select account_id from account_identities where provider = ? and subject = ?', [
-        upstreams[upstream]!.provider.issuer,
+        stack.upstreams[upstream]!.provider.issuer,
         subject,
       ])
     )[0]?.account_id;
