@@ -66,7 +66,6 @@ export async function serveAsset(ctx: Context, file: string, version?: string): 
   const encoded = await content;
   ctx.status = 200;
   ctx.set('Cache-Control', version === ASSET_VERSION ? 'public, max-age=31536000, immutable' : 'no-cache');
-  ctx.set('Cross-Origin-Resource-Policy', 'same-origin');
   ctx.vary('Accept-Encoding');
   ctx.type = asset.type;
   const chosen = chooseEncoding(ctx.get('Accept-Encoding'), encoded);

@@ -10,6 +10,10 @@ import { type Stack, startStack } from '../support/stack.ts';
 const DEFAULT_CSP = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 function assertProtected(res: Response, label: string): void {
+  assert.equal(res.headers.get('cross-origin-resource-policy'), 'same-origin', label);
+  const opener = label.startsWith('/interaction/') ? null : 'same-origin'; // the authorization flow's: none
+  assert.equal(res.headers.get('cross-origin-opener-policy'), opener, label);
+  assert.match(res.headers.get('permissions-policy') ?? '', /^camera=\(\), .*microphone=\(\), /, label);
   assert.equal(res.headers.get('x-content-type-options'), 'nosniff', label);
   assert.equal(res.headers.get('x-frame-options'), 'DENY', label);
   assert.equal(res.headers.get('referrer-policy'), 'no-referrer', label);
@@ -56,6 +60,18 @@ describe('security headers on every answer', function () {
       unauthorised: 401,
     });
     for (const [label, res] of Object.entries(answers)) assertProtected(res, label);
+  });
+
+  it('the upload page may use the camera from its own origin; the authorization flow has no opener policy', async () => {
+    const scan = await fetch(`${stack.baseUrl}/scan/00000000-0000-4000-8000-000000000000`);
+    assert.equal(scan.status, 404);
+    assert.match(scan.headers.get('permissions-policy') ?? '', /^camera=\(self\), .*microphone=\(\), /);
+    for (const path of ['/authorize', '/interaction/x', '/oauth/callback/x']) {
+      const res = await fetch(`${stack.baseUrl}${path}`, { redirect: 'manual' });
+      assert.equal(res.headers.get('cross-origin-opener-policy'), null, path);
+      assert.equal(res.headers.get('cross-origin-resource-policy'), 'same-origin', path);
+      assert.match(res.headers.get('permissions-policy') ?? '', /^camera=\(\), /, path);
+    }
   });
 
   it('HSTS on a request that came over TLS (the trusted proxy says so), none over plain http', async () => {
