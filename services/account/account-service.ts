@@ -37,7 +37,7 @@ import {
   signIn,
 } from './account-store.ts';
 import { decodePageToken, encodePageToken } from './scan-page-token.ts';
-import { checkSavable, type SaveRequest, saveScan } from './scan-saving.ts';
+import { checkSavable, SAVE_NOT_FOUND, type SaveRequest, saveScan } from './scan-saving.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEFAULT_PAGE = 20;
@@ -161,8 +161,13 @@ export class AccountServiceImpl implements ServiceImpl<typeof AccountService> {
     return create(SaveScanResponseSchema, { scan: await this.#scanMessage(em, req.runId), newlySaved });
   }
 
+  /**
+   * The scan as the save page shows it, read after the check: a deletion in between (the agent's, the
+   * page's) makes it the `not_found` of a scan already gone, never an internal error.
+   */
   async #scanMessage(em: EntityManager, runId: string) {
-    const scan = await em.findOneOrFail(Scan, { id: runId.toLowerCase() }, { refresh: true });
+    const scan = await em.findOne(Scan, { id: runId.toLowerCase() }, { refresh: true });
+    if (!scan) throw serviceError('not_found', SAVE_NOT_FOUND);
     return this.#view(scan);
   }
 
