@@ -11,12 +11,11 @@
  * refusal does.
  */
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from 'koa';
 import type { Logger } from '../../services/shared/logger.ts';
 import type { GuestLimits } from '../rate-limits.ts';
 import type { BearerVerifier } from './bearer.ts';
-import { tooManyRequests } from './endpoint.ts';
+import { type Refusal, tooManyRequests } from './endpoint.ts';
 import type { ToolDefinition } from './tool-definition.ts';
 import { unavailable } from './tool-errors.ts';
 
@@ -28,7 +27,7 @@ export interface AccountEndpointOptions {
   /** The request budget that requests without a valid bearer spend per network. */
   readonly limits: Pick<GuestLimits, 'checkRequest'>;
   /** The /mcp endpoint's handler, given the account in `ctx.state.authInfo` and a scope check. */
-  readonly serve: (ctx: Context, refuse: (ctx: Context, request: JSONRPCRequest) => boolean) => Promise<void>;
+  readonly serve: (ctx: Context, refuse: Refusal) => Promise<void>;
   readonly logger: Logger;
 }
 
@@ -36,14 +35,14 @@ export function accountEndpoint(options: AccountEndpointOptions) {
   const scopeOf = new Map(options.tools.map((tool) => [tool.name, tool.scope]));
   const challenge = (params: string) => `Bearer resource_metadata="${options.resourceMetadataUrl}"${params}`;
 
-  const refuse = (ctx: Context, request: JSONRPCRequest): boolean => {
+  const refuse: Refusal = (ctx, request, reply) => {
     if (request.method !== 'tools/call') return false;
     const needed = scopeOf.get(String(request.params?.name));
     const granted = (ctx.state.authInfo as AuthInfo).scopes;
     if (!needed || granted.includes(needed)) return false;
-    ctx.status = 403;
-    ctx.set('WWW-Authenticate', challenge(`, error="insufficient_scope", scope="${needed}"`));
-    ctx.body = {
+    reply.status = 403;
+    reply.set('WWW-Authenticate', challenge(`, error="insufficient_scope", scope="${needed}"`));
+    reply.body = {
       jsonrpc: '2.0',
       id: request.id,
       error: {

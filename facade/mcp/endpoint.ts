@@ -3,8 +3,9 @@
  * answers in JSON (as one SSE event to a client that takes only text/event-stream: answer-format.ts; an
  * Accept that admits neither gets 406). No session, no initialize needed before tools/call. Bodies are
  * bounded (a larger one gets 413, its rest drained: body.ts), uncompressed (any Content-Encoding: 415);
- * malformed JSON or a body that is not UTF-8 gets JSON-RPC -32700, malformed tools/call params -32602,
- * other HTTP methods get 405, an MCP-Protocol-Version not supported 400 (but an initialize is negotiated
+ * a JSON-RPC batch is served to MCP 2025-03-26 clients (each message as if sent alone) and refused to later
+ * ones, which have none; malformed JSON or a body that is not UTF-8 gets JSON-RPC -32700, malformed
+ * tools/call params -32602, other HTTP methods get 405, an MCP-Protocol-Version not supported 400 (but an initialize is negotiated
  * whatever the header says). Every request first spends a point of the caller's request budget: over it,
  * a request is HTTP 429 with Retry-After (JSON-RPC error -32029, `data.code` `rate_limited`). Tool calls
  * over the request budget or their own are answered here with a `rate_limited` tool error instead, before
@@ -13,14 +14,7 @@
  */
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { JSONRPCRequest, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import {
-  CallToolRequestSchema,
-  InitializeRequestSchema,
-  ListToolsRequestSchema,
-  PingRequestSchema,
-  RequestSchema,
-  SUPPORTED_PROTOCOL_VERSIONS,
-} from '@modelcontextprotocol/sdk/types.js';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { context, SpanKind, trace } from '@opentelemetry/api';
 import type { Context } from 'koa';
 import type { Logger } from '../../services/shared/logger.ts';
@@ -30,6 +24,7 @@ import { readBody } from '../body.ts';
 import type { GuestLimits } from '../rate-limits.ts';
 import { type AnswerFormat, answerFormat, sseEvent } from './answer-format.ts';
 import { type RequestMultiplexer, TIMED_OUT } from './multiplexer.ts';
+import { envelope, requestProblem, toolCallParamsOk } from './request-shape.ts';
 import { errorResult, ToolError, unavailable } from './tool-errors.ts';
 
 /**
@@ -44,8 +39,21 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /** The JSON-RPC error code of a request refused by the request budget (in the server-error range). */
 export const RATE_LIMITED = -32029;
 
-/** Answers a request itself instead of serving it (e.g. a scope the bearer lacks); true when it did. */
-export type Refusal = (ctx: Context, request: JSONRPCRequest) => boolean;
+/** Where a message's answer goes: the HTTP response (a Koa context is one), or its place in a batch's. */
+export interface Reply {
+  status: number;
+  body: unknown;
+  set(field: string, value: string): void;
+}
+
+/** Answers a request in `reply` instead of serving it (e.g. a scope the bearer lacks); true when it did. */
+export type Refusal = (ctx: Context, request: JSONRPCRequest, reply: Reply) => boolean;
+
+/** The versions of MCP with JSON-RPC batches (2025-06-18 removed them), compared as the dates they are. */
+const LAST_VERSION_WITH_BATCHES = '2025-03-26';
+
+/** The most messages one batch may hold: each is a request of its own, answered at once. */
+export const MAX_BATCH = 20;
 
 export function mcpEndpoint(mux: RequestMultiplexer, limits: GuestLimits, logger: Logger) {
   const handle = mcpRequest(mux, limits, logger);
@@ -55,21 +63,20 @@ export function mcpEndpoint(mux: RequestMultiplexer, limits: GuestLimits, logger
     ctx.set('Cache-Control', 'no-store');
     const format = answerFormat(ctx.get('accept'));
     await handle(ctx, format, refuse);
-    // A client that takes only text/event-stream gets its answer as one SSE event (answer-format.ts).
+    // A client that takes only text/event-stream gets its answer as one SSE event (answer-format.ts), a
+    // batch's answers as one event each.
     if (format === 'sse' && ctx.status === 200 && ctx.body !== null && typeof ctx.body === 'object') {
-      const message = ctx.body;
+      const messages: unknown[] = Array.isArray(ctx.body) ? ctx.body : [ctx.body];
       ctx.set('Content-Type', 'text/event-stream'); // as the SDK's servers send it, no charset
-      ctx.body = sseEvent(message);
+      ctx.body = messages.map(sseEvent).join('');
     }
   };
 }
 
 function mcpRequest(mux: RequestMultiplexer, limits: GuestLimits, logger: Logger) {
+  const answer = messageAnswer(mux, limits, logger);
   return async (ctx: Context, format: AnswerFormat | undefined, refuse?: Refusal): Promise<void> => {
-    // On /mcp/account the verified account (set by account-endpoint.ts) reaches the tools as authInfo,
-    // and limits count per account instead of per network.
-    const authInfo = ctx.state.authInfo as AuthInfo | undefined;
-    const limitKey = authInfo ? `account:${String(authInfo.extra?.accountId)}` : ctx.ip;
+    const limitKey = limitKeyOf(ctx);
     // Every request spends a point of the request budget first, whatever it turns out to be. Over it, a
     // well-formed tool call still gets its `rate_limited` tool error (below); anything else gets HTTP 429.
     const overBudget = await limits.checkRequest(limitKey);
@@ -113,25 +120,58 @@ function mcpRequest(mux: RequestMultiplexer, limits: GuestLimits, logger: Logger
       const why = text.trim() === '' ? 'the body is empty' : 'the body is not valid JSON';
       return fail(400, -32700, `Parse error: ${why}.`);
     }
+    // The header names the version agreed at initialize, so an initialize is served whatever it says: a
+    // client of a later version (sending its own on every request) is told the version this server speaks.
+    const version = ctx.get('mcp-protocol-version');
+    const id = envelope(message) === 'request' ? (message as JSONRPCRequest).id : null;
+    if (version && !isInitialize(message) && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      const supported = SUPPORTED_PROTOCOL_VERSIONS.join(', ');
+      return fail(400, -32000, `Unsupported MCP-Protocol-Version: ${version} (supported: ${supported}).`, id);
+    }
+    if (!Array.isArray(message)) return answer(ctx, ctx, message, overBudget, refuse);
+    // A batch (MCP 2025-03-26 and before; a client sending no header is taken to speak 2025-03-26, as the
+    // spec says): each message answered as if sent alone, spending its own point of the request budget,
+    // the answers in one array (their HTTP statuses dropped, their headers kept); 202 when none has one.
+    const refusal = batchRefusal(message, version);
+    if (refusal) return fail(400, -32600, refusal);
+    const answers = await Promise.all(
+      message.map(async (element, i) => {
+        const reply: Reply = { status: 200, body: undefined, set: (field, value) => ctx.set(field, value) };
+        const spent = i === 0 ? overBudget : await limits.checkRequest(limitKey);
+        await answer(ctx, reply, element, spent, refuse);
+        return reply.body;
+      }),
+    );
+    const bodies = answers.filter((body) => body !== undefined && body !== null);
+    if (bodies.length === 0) return accepted(ctx);
+    ctx.body = bodies;
+  };
+}
+
+/** Answers one JSON-RPC message into `reply`: the HTTP response itself, or its place in a batch's answer. */
+function messageAnswer(mux: RequestMultiplexer, limits: GuestLimits, logger: Logger) {
+  return async (
+    ctx: Context,
+    reply: Reply,
+    message: unknown,
+    overBudget: ToolError | undefined,
+    refuse?: Refusal,
+  ): Promise<void> => {
+    // On /mcp/account the verified account (set by account-endpoint.ts) reaches the tools as authInfo.
+    const authInfo = ctx.state.authInfo as AuthInfo | undefined;
+    const limitKey = limitKeyOf(ctx);
+    const fail = (status: number, code: number, message: string, id: RequestId | null = null) =>
+      overBudget ? tooManyRequests(reply, overBudget, id) : reject(reply, status, code, message, id);
     // Given by the app's first middleware (and already on the response).
     const requestId = String(ctx.state.requestId);
     const headers = { ...ctx.headers, [REQUEST_ID_HEADER]: requestId };
     const extra: MessageExtraInfo = { requestInfo: { headers }, authInfo };
     const kind = envelope(message);
-    const id = kind === 'request' ? (message as JSONRPCRequest).id : null;
-    // The header names the version agreed at initialize, so an initialize is served whatever it says: a
-    // client of a later version (sending its own on every request) is told the version this server speaks.
-    const version = ctx.get('mcp-protocol-version');
-    const initialize = kind === 'request' && (message as JSONRPCRequest).method === 'initialize';
-    if (version && !initialize && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-      const supported = SUPPORTED_PROTOCOL_VERSIONS.join(', ');
-      return fail(400, -32000, `Unsupported MCP-Protocol-Version: ${version} (supported: ${supported}).`, id);
-    }
     if (kind === 'request') {
       const request = message as JSONRPCRequest;
       const isToolCall = request.method === 'tools/call';
       if (overBudget && !(isToolCall && toolCallParamsOk(request.params))) {
-        return tooManyRequests(ctx, overBudget, request.id);
+        return tooManyRequests(reply, overBudget, request.id);
       }
       // Malformed tools/call params keep their own answer below; anything else the SDK would refuse is
       // answered here.
@@ -140,15 +180,15 @@ function mcpRequest(mux: RequestMultiplexer, limits: GuestLimits, logger: Logger
           ? undefined
           : requestProblem(message as Record<string, unknown>);
       if (problem) return fail(problem.status, problem.code, problem.message, request.id);
-      if (refuse?.(ctx, request)) return;
+      if (refuse?.(ctx, request, reply)) return;
       if (!isToolCall) {
         const response = await serve(mux, request, extra, ctx);
-        if (response) ctx.body = response;
+        if (response) reply.body = response;
         return;
       }
       if (!toolCallParamsOk(request.params)) {
         return reject(
-          ctx,
+          reply,
           200,
           -32602,
           'Invalid params: tools/call takes a string "name" and an object "arguments".',
@@ -159,7 +199,7 @@ function mcpRequest(mux: RequestMultiplexer, limits: GuestLimits, logger: Logger
       // call as an internal error (-32603), which tells a client the server failed; it is the client's param.
       if ((request.params as Record<string, unknown>).task !== undefined) {
         return reject(
-          ctx,
+          reply,
           200,
           -32602,
           'Invalid params: this server runs no tool as a task (no tasks capability).',
@@ -179,7 +219,7 @@ function mcpRequest(mux: RequestMultiplexer, limits: GuestLimits, logger: Logger
           const refusal = overBudget ?? (await limits.check(String(request.params?.name), limitKey));
           if (refusal) {
             outcome = refusal.code;
-            ctx.body = { jsonrpc: '2.0', id: request.id, result: errorResult(refusal) };
+            reply.body = { jsonrpc: '2.0', id: request.id, result: errorResult(refusal) };
             return;
           }
           if (Object.hasOwn(request.params?.arguments ?? {}, '__proto__')) {
@@ -187,7 +227,7 @@ function mcpRequest(mux: RequestMultiplexer, limits: GuestLimits, logger: Logger
             // check could refuse it as the unknown argument it is.
             outcome = 'invalid_input';
             const unknown = new ToolError('invalid_input', 'Unknown argument "__proto__".', '__proto__');
-            ctx.body = { jsonrpc: '2.0', id: request.id, result: errorResult(unknown) };
+            reply.body = { jsonrpc: '2.0', id: request.id, result: errorResult(unknown) };
             return;
           }
           const response = await serve(mux, request, extra, ctx);
@@ -199,11 +239,11 @@ function mcpRequest(mux: RequestMultiplexer, limits: GuestLimits, logger: Logger
             outcome = 'unavailable';
             // The request's own bound (MCP_REQUEST_TIMEOUT_MS) doing its job: a warning, not an error.
             logger.warn({ request_id: requestId, tool, bound_ms: mux.timeoutMs }, 'tool call timed out');
-            ctx.body = { jsonrpc: '2.0', id: request.id, result: errorResult(unavailable(requestId)) };
+            reply.body = { jsonrpc: '2.0', id: request.id, result: errorResult(unavailable(requestId)) };
             return;
           }
           outcome = outcomeOf(response);
-          ctx.body = response;
+          reply.body = response;
         });
       } finally {
         const labels = { tool, outcome };
@@ -213,21 +253,8 @@ function mcpRequest(mux: RequestMultiplexer, limits: GuestLimits, logger: Logger
       }
       return;
     }
-    if (overBudget) return tooManyRequests(ctx, overBudget);
-    if (kind === 'notification' || kind === 'response') {
-      ctx.body = null; // 202 with no body at all (Koa would otherwise write "Accepted")
-      ctx.status = 202;
-      return;
-    }
-    // Batches (MCP 2025-03-26 only; 2025-06-18 removed them) are not served, and the SDK clients send
-    // none: said as such, so that a client knows what to change.
-    if (Array.isArray(message)) {
-      return fail(
-        400,
-        -32600,
-        'Invalid Request: batches are not accepted; send each request in its own POST.',
-      );
-    }
+    if (overBudget) return tooManyRequests(reply, overBudget);
+    if (kind === 'notification' || kind === 'response') return accepted(reply);
     return fail(400, -32600, 'Invalid Request: expected one JSON-RPC 2.0 request object.');
   };
 }
@@ -252,80 +279,11 @@ function outcomeOf(response: object): string {
   return typeof code === 'string' && /^[a-z_]{1,40}$/.test(code) ? code : 'error';
 }
 
-/** tools/call needs a string name and, if any, an object of arguments; the SDK's own answer is a dump. */
-function toolCallParamsOk(params: unknown): boolean {
-  if (typeof params !== 'object' || params === null) return false;
-  const { name, arguments: args } = params as Record<string, unknown>;
-  const argsOk = args === undefined || (typeof args === 'object' && args !== null && !Array.isArray(args));
-  return typeof name === 'string' && argsOk;
-}
-
-/**
- * The JSON-RPC 2.0 envelope, checked by shape only: a request (a string method and an id) is answered
- * with its own id from here on, and `requestProblem` checks the rest before the SDK sees it.
- */
-function envelope(message: unknown): 'request' | 'notification' | 'response' | undefined {
-  if (typeof message !== 'object' || message === null || Array.isArray(message)) return undefined;
-  const m = message as Record<string, unknown>;
-  if (m.jsonrpc !== '2.0') return undefined;
-  const params = m.params;
-  const paramsOk =
-    params === undefined || (typeof params === 'object' && params !== null && !Array.isArray(params));
-  const idOk = typeof m.id === 'string' || Number.isSafeInteger(m.id);
-  if (typeof m.method === 'string') {
-    if (idOk) return 'request';
-    return 'id' in m || !paramsOk ? undefined : 'notification';
-  }
-  return idOk && ('result' in m || 'error' in m) ? 'response' : undefined;
-}
-
-/** The SDK's schema of each method the server serves; any other method only needs the common params. */
-interface ParamsSchema {
-  safeParse(
-    value: unknown,
-  ):
-    | { success: true }
-    | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
-}
-/** A Map, not an object: a method named `constructor` or `__proto__` found Object's members (HTTP 500). */
-const PARAMS_SCHEMAS = new Map<string, ParamsSchema>([
-  ['initialize', InitializeRequestSchema],
-  ['ping', PingRequestSchema],
-  ['tools/list', ListToolsRequestSchema],
-  ['tools/call', CallToolRequestSchema],
-]);
-const REQUEST_MEMBERS = new Set(['jsonrpc', 'id', 'method', 'params']);
-
-/**
- * What the SDK's server would refuse in a request, answered here with the request's id. The server drops
- * a message that fails its envelope schema (an unknown member, `params._meta` of the wrong shape) without
- * an answer, so its HTTP request would wait out the deadline; and it answers params that fail a method's
- * schema as an internal error (-32603) with the whole validation dump.
- */
-function requestProblem(
-  message: Record<string, unknown>,
-): { status: number; code: number; message: string } | undefined {
-  const extra = Object.keys(message).find((key) => !REQUEST_MEMBERS.has(key));
-  if (extra !== undefined) {
-    return { status: 400, code: -32600, message: `Invalid Request: unknown member "${extra}".` };
-  }
-  const { method, params } = message as { method: string; params?: unknown };
-  if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
-    return { status: 200, code: -32602, message: 'Invalid params: params must be an object.' };
-  }
-  const parsed = (PARAMS_SCHEMAS.get(method) ?? RequestSchema).safeParse({ method, params });
-  if (parsed.success) return undefined;
-  const issue = parsed.error.issues[0];
-  const where = issue ? issue.path.map(String).join('.') : 'params';
-  const why = issue ? issue.message.replace(/^Invalid input: /, '') : 'invalid';
-  return { status: 200, code: -32602, message: `Invalid params: ${where}: ${why}.` };
-}
-
 /**
  * A request over the caller's request budget that is not a tool call: HTTP 429 with Retry-After, and a
  * JSON-RPC error carrying the same `rate_limited` code and `retry_after_seconds` a tool error would.
  */
-export function tooManyRequests(ctx: Context, refusal: ToolError, id: RequestId | null = null) {
+export function tooManyRequests(ctx: Reply, refusal: ToolError, id: RequestId | null = null) {
   const wait = refusal.retryAfterSeconds ?? 1;
   ctx.set('Retry-After', String(wait));
   ctx.status = 429;
@@ -340,7 +298,36 @@ export function tooManyRequests(ctx: Context, refusal: ToolError, id: RequestId 
   };
 }
 
-function reject(ctx: Context, status: number, code: number, message: string, id: RequestId | null = null) {
+function reject(ctx: Reply, status: number, code: number, message: string, id: RequestId | null = null) {
   ctx.status = status;
   ctx.body = { jsonrpc: '2.0', id, error: { code, message } };
+}
+
+/** Whose budgets a request spends: the account's on /mcp/account (account-endpoint.ts), else the network's. */
+function limitKeyOf(ctx: Context): string {
+  const authInfo = ctx.state.authInfo as AuthInfo | undefined;
+  return authInfo ? `account:${String(authInfo.extra?.accountId)}` : ctx.ip;
+}
+
+/** Accepted with no body at all (Koa would otherwise write "Accepted"): a notification or a response. */
+function accepted(reply: Reply): void {
+  reply.body = null;
+  reply.status = 202;
+}
+
+function isInitialize(message: unknown): boolean {
+  return envelope(message) === 'request' && (message as JSONRPCRequest).method === 'initialize';
+}
+
+/** Why a batch is not served, if it is not. */
+function batchRefusal(batch: readonly unknown[], version: string): string | undefined {
+  if (version > LAST_VERSION_WITH_BATCHES) {
+    return `Invalid Request: MCP ${version} has no batches; send each request in its own POST.`;
+  }
+  if (batch.length === 0) return 'Invalid Request: the batch is empty.';
+  if (batch.length > MAX_BATCH) return `Invalid Request: a batch holds at most ${MAX_BATCH} messages.`;
+  if (batch.some(isInitialize)) {
+    return 'Invalid Request: initialize must not be part of a batch; send it on its own.';
+  }
+  return undefined;
 }

@@ -2,7 +2,7 @@
  * What real MCP clients send beyond the SDK's defaults, answered so that they can work or correct the
  * call: Accept headers other than `application/json, text/event-stream` (JSON only, wildcards, other
  * case, none, or only `text/event-stream`, which gets the answer as one SSE event), an unknown tool or
- * argument, a NUL character in a filter argument, a batch; and the catalog tools' nullable output fields.
+ * argument, a NUL character in a filter argument; and the catalog tools' nullable output fields.
  */
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
@@ -221,21 +221,6 @@ describe('MCP clients beyond the SDK defaults', () => {
     assert.match(answer, /^HTTP\/1\.1 400 /);
     const { error } = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
     assert.deepEqual(error, { code: -32700, message: 'Parse error: the body is empty.' });
-  });
-
-  it('a JSON-RPC batch → 400, -32600, saying to send each request in its own POST', async () => {
-    const res = await post(ends.stack.baseUrl, `[${LIST}]`, {
-      ...json,
-      accept: 'application/json, text/event-stream',
-    });
-    assert.equal(res.status, 400);
-    const { error, id } = JSON.parse(res.text);
-    assert.equal(id, null);
-    assert.equal(error.code, -32600);
-    assert.equal(
-      error.message,
-      'Invalid Request: batches are not accepted; send each request in its own POST.',
-    );
   });
 
   it('/mcp/account: nullable output fields are anyOf, never a type array (catalog tools too)', async () => {

@@ -157,12 +157,6 @@ describe('tool errors and HTTP behaviour of /mcp', () => {
       assert.equal(((await res.json()) as any).error.code, -32600);
     });
 
-    it('a batch (JSON array) → -32600: the stateless endpoint takes one request per POST', async () => {
-      const res = await post('[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]');
-      assert.equal(res.status, 400);
-      assert.equal(((await res.json()) as any).error.code, -32600);
-    });
-
     it('an unsupported MCP-Protocol-Version → 400; a supported one is served', async () => {
       const body = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}';
       const old = await post(body, { ...JSON_RPC_HEADERS, 'mcp-protocol-version': '1999-01-01' });
