@@ -6,11 +6,11 @@
 import assert from 'node:assert/strict';
 import { create } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
-import { pino } from 'pino';
-import { Health, HealthCheckResponseSchema } from '../../gen/grpc/health/v1/health_pb.ts';
-import { startServer } from '../../services/shared/server.ts';
+import { HealthCheckResponseSchema } from '../../gen/grpc/health/v1/health_pb.ts';
+import { capturingLogger } from '../support/captured-log.ts';
 import { loadProto } from '../support/grpc-js.ts';
 import { until } from '../support/processes.ts';
+import { startHealthServer } from '../support/rpc-server.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
@@ -22,20 +22,18 @@ const DEADLINE_MS = 500;
 describe('the call log and deadlines', function () {
   this.timeout(90_000);
   it('20 calls answered after their deadline are all DeadlineExceeded, none Canceled', async () => {
-    const lines: Array<{ msg: string; code: string }> = [];
-    const server = await startServer({
-      port: 0,
-      logger: pino({ level: 'debug' }, { write: (line: string) => lines.push(JSON.parse(line)) }),
-      routes: (router) =>
-        router.service(Health, {
-          // Answers after its caller's deadline, whatever it is: as a handler that ignores its signal.
-          check: async () => {
-            await sleep(DEADLINE_MS + 300);
-            return create(HealthCheckResponseSchema, { status: 1 });
-          },
-          async *watch() {},
-        }),
-    });
+    const { logger, lines } = capturingLogger<{ msg: string; code: string }>();
+    const server = await startHealthServer(
+      {
+        // Answers after its caller's deadline, whatever it is: as a handler that ignores its signal.
+        check: async () => {
+          await sleep(DEADLINE_MS + 300);
+          return create(HealthCheckResponseSchema, { status: 1 });
+        },
+        async *watch() {},
+      },
+      { logger },
+    );
     const { grpc: pkg } = loadProto('grpc/health/v1/health.proto');
     const health = new pkg.health.v1.Health(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure());
     try {

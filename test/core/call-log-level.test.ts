@@ -10,18 +10,17 @@ import { createConnectTransport } from '@connectrpc/connect-node';
 import { pino } from 'pino';
 import { CatalogService } from '../../gen/skinmatch/v1/catalog_pb.ts';
 import { GetStatusResponseSchema, StatusService } from '../../gen/skinmatch/v1/status_pb.ts';
-import { type RunningServer, startServer } from '../../services/shared/server.ts';
+import type { RunningServer } from '../../services/shared/server.ts';
+import { capturingLogger } from '../support/captured-log.ts';
 import { until } from '../support/processes.ts';
+import { startTestServer } from '../support/rpc-server.ts';
 
 describe('the call log’s levels', () => {
   let server: RunningServer;
-  const lines: Array<{ msg: string; level: number; procedure: string }> = [];
+  const { logger, lines } = capturingLogger<{ msg: string; level: number; procedure: string }>();
 
   before(async () => {
-    const logger = pino({ level: 'debug' }, { write: (line: string) => lines.push(JSON.parse(line)) });
-    server = await startServer({
-      port: 0,
-      host: '127.0.0.1',
+    server = await startTestServer({
       logger,
       routes: (router) => {
         router.service(StatusService, { getStatus: async () => create(GetStatusResponseSchema, {}) });

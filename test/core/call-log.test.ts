@@ -11,11 +11,12 @@ import http2 from 'node:http2';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { create } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
-import { pino } from 'pino';
-import { Health, HealthCheckResponseSchema } from '../../gen/grpc/health/v1/health_pb.ts';
-import { type RunningServer, startServer } from '../../services/shared/server.ts';
+import { HealthCheckResponseSchema } from '../../gen/grpc/health/v1/health_pb.ts';
+import type { RunningServer } from '../../services/shared/server.ts';
+import { capturingLogger } from '../support/captured-log.ts';
 import { loadProto } from '../support/grpc-js.ts';
 import { until } from '../support/processes.ts';
+import { startHealthServer } from '../support/rpc-server.ts';
 
 /** A client that opens `count` Watch streams, says so, and waits to be killed. */
 const WATCHING_CLIENT = `
@@ -37,30 +38,26 @@ describe('the call log records calls their clients abandoned as Canceled or Dead
   this.timeout(60_000);
   let server: RunningServer;
   let target: string;
-  const lines: Array<{ msg: string; code: string; procedure: string }> = [];
+  const { logger, lines } = capturingLogger<{ msg: string; code: string; procedure: string }>();
   const codes = (method: string) =>
     lines.filter((l) => l.msg === 'rpc' && l.procedure.endsWith(`/${method}`)).map((l) => l.code);
 
   before(async () => {
-    const logger = pino({ level: 'debug' }, { write: (line: string) => lines.push(JSON.parse(line)) });
-    server = await startServer({
-      port: 0,
-      host: '127.0.0.1',
-      logger,
-      routes: (router) =>
-        router.service(Health, {
-          // Answers after 600 ms, whatever the deadline: as a handler that ignores its signal.
-          check: async () => {
-            await sleep(600);
-            return create(HealthCheckResponseSchema, { status: 1 });
-          },
-          // Ends normally once the call's signal aborts, as grpc.health.v1's Watch did.
-          async *watch(_req, ctx) {
-            yield create(HealthCheckResponseSchema, { status: 1 });
-            while (!ctx.signal.aborted) await sleep(20);
-          },
-        }),
-    });
+    server = await startHealthServer(
+      {
+        // Answers after 600 ms, whatever the deadline: as a handler that ignores its signal.
+        check: async () => {
+          await sleep(600);
+          return create(HealthCheckResponseSchema, { status: 1 });
+        },
+        // Ends normally once the call's signal aborts, as grpc.health.v1's Watch did.
+        async *watch(_req, ctx) {
+          yield create(HealthCheckResponseSchema, { status: 1 });
+          while (!ctx.signal.aborted) await sleep(20);
+        },
+      },
+      { logger },
+    );
     target = `127.0.0.1:${server.port}`;
   });
   after(() => server?.close(1000));

@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { create } from '@bufbuild/protobuf';
-import { pino } from 'pino';
 import { ProductFilterSchema } from '../../gen/skinmatch/v1/catalog_types_pb.ts';
 import { LiveCatalog, upsertProducts } from '../../services/catalog/catalog-store.ts';
 import { deriveProduct, type RawProduct } from '../../services/catalog/derive.ts';
@@ -15,6 +14,7 @@ import { KB_VERSION } from '../../services/catalog/knowledge/knowledge.ts';
 import { storedRecord } from '../../services/catalog/stale-derivation.ts';
 import { migrate, type Orm, openDatabase } from '../../services/core/db/orm.ts';
 import fixtures from '../fixtures/real-products.json' with { type: 'json' };
+import { capturingLogger } from '../support/captured-log.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { rawProduct } from '../support/raw-product.ts';
 
@@ -25,7 +25,7 @@ describe('a catalog stored with an older knowledge base', function () {
   let db: { url: string; drop: () => Promise<void> };
   let orm: Orm;
   let live: LiveCatalog | undefined;
-  const lines: { msg: string; stale_products?: Record<string, number> }[] = [];
+  const { logger, lines } = capturingLogger<{ msg: string; stale_products?: Record<string, number> }>('info');
 
   before(async () => {
     db = await createTestDatabase();
@@ -57,7 +57,6 @@ describe('a catalog stored with an older knowledge base', function () {
       .getConnection()
       .execute('update products set derived = ?::json where product_id = ?', [JSON.stringify(old), 'toner']);
 
-    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
     live = new LiveCatalog(orm, logger);
     await live.reload();
 

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { pino } from 'pino';
 import { CatalogState } from '../../gen/skinmatch/v1/status_pb.ts';
 import { LiveCatalog } from '../../services/catalog/catalog-store.ts';
 import { openDatabase } from '../../services/core/db/orm.ts';
 import { StatusServiceImpl } from '../../services/core/status-service.ts';
+import { capturingLogger } from '../support/captured-log.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { completeScan, RED_ACNE_SCORES, TEST_CATALOG } from '../support/fixtures.ts';
 import { callTool, errorCode } from '../support/mcp.ts';
@@ -70,8 +70,7 @@ describe('the catalog’s state', function () {
   it('the status service logs why the database does not answer, once, and reports the catalog', async () => {
     const db = await createTestDatabase();
     const orm = await openDatabase(db.url);
-    const lines: any[] = [];
-    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const { logger, lines } = capturingLogger<any>('info');
     const status = new StatusServiceImpl(orm, new LiveCatalog(orm, logger), logger);
     try {
       // No migrations: the settings table the status reads does not exist.

@@ -8,10 +8,10 @@ import {
   createGrpcWebTransport,
 } from '@connectrpc/connect-node';
 import * as grpc from '@grpc/grpc-js';
-import { pino } from 'pino';
 import { Health, HealthCheckResponseSchema } from '../../gen/grpc/health/v1/health_pb.ts';
-import { type RunningServer, startServer } from '../../services/shared/server.ts';
+import type { RunningServer } from '../../services/shared/server.ts';
 import { loadProto, unary } from '../support/grpc-js.ts';
+import { startHealthServer } from '../support/rpc-server.ts';
 
 /** Every character connect-node's encodeURIComponent encodes and grpc-js's decodeURI leaves encoded, a '%', non-ASCII. */
 const MESSAGE = 'free_from items must be fragrance, alcohol: + ; / ? # & = $ @ 100% — sûr, 日本';
@@ -21,20 +21,14 @@ describe('error messages reach every client exactly (grpc-message as the gRPC sp
   let url: string;
 
   before(async () => {
-    server = await startServer({
-      port: 0,
-      host: '127.0.0.1',
-      logger: pino({ level: 'silent' }),
-      routes: (router) =>
-        router.service(Health, {
-          check: () => {
-            throw new ConnectError(MESSAGE, Code.InvalidArgument);
-          },
-          async *watch() {
-            yield create(HealthCheckResponseSchema, {});
-            throw new ConnectError(MESSAGE, Code.FailedPrecondition);
-          },
-        }),
+    server = await startHealthServer({
+      check: () => {
+        throw new ConnectError(MESSAGE, Code.InvalidArgument);
+      },
+      async *watch() {
+        yield create(HealthCheckResponseSchema, {});
+        throw new ConnectError(MESSAGE, Code.FailedPrecondition);
+      },
     });
     url = `http://127.0.0.1:${server.port}`;
   });

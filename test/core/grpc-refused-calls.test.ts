@@ -9,10 +9,11 @@ import { once } from 'node:events';
 import http2 from 'node:http2';
 import { create } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
-import { pino } from 'pino';
-import { Health, HealthCheckResponseSchema } from '../../gen/grpc/health/v1/health_pb.ts';
+import { HealthCheckResponseSchema } from '../../gen/grpc/health/v1/health_pb.ts';
 import { rpcCalls } from '../../services/shared/metrics.ts';
-import { type RunningServer, startServer } from '../../services/shared/server.ts';
+import type { RunningServer } from '../../services/shared/server.ts';
+import { capturingLogger } from '../support/captured-log.ts';
+import { startHealthServer } from '../support/rpc-server.ts';
 
 const CHECK = '/grpc.health.v1.Health/Check';
 const SECRET = 'payload-never-logged';
@@ -29,17 +30,14 @@ async function counted(code: string): Promise<number> {
 describe('unary calls refused before the service runs', () => {
   let server: RunningServer;
   let target: string;
-  const lines: Array<Record<string, unknown>> = [];
+  const { logger, lines } = capturingLogger();
   const raw = (b: Buffer) => b;
 
   before(async () => {
-    server = await startServer({
-      port: 0,
-      host: '127.0.0.1',
-      logger: pino({ level: 'debug' }, { write: (line: string) => lines.push(JSON.parse(line)) }),
-      readMaxBytes: 1024,
-      routes: (router) => router.service(Health, { check: () => create(HealthCheckResponseSchema, {}) }),
-    });
+    server = await startHealthServer(
+      { check: () => create(HealthCheckResponseSchema, {}) },
+      { logger, readMaxBytes: 1024 },
+    );
     target = `127.0.0.1:${server.port}`;
   });
   after(() => server?.close());

@@ -8,14 +8,13 @@ import assert from 'node:assert/strict';
 import { create } from '@bufbuild/protobuf';
 import { findTrailerError } from '@connectrpc/connect/protocol-grpc';
 import * as grpc from '@grpc/grpc-js';
-import { pino } from 'pino';
 import { ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.ts';
 import {
-  Health,
   HealthCheckResponse_ServingStatus,
   HealthCheckResponseSchema,
 } from '../../gen/grpc/health/v1/health_pb.ts';
-import { type RunningServer, startServer } from '../../services/shared/server.ts';
+import type { RunningServer } from '../../services/shared/server.ts';
+import { startHealthServer } from '../support/rpc-server.ts';
 
 /** The ErrorInfo reason a refusal carries, as grpc-js hands it over. */
 function reasonOf(err: grpc.ServiceError): string | undefined {
@@ -35,18 +34,11 @@ describe('a request message that does not parse', () => {
   let client: grpc.Client;
 
   before(async () => {
-    server = await startServer({
-      port: 0,
-      host: '127.0.0.1',
-      logger: pino({ level: 'silent' }),
-      routes: (router) =>
-        router.service(Health, {
-          check: () =>
-            create(HealthCheckResponseSchema, { status: HealthCheckResponse_ServingStatus.SERVING }),
-          async *watch() {
-            yield create(HealthCheckResponseSchema, { status: HealthCheckResponse_ServingStatus.SERVING });
-          },
-        }),
+    server = await startHealthServer({
+      check: () => create(HealthCheckResponseSchema, { status: HealthCheckResponse_ServingStatus.SERVING }),
+      async *watch() {
+        yield create(HealthCheckResponseSchema, { status: HealthCheckResponse_ServingStatus.SERVING });
+      },
     });
     client = new grpc.Client(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure());
   });

@@ -3,13 +3,12 @@ import { connect } from 'node:net';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import * as grpc from '@grpc/grpc-js';
-import { pino } from 'pino';
 import { Health } from '../../gen/grpc/health/v1/health_pb.ts';
 import { ScanService } from '../../gen/skinmatch/v1/scan_pb.ts';
 import { errorReason } from '../../services/shared/errors.ts';
-import { startServer } from '../../services/shared/server.ts';
 import { DEFAULT_SERVER_LIMITS } from '../../services/shared/server-limits.ts';
 import { loadProto, unary } from '../support/grpc-js.ts';
+import { startHealthServer } from '../support/rpc-server.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
 describe('core over HTTP/1.1 (Connect and gRPC-Web, as fetch and browsers call it) and HTTP/2 on one port', () => {
@@ -85,18 +84,13 @@ describe('closing a server with HTTP/1.1 connections open', () => {
     let release = () => {};
     let entered = () => {};
     const held = new Promise<void>((resolve) => (entered = resolve));
-    const server = await startServer({
-      port: 0,
-      logger: pino({ level: 'silent' }),
-      routes: (router) =>
-        router.service(Health, {
-          check: () => {
-            if (!hold) return {};
-            entered();
-            return new Promise((resolve) => (release = () => resolve({})));
-          },
-          async *watch() {},
-        }),
+    const server = await startHealthServer({
+      check: () => {
+        if (!hold) return {};
+        entered();
+        return new Promise((resolve) => (release = () => resolve({})));
+      },
+      async *watch() {},
     });
     const client = createClient(
       Health,
@@ -118,12 +112,10 @@ describe('closing a server with HTTP/1.1 connections open', () => {
 
 describe('an HTTP/1.1 client that sends its headers a line at a time and never ends them', () => {
   it('is answered 408 and its connection closed once the request read bound has passed', async () => {
-    const server = await startServer({
-      port: 0,
-      logger: pino({ level: 'silent' }),
-      limits: { ...DEFAULT_SERVER_LIMITS, requestReadTimeoutMs: 1500 },
-      routes: (router) => router.service(Health, { check: () => ({}), async *watch() {} }),
-    });
+    const server = await startHealthServer(
+      { check: () => ({}), async *watch() {} },
+      { limits: { ...DEFAULT_SERVER_LIMITS, requestReadTimeoutMs: 1500 } },
+    );
     const socket = connect(server.port, '127.0.0.1');
     // A header line every 300 ms: the socket is never idle, so only a bound on the headers ends it.
     const drip = setInterval(() => socket.write('x-slow: 1\r\n'), 300);

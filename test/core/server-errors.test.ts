@@ -2,32 +2,29 @@ import assert from 'node:assert/strict';
 import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
-import { pino } from 'pino';
 import { Health, HealthCheckResponseSchema } from '../../gen/grpc/health/v1/health_pb.ts';
-import { type RunningServer, startServer } from '../../services/shared/server.ts';
+import type { RunningServer } from '../../services/shared/server.ts';
+import { capturingLogger } from '../support/captured-log.ts';
+import { startHealthServer } from '../support/rpc-server.ts';
 
 describe('unexpected errors reach clients only as "internal error"', () => {
   let server: RunningServer;
   let client: ReturnType<typeof createClient<typeof Health>>;
-  const logged: string[] = [];
+  const { logger, lines } = capturingLogger('error');
 
   before(async () => {
-    const logger = pino({ level: 'error' }, { write: (line: string) => logged.push(line) });
-    server = await startServer({
-      port: 0,
-      host: '127.0.0.1',
-      logger,
-      routes: (router) =>
-        router.service(Health, {
-          check: () => {
-            throw new Error('secret detail of a unary call');
-          },
-          async *watch() {
-            yield create(HealthCheckResponseSchema, {});
-            throw new Error('secret detail of a stream');
-          },
-        }),
-    });
+    server = await startHealthServer(
+      {
+        check: () => {
+          throw new Error('secret detail of a unary call');
+        },
+        async *watch() {
+          yield create(HealthCheckResponseSchema, {});
+          throw new Error('secret detail of a stream');
+        },
+      },
+      { logger },
+    );
     client = createClient(Health, createGrpcTransport({ baseUrl: `http://127.0.0.1:${server.port}` }));
   });
   after(() => server?.close());
@@ -42,7 +39,7 @@ describe('unexpected errors reach clients only as "internal error"', () => {
   it('in a unary call', async () => {
     await assert.rejects(client.check({}), expectInternal);
     assert.ok(
-      logged.some((line) => line.includes('secret detail of a unary call')),
+      lines.some((line) => JSON.stringify(line).includes('secret detail of a unary call')),
       'logged for operators',
     );
   });
@@ -54,7 +51,7 @@ describe('unexpected errors reach clients only as "internal error"', () => {
     }, expectInternal);
     assert.equal(received.length, 1);
     assert.ok(
-      logged.some((line) => line.includes('secret detail of a stream')),
+      lines.some((line) => JSON.stringify(line).includes('secret detail of a stream')),
       'logged for operators',
     );
   });

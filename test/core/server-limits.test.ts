@@ -3,7 +3,6 @@ import http2 from 'node:http2';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import * as grpc from '@grpc/grpc-js';
-import { pino } from 'pino';
 import { Health } from '../../gen/grpc/health/v1/health_pb.ts';
 import { ServerReflection } from '../../gen/grpc/reflection/v1/reflection_pb.ts';
 import { CatalogService } from '../../gen/skinmatch/v1/catalog_pb.ts';
@@ -11,9 +10,10 @@ import { IntakeService } from '../../gen/skinmatch/v1/intake_pb.ts';
 import { loadConfig } from '../../services/shared/config.ts';
 import { ConfigError } from '../../services/shared/env-reader.ts';
 import { ReflectionService } from '../../services/shared/reflection.ts';
-import { type RunningServer, startServer } from '../../services/shared/server.ts';
+import type { RunningServer } from '../../services/shared/server.ts';
 import { DEFAULT_SERVER_LIMITS } from '../../services/shared/server-limits.ts';
 import { loadProto, unary } from '../support/grpc-js.ts';
+import { startTestServer } from '../support/rpc-server.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
 const MiB = 1024 * 1024;
@@ -97,9 +97,7 @@ describe('the server bounds each connection and each request', () => {
   let url: string;
 
   before(async () => {
-    server = await startServer({
-      port: 0,
-      logger: pino({ level: 'silent' }),
+    server = await startTestServer({
       limits: {
         ...DEFAULT_SERVER_LIMITS,
         maxStreamsPerConnection: 7,

@@ -255,12 +255,11 @@ describe('tool errors and HTTP behaviour of /mcp', () => {
     it('with core down: tool calls get unavailable, /health says ok: false with 503', async () => {
       const { createInternalTransport } = await import('../../services/shared/internal-transport.ts');
       const { createFacade } = await import('../../facade/app.ts');
-      const { pino } = await import('pino');
+      const { capturingLogger } = await import('../support/captured-log.ts');
       const dead = createInternalTransport({ baseUrl: 'http://127.0.0.1:9' });
       const allowedHosts: string[] = [];
       const { testOAuthConfig } = await import('../support/oauth.ts');
-      const lines: any[] = [];
-      const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+      const { logger, lines } = capturingLogger<any>('info');
       const app = await createFacade({
         core: dead,
         allowedHosts,

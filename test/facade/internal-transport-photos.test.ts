@@ -7,14 +7,14 @@
 import assert from 'node:assert/strict';
 import { create } from '@bufbuild/protobuf';
 import { createClient } from '@connectrpc/connect';
-import { pino } from 'pino';
 import {
   IntakeService,
   type UploadPhotoRequest,
   UploadPhotoResponseSchema,
 } from '../../gen/skinmatch/v1/intake_pb.ts';
 import { createInternalTransport } from '../../services/shared/internal-transport.ts';
-import { type RunningServer, startServer } from '../../services/shared/server.ts';
+import type { RunningServer } from '../../services/shared/server.ts';
+import { startTestServer } from '../support/rpc-server.ts';
 
 /** Holds the event loop as a busy core does (the photo check's decoding: ~30 ms a photo). */
 function busy(ms: number): void {
@@ -26,9 +26,7 @@ describe('the façade’s transport to core, photos queued on its connection', (
   let server: RunningServer;
   const received: number[] = [];
   before(async () => {
-    server = await startServer({
-      port: 0,
-      logger: pino({ level: 'silent' }),
+    server = await startTestServer({
       readMaxBytes: 4 * 1024 * 1024,
       routes: (router) =>
         router.service(IntakeService, {

@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient, type HandlerContext, type Interceptor } from '@connectrpc/connect';
-import { pino } from 'pino';
 import { MatchService } from '../../gen/skinmatch/v1/match_pb.ts';
 import {
   type GetScanRequest,
@@ -18,7 +17,8 @@ import {
 import { ScanSchema } from '../../gen/skinmatch/v1/scan_types_pb.ts';
 import { errorReason, serviceError } from '../../services/shared/errors.ts';
 import { createInternalTransport } from '../../services/shared/internal-transport.ts';
-import { type RunningServer, startServer } from '../../services/shared/server.ts';
+import type { RunningServer } from '../../services/shared/server.ts';
+import { startTestServer } from '../support/rpc-server.ts';
 
 const RUN_ID = '6f1c2d8e-1b2a-4c3d-9e8f-0a1b2c3d4e5f';
 const TOKEN = 'a'.repeat(64);
@@ -35,9 +35,8 @@ const DEFAULT_TIMEOUT_MS = 1000;
 const seen: { headers?: Headers; timeout?: number } = {};
 
 async function serve(port = 0): Promise<RunningServer> {
-  return startServer({
+  return startTestServer({
     port,
-    logger: pino({ level: 'silent' }),
     routes: (router) =>
       router.service(ScanService, {
         async getScan(req: GetScanRequest, ctx: HandlerContext) {
