@@ -8,7 +8,8 @@
  * client cannot be looked up, so nobody is redirected. Before, each was an HTTP 500 `server_error`.
  */
 import { Code, ConnectError } from '@connectrpc/connect';
-import { errors } from 'oidc-provider';
+import { errors, Provider } from 'oidc-provider';
+import { codeName } from '../../services/shared/telemetry.ts';
 
 export const CORE_RETRY_AFTER_S = 5;
 
@@ -30,8 +31,26 @@ export function withOutages<T extends object>(client: T): T {
       return (...args: unknown[]) =>
         (member.apply(target, args) as Promise<unknown>).catch((err: unknown) => {
           const code = ConnectError.from(err).code;
-          throw code === Code.Unavailable || code === Code.DeadlineExceeded ? new CoreOutage(err) : err;
+          if (code !== Code.Unavailable && code !== Code.DeadlineExceeded) throw err;
+          noteOutage(code);
+          throw new CoreOutage(err);
         });
     },
   });
+}
+
+/**
+ * Core's code for the failed call (`Unavailable`, `DeadlineExceeded`), kept on the request for the one
+ * warning endpoints.ts writes for the 503: oidc-provider answers the error itself and hands it on to no one
+ * (its request, the Koa context, is what Provider.ctx holds while it serves one). Only the code: the error's
+ * message may name what the call carried.
+ */
+function noteOutage(code: Code): void {
+  const ctx = Provider.ctx;
+  if (ctx) ctx.state.coreCode = codeName(code);
+}
+
+/** The code noted by a core call that failed during this request, if any (see noteOutage). */
+export function coreOutageCode(state: Record<string, unknown>): string | undefined {
+  return typeof state.coreCode === 'string' ? state.coreCode : undefined;
 }

@@ -19,7 +19,7 @@ import getRawBody from 'raw-body';
 import type { Logger } from '../../services/shared/logger.ts';
 import { declaredTooLarge } from '../body.ts';
 import type { GuestLimits } from '../rate-limits.ts';
-import { CORE_RETRY_AFTER_S } from './core-outage.ts';
+import { CORE_RETRY_AFTER_S, coreOutageCode } from './core-outage.ts';
 import { errorPage, pageHeaders, sendPage } from './pages.ts';
 import { checkRegistration, MAX_REGISTRATION_BYTES, MAX_URI_CHARS } from './registration.ts';
 import { ACCOUNT_RESOURCE_PATH, isScope, SCOPE_NAMES } from './scopes.ts';
@@ -113,13 +113,13 @@ export function authorizationServer(
     await served(ctx, next);
     // Core, which keeps the server's records, could not be reached (core-outage.ts). One warning for each
     // answer, with the request's id (logger.ts), where the request line alone said nothing of why: the
-    // endpoint only (`/authorize` of `/authorize/:uid`), never what the request carried.
+    // endpoint only (`/authorize` of `/authorize/:uid`), never what the request carried, and core's code.
     if (ctx.status === 503) {
       ctx.set('Retry-After', String(CORE_RETRY_AFTER_S));
       ctx.set('Cache-Control', 'no-store');
       const endpoint = `/${ctx.path.split('/')[1] ?? ''}`;
       logger.warn(
-        { method: ctx.method, path: endpoint, status: 503 },
+        { method: ctx.method, path: endpoint, status: 503, core_code: coreOutageCode(ctx.state) },
         'authorization server: core unreachable',
       );
     }
