@@ -4,17 +4,20 @@ import { REFRESH_REUSE_GRACE_S } from '../../facade/oauth/state-adapter.ts';
 import { accountRpc } from '../support/bearer.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { authorizeInBrowser, REDIRECT_URI } from '../support/oauth-client.ts';
-import { authorize, authorizeUrl, decodeJwt, pkce, register, token } from '../support/oauth-http.ts';
+import {
+  authorize,
+  authorizeUrl,
+  decodeJwt,
+  INVALID_GRANT,
+  pkce,
+  register,
+  token,
+} from '../support/oauth-http.ts';
 import { signingIn } from '../support/oauth-sign-in.ts';
 import { assertPageHeaders } from '../support/page-headers.ts';
-import { type SignInStack, startSignInStack } from '../support/sign-in-stack.ts';
+import { refreshesUsedSecondsAgo, type SignInStack, startSignInStack } from '../support/sign-in-stack.ts';
 
 type SignIn = ReturnType<typeof signingIn>;
-
-const INVALID_GRANT = {
-  status: 400,
-  body: { error: 'invalid_grant', error_description: 'grant request is invalid' },
-};
 
 describe('the authorization server', function () {
   this.timeout(60_000);
@@ -31,15 +34,6 @@ describe('the authorization server', function () {
     await browser?.close();
     await stack?.close();
   });
-
-  /** Moves every used refresh token's first use `seconds` back: as if that long had passed since. */
-  const usedSecondsAgo = (seconds: number) =>
-    stack.orm.em
-      .getConnection()
-      .execute(
-        `update oauth_state set consumed_at = now() - make_interval(secs => ?) where model = 'RefreshToken' and consumed_at is not null`,
-        [seconds],
-      );
 
   const codeFor: SignIn['codeFor'] = (...args) => signingIn(base, browser).codeFor(...args);
   const tokensFor: SignIn['tokensFor'] = (...args) => signingIn(base, browser).tokensFor(...args);
@@ -315,7 +309,7 @@ describe('the authorization server', function () {
         assert.equal(refreshed.status, 200);
         assert.notEqual(refreshed.body!.refresh_token, issued.body!.refresh_token);
         assert.equal(decodeJwt(refreshed.body!.access_token).header.typ, 'at+jwt');
-        await usedSecondsAgo(REFRESH_REUSE_GRACE_S);
+        await refreshesUsedSecondsAgo(stack, REFRESH_REUSE_GRACE_S);
         assert.deepEqual(
           await call({ grant_type: 'refresh_token', refresh_token: issued.body!.refresh_token }),
           INVALID_GRANT,

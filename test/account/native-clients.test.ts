@@ -13,10 +13,16 @@ import {
   interceptRedirect,
   MemoryOAuthClient,
 } from '../support/oauth-client.ts';
-import { authorize, authorizeUrl, decodeJwt, pkce, register, token } from '../support/oauth-http.ts';
+import {
+  authorize,
+  authorizeUrl,
+  decodeJwt,
+  INVALID_GRANT,
+  pkce,
+  register,
+  token,
+} from '../support/oauth-http.ts';
 import { type SignInStack, startSignInStack } from '../support/sign-in-stack.ts';
-
-const INVALID_GRANT = { error: 'invalid_grant', error_description: 'grant request is invalid' };
 
 describe('native MCP clients signing in', function () {
   this.timeout(60_000);
@@ -62,7 +68,7 @@ describe('native MCP clients signing in', function () {
         redirect_uri,
         client_id: clientId,
       });
-    assert.deepEqual(await exchange('http://localhost:60222/callback'), { status: 400, body: INVALID_GRANT });
+    assert.deepEqual(await exchange('http://localhost:60222/callback'), INVALID_GRANT);
     const ok = await exchange(registered);
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
     assert.equal(decodeJwt(ok.body!.access_token).payload.aud, `${base}/mcp/account`);

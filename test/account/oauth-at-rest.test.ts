@@ -3,7 +3,7 @@ import type { Browser, BrowserContext } from 'playwright-core';
 import { accountRpc } from '../support/bearer.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { interceptRedirect, REDIRECT_URI } from '../support/oauth-client.ts';
-import { authorizeUrl, pkce, register, token } from '../support/oauth-http.ts';
+import { authorizeUrl, INVALID_GRANT, pkce, register, token } from '../support/oauth-http.ts';
 import { type SignInStack, startSignInStack } from '../support/sign-in-stack.ts';
 
 interface StateRow {
@@ -14,11 +14,6 @@ interface StateRow {
   uid: string | null;
   user_code: string | null;
 }
-
-const INVALID_GRANT = {
-  status: 400,
-  body: { error: 'invalid_grant', error_description: 'grant request is invalid' },
-};
 
 describe('what the authorization server keeps at rest', function () {
   this.timeout(90_000);

@@ -9,14 +9,9 @@ import type { Browser } from 'playwright-core';
 import { REFRESH_REUSE_GRACE_S } from '../../facade/oauth/state-adapter.ts';
 import { accountRpc } from '../support/bearer.ts';
 import { launchBrowser } from '../support/browser.ts';
-import { decodeJwt, token } from '../support/oauth-http.ts';
+import { decodeJwt, INVALID_GRANT, token } from '../support/oauth-http.ts';
 import { signingIn } from '../support/oauth-sign-in.ts';
-import { type SignInStack, startSignInStack } from '../support/sign-in-stack.ts';
-
-const INVALID_GRANT = {
-  status: 400,
-  body: { error: 'invalid_grant', error_description: 'grant request is invalid' },
-};
+import { refreshesUsedSecondsAgo, type SignInStack, startSignInStack } from '../support/sign-in-stack.ts';
 
 describe('refresh token reuse', function () {
   this.timeout(60_000);
@@ -31,15 +26,6 @@ describe('refresh token reuse', function () {
     await browser?.close();
     await stack?.close();
   });
-
-  /** Moves every used refresh token's first use `seconds` back: as if that long had passed since. */
-  const usedSecondsAgo = (seconds: number) =>
-    stack.orm.em
-      .getConnection()
-      .execute(
-        `update oauth_state set consumed_at = now() - make_interval(secs => ?) where model = 'RefreshToken' and consumed_at is not null`,
-        [seconds],
-      );
 
   /** A person signed in afresh, and a refresh of the client's. */
   async function signedIn(login: string) {
@@ -59,7 +45,7 @@ describe('refresh token reuse', function () {
     const next = await refresh(retried.body!.refresh_token);
     assert.equal(next.status, 200, 'the retry’s token rotates on');
     assert.equal((await refresh(next.body!.refresh_token)).status, 200);
-    await usedSecondsAgo(REFRESH_REUSE_GRACE_S);
+    await refreshesUsedSecondsAgo(stack, REFRESH_REUSE_GRACE_S);
     assert.deepEqual(await refresh(refreshToken), INVALID_GRANT, 'reuse past the grace');
   });
 

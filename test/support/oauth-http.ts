@@ -43,6 +43,12 @@ export async function authorize(url: URL) {
   };
 }
 
+/** What /token answers a grant it refuses (a used, revoked, expired or mismatched code or refresh token). */
+export const INVALID_GRANT = {
+  status: 400,
+  body: { error: 'invalid_grant', error_description: 'grant request is invalid' },
+};
+
 export async function token(
   baseUrl: string,
   form: Record<string, string>,

@@ -44,3 +44,13 @@ export async function startSignInStack(
     },
   };
 }
+
+/** Moves every used refresh token's first use `seconds` back: as if that long had passed since. */
+export function refreshesUsedSecondsAgo(stack: Stack, seconds: number) {
+  return stack.orm.em
+    .getConnection()
+    .execute(
+      `update oauth_state set consumed_at = now() - make_interval(secs => ?) where model = 'RefreshToken' and consumed_at is not null`,
+      [seconds],
+    );
+}
