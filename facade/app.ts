@@ -203,11 +203,12 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
   });
   // DNS-rebinding protection for the MCP endpoints: the Host, and the Origin a browser sends, must be
   // ours. /health and /ready stay reachable by pod address for probes.
+  const allowedHosts = new Set(options.allowedHosts.map(hostKey));
   app.use(async (ctx, next) => {
     if (ctx.path.startsWith('/mcp')) {
-      const refusal = !options.allowedHosts.includes(ctx.get('host').toLowerCase())
+      const refusal = !allowedHosts.has(hostKey(ctx.get('host')))
         ? 'Host not allowed.'
-        : !originAllowed(ctx.get('origin'), options.allowedHosts)
+        : !originAllowed(ctx.get('origin'), allowedHosts)
           ? 'Origin not allowed.'
           : undefined;
       if (refusal) {
@@ -249,12 +250,24 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
   return app;
 }
 
+/**
+ * A host as Host headers and origins are compared: lower case, without the scheme's default port or the
+ * root's trailing dot, which name the same server. A client given `https://host:443/mcp` (Go's net/http,
+ * the official Go SDK's client among them) sends `Host: host:443`, and one given a fully qualified
+ * `host.` sends the dot: both were refused as another host.
+ */
+function hostKey(host: string): string {
+  const [, name = '', port] = /^(.*?)(?::(\d*))?$/.exec(host.trim().toLowerCase()) ?? [];
+  const bare = name.endsWith('.') ? name.slice(0, -1) : name;
+  return port === undefined || port === '' || port === '80' || port === '443' ? bare : `${bare}:${port}`;
+}
+
 /** No Origin (not a browser) is fine; one present must be an http(s) origin on an allowed host. */
-function originAllowed(origin: string, allowedHosts: readonly string[]): boolean {
+function originAllowed(origin: string, allowedHosts: ReadonlySet<string>): boolean {
   if (origin === '') return true;
   try {
     const url = new URL(origin);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && allowedHosts.includes(url.host);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && allowedHosts.has(hostKey(url.host));
   } catch {
     return false; // "null" and anything else that is not an origin
   }

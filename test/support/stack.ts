@@ -80,6 +80,7 @@ export interface StackOptions {
   readonly facade?: Partial<
     Pick<
       FacadeOptions,
+      | 'allowedHosts'
       | 'trustProxy'
       | 'publicBaseUrl'
       | 'trustedProxyHops'
