@@ -79,3 +79,16 @@ export function requestProblem(
   const why = issue ? issue.message.replace(/^Invalid input: /, '') : 'invalid';
   return { status: 200, code: -32602, message: `Invalid params: ${where}: ${why}.` };
 }
+
+/**
+ * A message whose `params` is null, read as one without params. JSON-RPC has a present `params` be an
+ * object or an array, but clients write an absent member as null (a Rust client serialising `None`, a typed
+ * record written with its nulls: `notifications/initialized` and `tools/list` with `"params": null`), and
+ * the Python SDK's servers take it: refused, such a client's notifications/initialized was a 400, which
+ * ends its connection. Other values that are not an object stay -32602.
+ */
+export function withoutNullParams(message: unknown): unknown {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return message;
+  const { params, ...rest } = message as Record<string, unknown>;
+  return params === null ? rest : message;
+}
