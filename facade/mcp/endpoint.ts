@@ -24,7 +24,7 @@ import { readBody } from '../body.ts';
 import type { GuestLimits } from '../rate-limits.ts';
 import { type AnswerFormat, answerFormat, sseEvent } from './answer-format.ts';
 import { type RequestMultiplexer, TIMED_OUT } from './multiplexer.ts';
-import { envelope, requestProblem, toolCallParamsOk, withoutNullParams } from './request-shape.ts';
+import { envelope, requestProblem, toolCallParamsOk, withoutNulls } from './request-shape.ts';
 import { errorResult, ToolError, unavailable } from './tool-errors.ts';
 
 /**
@@ -162,7 +162,7 @@ function messageAnswer(mux: RequestMultiplexer, limits: GuestLimits, logger: Log
     const limitKey = limitKeyOf(ctx);
     const fail = (status: number, code: number, message: string, id: RequestId | null = null) =>
       overBudget ? tooManyRequests(reply, overBudget, id) : reject(reply, status, code, message, id);
-    const message = withoutNullParams(sent);
+    const message = withoutNulls(sent);
     // Given by the app's first middleware (and already on the response).
     const requestId = String(ctx.state.requestId);
     const headers = { ...ctx.headers, [REQUEST_ID_HEADER]: requestId };

@@ -81,14 +81,43 @@ export function requestProblem(
 }
 
 /**
- * A message whose `params` is null, read as one without params. JSON-RPC has a present `params` be an
- * object or an array, but clients write an absent member as null (a Rust client serialising `None`, a typed
- * record written with its nulls: `notifications/initialized` and `tools/list` with `"params": null`), and
- * the Python SDK's servers take it: refused, such a client's notifications/initialized was a 400, which
- * ends its connection. Other values that are not an object stay -32602.
+ * A message whose `params`, or a member of them, is null, read as one without it. JSON-RPC has a present
+ * `params` be an object or an array, and MCP's schema has no null members, but clients write an absent
+ * optional member as null (a Rust client serialising `None`, a typed record written with its nulls:
+ * `notifications/initialized` with `"params": null`, `tools/list` with `"cursor": null`, `initialize` with
+ * `"sampling": null` among its capabilities), and the Python SDK's servers take them: refused, such a client
+ * could not connect (a 400 to its notifications/initialized ends its connection) or list the tools. Inside a
+ * tool's `arguments` nothing is dropped (a null argument is the tool's to refuse, naming it); objects deeper
+ * than MCP's own (four levels) are left as they are. Other values that are not objects stay -32602.
  */
-export function withoutNullParams(message: unknown): unknown {
-  if (typeof message !== 'object' || message === null || Array.isArray(message)) return message;
-  const { params, ...rest } = message as Record<string, unknown>;
-  return params === null ? rest : message;
+export function withoutNulls(message: unknown): unknown {
+  if (!isObject(message)) return message;
+  const { params, ...rest } = message;
+  if (params === null) return rest;
+  return isObject(params) ? { ...rest, params: membersWithoutNulls(params, NULL_DEPTH, true) } : message;
+}
+
+/** How deep below `params` null members are dropped: MCP's deepest, `capabilities.elicitation.form`. */
+const NULL_DEPTH = 4;
+
+function membersWithoutNulls(
+  value: Record<string, unknown>,
+  depth: number,
+  top: boolean,
+): Record<string, unknown> {
+  // fromEntries defines each key as its own, `__proto__` included (an assignment would set the prototype).
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, member]) => member !== null)
+      .map(([key, member]) => [
+        key,
+        (top && key === 'arguments') || depth <= 1 || !isObject(member)
+          ? member
+          : membersWithoutNulls(member, depth - 1, false),
+      ]),
+  );
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

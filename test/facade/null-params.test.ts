@@ -1,12 +1,13 @@
 /**
- * `"params": null` is a message without params: clients write an absent member as null (a Rust client
- * serialising `None`, a typed record written with its nulls), and the Python SDK's servers take it. Other
- * params that are not an object stay -32602 (protocol-edges.test.ts).
+ * `"params": null`, and a member of params that is null, are absent: clients write an absent member as null
+ * (a Rust client serialising `None`, a typed record written with its nulls), and the Python SDK's servers
+ * take it. A null inside a tool's arguments is still the tool's to refuse; other params that are not an
+ * object stay -32602 (protocol-edges.test.ts).
  */
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { rpc } from '../support/mcp.ts';
+import { callTool, errorCode, rpc } from '../support/mcp.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
 /** The SDK client, each message it sends without params written with `"params": null` instead. */
@@ -28,7 +29,7 @@ async function clientWritingNulls(stack: Stack): Promise<{ client: Client; nulls
   return { client, nulls };
 }
 
-describe('"params": null', () => {
+describe('null params and null members of params', () => {
   let stack: Stack;
 
   before(async () => {
@@ -61,5 +62,34 @@ describe('"params": null', () => {
       code: -32602,
       message: 'Invalid params: tools/call takes a string "name" and an object "arguments".',
     });
+  });
+
+  it('tools/list with "cursor": null is the first page; _meta null is no _meta', async () => {
+    const list = await rpc(stack.baseUrl, 'tools/list', { cursor: null, _meta: null });
+    assert.equal(list.status, 200);
+    assert.ok(list.body.result.tools.length > 0);
+    assert.deepEqual((await rpc(stack.baseUrl, 'ping', { _meta: null })).body.result, {});
+  });
+
+  it('initialize with null capabilities and a null title is negotiated', async () => {
+    const { status, body } = await rpc(stack.baseUrl, 'initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: { roots: null, sampling: null, elicitation: { form: null }, experimental: null },
+      clientInfo: { name: 'typed-client', version: '1', title: null },
+      _meta: null,
+    });
+    assert.equal(status, 200);
+    assert.equal(body.result.protocolVersion, '2025-06-18');
+  });
+
+  it('tools/call with "arguments": null is a call without arguments: the tool says what is missing', async () => {
+    const result = await callTool(stack.baseUrl, 'get_skin_scan', null);
+    assert.equal(errorCode(result), 'scan_required');
+  });
+
+  it('a null inside arguments is kept: an unknown argument set to null is still refused by name', async () => {
+    const result = await callTool(stack.baseUrl, 'start_skin_scan', { source: 'nulls', extra: null });
+    assert.equal(errorCode(result), 'invalid_input');
+    assert.equal(result.structuredContent.error.field, 'extra');
   });
 });
