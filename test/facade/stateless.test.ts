@@ -37,7 +37,7 @@ describe('stateless endpoints: no session header given, none needed', () => {
   after(() => stack?.close());
 
   for (const path of ['/mcp', '/mcp/account']) {
-    const auth = () => (path === '/mcp' ? {} : { authorization: bearer });
+    const auth = (): Record<string, string> => (path === '/mcp' ? {} : { authorization: bearer });
 
     it(`${path}: initialize answers without Mcp-Session-Id`, async () => {
       const res = await post(path, INITIALIZE, auth());
