@@ -22,7 +22,7 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { ToolBudget } from '../services/shared/config.ts';
 import { LeasedBudget, type Queryable } from './leased-budget.ts';
 import { ToolError } from './mcp/tool-errors.ts';
-import { parseAddress } from './net.ts';
+import { parseAddress, remembered } from './net.ts';
 
 export interface GuestLimitsConfig {
   /** Requests of any kind on the MCP endpoints per network (per account) per minute (default 600). */
@@ -213,6 +213,13 @@ function budgetFactory(store: Queryable | undefined, state: StoreState, config: 
       consume: async (key) => {
         const started = Date.now();
         if (started < state.downUntil) return memory.consume(key);
+        // A point of this replica's lease, or a budget it knows is spent: answered from memory, with no
+        // deadline to arm (a timer and a race per budget per call cost more than the answer itself).
+        const leased = shared.spendLeased(key);
+        if (leased !== null) {
+          state.answered(started);
+          return leased;
+        }
         try {
           const wait = await withDeadline(shared.consume(key), timeoutMs);
           state.answered(started);
@@ -261,22 +268,11 @@ function sweepExpiredRows(store: Queryable): void {
   }, 300_000).unref();
 }
 
-const networks = new Map<string, string>();
-const MAX_REMEMBERED = 10_000;
-
 /**
  * The rate-limit key of a client address (as facade/net.ts parses it: a port or brackets around it do not
  * matter): the IPv4 address, or the IPv6 /64 prefix. Text that is no address is its own key.
  */
-export function networkOf(address: string): string {
-  let network = networks.get(address);
-  if (network === undefined) {
-    if (networks.size >= MAX_REMEMBERED) networks.clear();
-    network = parseNetwork(address);
-    networks.set(address, network);
-  }
-  return network;
-}
+export const networkOf = remembered(parseNetwork);
 
 function parseNetwork(address: string): string {
   const ip = parseAddress(address);
