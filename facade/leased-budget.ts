@@ -82,30 +82,10 @@ export class LeasedBudget {
   async consume(key: string): Promise<number | undefined> {
     for (;;) {
       const now = Date.now();
-      let lease = this.#leases.get(key);
-      if (lease === undefined) {
-        lease = {
-          expire: 0,
-          spare: 0,
-          size: 1,
-          grantedAt: 0,
-          lastCall: now,
-          exhaustedAt: 0,
-          pending: undefined,
-        };
-        this.#leases.set(key, lease);
-      }
-      lease.lastCall = now;
-      if (lease.pending === undefined && lease.expire !== 0 && now >= lease.expire) {
-        lease.spare = 0; // the window ended: what was leased in it is void
-        lease.exhaustedAt = 0;
-      }
-      if (lease.spare > 0) {
-        lease.spare--;
-        return undefined;
-      }
-      if (lease.exhaustedAt !== 0 && now - lease.exhaustedAt < this.#idleMs) return lease.expire - now;
-      if (lease.pending === undefined) {
+      const spent = this.#spend(key, now);
+      if (typeof spent !== 'object') return spent;
+      if (spent.pending === undefined) {
+        const lease = spent;
         const taking = this.#take(key, lease, now);
         lease.pending = taking;
         taking.then(
@@ -113,8 +93,46 @@ export class LeasedBudget {
           () => (lease.pending = undefined),
         );
       }
-      await lease.pending;
+      await spent.pending;
     }
+  }
+
+  /**
+   * `consume` as far as this replica's memory answers it, with no statement and no wait: undefined when a
+   * leased point was spent, the milliseconds until the window ends when the budget is known to be spent,
+   * or null when only the shared row can tell (then `consume` asks it). Most calls end here.
+   */
+  spendLeased(key: string): number | undefined | null {
+    const spent = this.#spend(key, Date.now());
+    return typeof spent === 'object' ? null : spent;
+  }
+
+  /** A leased point spent (undefined), the wait of a spent budget, or the lease to renew from the row. */
+  #spend(key: string, now: number): number | undefined | Lease {
+    let lease = this.#leases.get(key);
+    if (lease === undefined) {
+      lease = {
+        expire: 0,
+        spare: 0,
+        size: 1,
+        grantedAt: 0,
+        lastCall: now,
+        exhaustedAt: 0,
+        pending: undefined,
+      };
+      this.#leases.set(key, lease);
+    }
+    lease.lastCall = now;
+    if (lease.pending === undefined && lease.expire !== 0 && now >= lease.expire) {
+      lease.spare = 0; // the window ended: what was leased in it is void
+      lease.exhaustedAt = 0;
+    }
+    if (lease.spare > 0) {
+      lease.spare--;
+      return undefined;
+    }
+    if (lease.exhaustedAt !== 0 && now - lease.exhaustedAt < this.#idleMs) return lease.expire - now;
+    return lease;
   }
 
   /** Stops the timer that gives unspent points back (a closing replica's leases expire with their window). */
