@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { MEASURES } from '../../services/shared/measures.ts';
 import { completeScan, product, RED_ACNE_SCORES } from '../support/fixtures.ts';
 import { callTool, connectSdkClient } from '../support/mcp.ts';
 import { type Stack, startStack } from '../support/stack.ts';
@@ -150,5 +151,17 @@ describe('recommend_products: the spec’s input and output tables', () => {
       assert.equal(item[name], null, name);
     }
     assert.ok(Number.isInteger(item.match_score) && item.match_score > 0 && item.match_score <= 100);
+  });
+
+  it('a scan with every measure a concern: scan_concerns holds the six worst, in both tools', async () => {
+    const started = (await callTool(stack.baseUrl, 'start_skin_scan', { source: 'ten' })).structuredContent;
+    const pair = { run_id: started.run_id, access_token: started.access_token };
+    // Scores 0, 1, 2, … in the measures' order: each measure a concern, each a little less severe.
+    await completeScan(stack.orm, pair.run_id, Object.fromEntries(MEASURES.map((m, i) => [m, i])));
+    const worst = ['acne', 'redness', 'dark_spots', 'uneven_tone', 'wrinkles', 'pores'];
+    const read = await client.callTool({ name: 'get_skin_scan', arguments: pair });
+    assert.deepEqual((read.structuredContent as any).scan_concerns, worst);
+    const matched = await client.callTool({ name: 'recommend_products', arguments: pair });
+    assert.deepEqual((matched.structuredContent as any).scan_concerns, worst);
   });
 });
