@@ -72,12 +72,25 @@ export function requestProblem(
   if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
     return { status: 200, code: -32602, message: 'Invalid params: params must be an object.' };
   }
+  if (plainCall(method, params)) return undefined;
   const parsed = (PARAMS_SCHEMAS.get(method) ?? RequestSchema).safeParse({ method, params });
   if (parsed.success) return undefined;
   const issue = parsed.error.issues[0];
   const where = issue ? issue.path.map(String).join('.') : 'params';
   const why = issue ? issue.message.replace(/^Invalid input: /, '') : 'invalid';
   return { status: 200, code: -32602, message: `Invalid params: ${where}: ${why}.` };
+}
+
+/**
+ * What nearly every request is, and what its schema accepts without a look: tools/list with no params,
+ * or tools/call with only a string `name` and (if any) an object of `arguments`. The SDK parses each
+ * request with its schema twice more; a third parse here cost a zod pass and a copy of the request.
+ */
+function plainCall(method: string, params: unknown): boolean {
+  if (method === 'tools/list') return params === undefined;
+  if (method !== 'tools/call' || !toolCallParamsOk(params)) return false;
+  for (const key in params as object) if (key !== 'name' && key !== 'arguments') return false;
+  return true;
 }
 
 /**
