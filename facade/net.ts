@@ -12,28 +12,33 @@ import ipaddr from 'ipaddr.js';
 import type { Middleware } from 'koa';
 import type { Logger } from '../services/shared/logger.ts';
 
+/** Longer than any address entry: `[` an IPv6 address with an IPv4 tail and a zone `]:port`. */
+const MAX_ADDRESS_TEXT = 100;
+
 /**
- * `fn` with its answers remembered, for pure functions of an address that every request asks again (a
- * client's address is the same on each of its requests): parsing one with ipaddr.js was 3 % of the façade's
- * CPU time under bench:facade (docs/data-path.md). Text longer than any address is not remembered, past `max`
- * entries everything is forgotten at once, so what a client sends bounds nothing but a moment's work.
+ * `fn` with its answers remembered, for pure functions of short text that every request asks again (a
+ * client's address, its Accept header: the same on each of its requests): parsing an address with
+ * ipaddr.js was 3 % of the façade's CPU time under bench:facade (docs/data-path.md). Text longer than
+ * `maxLength` (by default longer than any address) is not remembered, and past `max` entries everything
+ * is forgotten at once, so what a client sends bounds nothing but a moment's work.
  */
-export function remembered<T>(fn: (text: string) => T, max = 10_000): (text: string) => T {
+export function remembered<T>(
+  fn: (text: string) => T,
+  maxLength = MAX_ADDRESS_TEXT,
+  max = 10_000,
+): (text: string) => T {
   const seen = new Map<string, T>();
   return (text) => {
     const known = seen.get(text);
     if (known !== undefined || seen.has(text)) return known as T;
     const answer = fn(text);
-    if (text.length <= MAX_ADDRESS_TEXT) {
+    if (text.length <= maxLength) {
       if (seen.size >= max) seen.clear();
       seen.set(text, answer);
     }
     return answer;
   };
 }
-
-/** Longer than any address entry: `[` an IPv6 address with an IPv4 tail and a zone `]:port`. */
-const MAX_ADDRESS_TEXT = 100;
 
 /** The IP address an address entry names (normalised: IPv4-mapped IPv6 as IPv4), or undefined. */
 export const parseAddress = remembered(parseAddressOnce);

@@ -8,9 +8,14 @@
  * connector proxies send) gets the same message as one SSE `message` event, which MCP clients parse. Only
  * an Accept that admits neither (with q=0 refusing a type) is 406.
  */
+import { remembered } from '../net.ts';
+
 export type AnswerFormat = 'json' | 'sse';
 
-export function answerFormat(accept: string): AnswerFormat | undefined {
+/** Remembered: a client sends the same Accept on every request. */
+export const answerFormat = remembered(formatOf, 200);
+
+function formatOf(accept: string): AnswerFormat | undefined {
   if (accept.trim() === '') return 'json';
   let sse = false;
   for (const range of accept.toLowerCase().split(',')) {

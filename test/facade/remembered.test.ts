@@ -17,7 +17,7 @@ describe('addresses parsed once (remembered)', () => {
 
   it('does not keep text longer than an address, and forgets everything past its bound', () => {
     const asked: string[] = [];
-    const parse = remembered((text) => asked.push(text), 2);
+    const parse = remembered((text) => asked.push(text), 100, 2);
     const long = 'x'.repeat(101);
     parse(long);
     parse(long);
