@@ -60,4 +60,35 @@ describe('MCP answers are never cached', function () {
     for (const res of answers) assert.equal(res.headers.get('cache-control'), 'no-store', String(res.status));
     assert.match(await answers[0]!.text(), /not_found/);
   });
+
+  // The endpoint types its answers itself (endpoint.ts), not Koa per body: the same types as Koa gave.
+  it('answers are typed JSON (UTF-8), one SSE event, or nothing for a 202, batches too', async () => {
+    const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
+    const notification = JSON.stringify(initialized);
+    const list = { jsonrpc: '2.0', id: 3, method: 'tools/list' };
+    const answers = [
+      await post('/mcp', start),
+      await post('/mcp', start, { accept: 'text/event-stream' }),
+      await post('/mcp', '{'),
+      await fetch(`${stack.baseUrl}/mcp`),
+      await post('/mcp', notification),
+      await post('/mcp', JSON.stringify([initialized])),
+      await post('/mcp', JSON.stringify([list, initialized])),
+    ];
+    assert.deepEqual(
+      answers.map((res) => [res.status, res.headers.get('content-type')]),
+      [
+        [200, 'application/json; charset=utf-8'],
+        [200, 'text/event-stream'],
+        [400, 'application/json; charset=utf-8'],
+        [405, 'application/json; charset=utf-8'],
+        [202, null],
+        [202, null],
+        [200, 'application/json; charset=utf-8'],
+      ],
+    );
+    assert.equal(await answers[4]!.text(), '');
+    assert.equal(await answers[5]!.text(), '');
+    assert.equal(((await answers[6]!.json()) as unknown[]).length, 1);
+  });
 });
