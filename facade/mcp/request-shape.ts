@@ -105,9 +105,22 @@ function plainCall(method: string, params: unknown): boolean {
  */
 export function withoutNulls(message: unknown): unknown {
   if (!isObject(message)) return message;
-  const { params, ...rest } = message;
-  if (params === null) return rest;
-  return isObject(params) ? { ...rest, params: membersWithoutNulls(params, NULL_DEPTH, true) } : message;
+  // Nearly every message holds no null: it is then taken as it is, not copied member by member.
+  const { params } = message;
+  if (params !== null && !(isObject(params) && holdsNull(params, NULL_DEPTH, true))) return message;
+  const { params: _, ...rest } = message;
+  return params === null ? rest : { ...rest, params: membersWithoutNulls(params, NULL_DEPTH, true) };
+}
+
+/** Whether membersWithoutNulls would drop anything from `value`. */
+function holdsNull(value: Record<string, unknown>, depth: number, top: boolean): boolean {
+  for (const key of Object.keys(value)) {
+    const member = value[key];
+    if (member === null) return true;
+    const looked = !((top && key === 'arguments') || depth <= 1 || !isObject(member));
+    if (looked && holdsNull(member as Record<string, unknown>, depth - 1, false)) return true;
+  }
+  return false;
 }
 
 /** How deep below `params` null members are dropped: MCP's deepest, `capabilities.elicitation.form`. */
