@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ANALYSIS_UNAVAILABLE } from '../../services/shared/failure-messages.ts';
-import { setScanStatus, TEST_CATALOG } from '../support/fixtures.ts';
+import { completeScan, RED_ACNE_SCORES, setScanStatus, TEST_CATALOG } from '../support/fixtures.ts';
 import { callTool, connectSdkClient, errorCode } from '../support/mcp.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
@@ -75,5 +75,33 @@ describe('recommend_products errors', () => {
       'The scan is not complete: the service could not analyse the photo, and nothing was wrong with it; ' +
         'give the person upload_url again to send it in a few minutes.',
     ]);
+  });
+});
+
+describe('recommend_products past the caller’s budget', () => {
+  let stack: Stack;
+
+  before(async () => {
+    stack = await startStack('recommend-rate-limited', {
+      products: TEST_CATALOG,
+      limits: { callsPerMinute: 2, scansPerHour: 30 },
+    });
+  });
+  after(() => stack?.close());
+
+  it('→ rate_limited with retry_after_seconds, before any work: the scan’s match is not used', async () => {
+    const started = (await callTool(stack.baseUrl, 'start_skin_scan', { source: 'budget' }))
+      .structuredContent;
+    const scan = { run_id: started.run_id, access_token: started.access_token };
+    await completeScan(stack.orm, scan.run_id, RED_ACNE_SCORES);
+    assert.equal(errorCode(await callTool(stack.baseUrl, 'get_skin_scan', scan)), undefined);
+    const refused = await callTool(stack.baseUrl, 'recommend_products', scan);
+    assert.equal(errorCode(refused), 'rate_limited');
+    const retry = refused.structuredContent.error.retry_after_seconds;
+    assert.ok(Number.isInteger(retry) && retry >= 1 && retry <= 60, String(retry));
+    const used = await stack.orm.em
+      .getConnection()
+      .execute('select count(*)::int as n from scan_matches where run_id = ?', [scan.run_id]);
+    assert.deepEqual(used, [{ n: 0 }]);
   });
 });
