@@ -4,6 +4,7 @@ import { CatalogState } from '../../gen/skinmatch/v1/status_pb.ts';
 import { LiveCatalog } from '../../services/catalog/catalog-store.ts';
 import { openDatabase } from '../../services/core/db/orm.ts';
 import { StatusServiceImpl } from '../../services/core/status-service.ts';
+import { accountRpc, createAccount, mintToken } from '../support/bearer.ts';
 import { capturingLogger } from '../support/captured-log.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { completeScan, RED_ACNE_SCORES, TEST_CATALOG } from '../support/fixtures.ts';
@@ -40,6 +41,17 @@ describe('the catalog’s state', function () {
         errorCode(await callTool(stack.baseUrl, 'recommend_products', pair)),
         'catalog_unavailable',
       );
+      // The product tools of /mcp/account say the same, as the tool error of the spec.
+      const bearer = `Bearer ${await mintToken(stack, await createAccount(stack.coreUrl, 'catalog-state'))}`;
+      const productTools = [
+        ['search_products', { query: 'serum' }],
+        ['get_product', { product_id: TEST_CATALOG[0]!.product_id }],
+      ] as const;
+      for (const [name, args] of productTools) {
+        const { body } = await accountRpc(stack.baseUrl, bearer, 'tools/call', { name, arguments: args });
+        assert.equal(body.result.isError, true, name);
+        assert.equal(body.result.structuredContent.error.code, 'catalog_unavailable', name);
+      }
 
       await sql('alter table products_away rename to products');
       let state = down;
