@@ -2,8 +2,9 @@
  * GET /health: whether the service can take work, for agents and for Kubernetes probes. `ok` is false when
  * core or its database does not answer (and the status is then 503); why is logged when it starts, with the
  * reason, and again when it ends — not on every probe. While new scans are refused, `admissions_paused_by`
- * says why: `operator`, `backlog` or both. While core's catalog is not loaded, `catalog` says so (`loading`,
- * `unavailable` while core retries a failed load, `unknown` when core does not answer). `photo_intake` says
+ * says why: `operator`, `backlog` or both. While core's catalog cannot be matched against, `catalog` says so
+ * (`loading`, `unavailable` while core retries a failed load, `empty` when it is loaded and holds no product,
+ * `unknown` when core does not answer). `photo_intake` says
  * whether a person can hand a photo to a scan now: `direct_or_link` while the upload page behind every
  * `upload_url` takes photos (core and its database answer), `unavailable` while it cannot.
  * While core is starting (its migrations have not ended: they may wait for a migration Job's lock) the
@@ -41,6 +42,7 @@ const CATALOG: Record<CatalogState, string> = {
   [CatalogState.LOADING]: 'loading',
   [CatalogState.LOADED]: 'loaded',
   [CatalogState.UNAVAILABLE]: 'unavailable',
+  [CatalogState.EMPTY]: 'empty',
 };
 
 export function readyEndpoint(readiness?: Readiness) {
@@ -91,7 +93,7 @@ export function healthEndpoint(status: Client<typeof StatusService>, logger: Log
       ...(ok && pausedBy.length > 0 ? { admissions_paused_by: pausedBy } : {}),
       ...(starting ? { core: 'starting' } : {}),
       catalog_tools_enabled: ok && core.catalogToolsEnabled,
-      // Only while the catalog is not loaded, like admissions_paused_by: all well, the spec's four keys.
+      // Only while the catalog cannot be matched against, like admissions_paused_by: all well, the spec's four keys.
       ...(core?.catalog === CatalogState.LOADED
         ? {}
         : { catalog: CATALOG[core?.catalog ?? CatalogState.UNSPECIFIED] ?? 'unknown' }),

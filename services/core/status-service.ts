@@ -46,7 +46,9 @@ export class StatusServiceImpl implements ServiceImpl<typeof StatusService> {
   }
 
   async getStatus() {
-    const catalog = CATALOG_STATE[this.#catalog.state];
+    const loaded = this.#catalog.available;
+    const catalog =
+      loaded && this.#catalog.index.size === 0 ? CatalogState.EMPTY : CATALOG_STATE[this.#catalog.state];
     if (!this.#started()) {
       const connected = outsideCalls(() => this.#orm.isConnected());
       const databaseOk = await within(connected, READ_TIMEOUT_MS, false);

@@ -320,6 +320,10 @@ describe('recommend_products when things go wrong', () => {
   it('an empty catalog → catalog_unavailable, unless the allowance is used (rule 2)', async () => {
     const stack = await startStack('recommend-empty');
     try {
+      // /health tells the operator why, before any agent meets it.
+      const health = (await (await fetch(`${stack.baseUrl}/health`)).json()) as Record<string, unknown>;
+      assert.equal(health.catalog, 'empty');
+      assert.equal(health.ok, true);
       const scan = await newScan(stack);
       assert.equal(
         errorCode(await callTool(stack.baseUrl, 'recommend_products', scan)),
