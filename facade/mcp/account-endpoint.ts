@@ -1,6 +1,7 @@
 /**
  * POST /mcp/account: the same stateless JSON-RPC endpoint as /mcp, behind a bearer token. Without a valid
- * one → HTTP 401 with `WWW-Authenticate: Bearer resource_metadata="…"` (RFC 9728), so that an MCP client
+ * one → HTTP 401 with `WWW-Authenticate: Bearer resource_metadata="…", scope="…"` (RFC 9728; the scope the
+ * endpoint's tools need, which MCP asks servers to name so a client asks for no less), so that an MCP client
  * can find the authorization server — with `error="invalid_token"` only when a bearer token was sent (none,
  * or another scheme such as Basic, carries no error code: RFC 6750 §3.1). Requests refused so count against
  * the network's request budget (over it: HTTP 429, endpoint.ts); signed-in ones count per account; a tool call whose scope the token lacks → HTTP 403 with
@@ -13,6 +14,7 @@
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Context } from 'koa';
 import type { Logger } from '../../services/shared/logger.ts';
+import { SCOPE_NAMES } from '../oauth/scopes.ts';
 import type { GuestLimits } from '../rate-limits.ts';
 import type { BearerVerifier } from './bearer.ts';
 import { type Refusal, tooManyRequests } from './endpoint.ts';
@@ -34,6 +36,9 @@ export interface AccountEndpointOptions {
 export function accountEndpoint(options: AccountEndpointOptions) {
   const scopeOf = new Map(options.tools.map((tool) => [tool.name, tool.scope]));
   const challenge = (params: string) => `Bearer resource_metadata="${options.resourceMetadataUrl}"${params}`;
+  const toolScopes = SCOPE_NAMES.filter((scope) => options.tools.some((tool) => tool.scope === scope)).join(
+    ' ',
+  );
 
   const refuse: Refusal = (ctx, request, reply) => {
     if (request.method !== 'tools/call') return false;
@@ -69,9 +74,11 @@ export function accountEndpoint(options: AccountEndpointOptions) {
       ctx.set(
         'WWW-Authenticate',
         challenge(
-          check.reason === 'invalid'
-            ? ', error="invalid_token", error_description="The token is not valid."'
-            : '',
+          `, scope="${toolScopes}"${
+            check.reason === 'invalid'
+              ? ', error="invalid_token", error_description="The token is not valid."'
+              : ''
+          }`,
         ),
       );
       ctx.body = {

@@ -5,6 +5,9 @@ import { TEST_CATALOG } from '../support/fixtures.ts';
 import { until } from '../support/processes.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
+/** The spec's scope table: the scopes the account endpoint's tools need, all three. */
+const SCOPES_NEEDED = 'scan:write scan:read catalog:read';
+
 describe('/mcp/account', () => {
   let stack: Stack;
   let base: string;
@@ -22,8 +25,10 @@ describe('/mcp/account', () => {
   after(() => stack?.close());
 
   describe('without a valid bearer: HTTP 401 pointing at the resource metadata', () => {
+    // Every scope the endpoint's tools need, as the protected-resource metadata lists them (MCP: servers
+    // name the scope in the challenge, so a client that reads only the header asks for enough).
     const metadata = () =>
-      `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp/account"`;
+      `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp/account", scope="${SCOPES_NEEDED}"`;
     const invalid = () => `${metadata()}, error="invalid_token", error_description="The token is not valid."`;
 
     it('no Authorization header', async () => {
