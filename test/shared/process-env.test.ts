@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, loadCoreConfig, loadFacadeConfig } from '../../services/shared/config.ts';
@@ -20,6 +20,28 @@ import { find, render } from '../support/helm.ts';
 
 const ROLES: readonly ProcessRole[] = ['inference', 'core', 'facade'];
 const ALL_SECRETS = new Set(Object.values(SECRET_VARIABLES).flat());
+const LOADERS: Record<ProcessRole, (env: NodeJS.ProcessEnv) => unknown> = {
+  inference: loadConfig,
+  core: loadCoreConfig,
+  facade: loadFacadeConfig,
+};
+
+/** The names `role`'s configuration loader and trace settings read from `env`. */
+function variablesRead(role: ProcessRole, env: NodeJS.ProcessEnv): Set<string> {
+  const read = new Set<string>();
+  const recording = new Proxy(
+    { ...env },
+    {
+      get: (target, name) => {
+        if (typeof name === 'string') read.add(name);
+        return target[name as string];
+      },
+    },
+  );
+  LOADERS[role](recording);
+  traceExportSettings(role, recording);
+  return read;
+}
 
 describe('the environment npm start gives each process', () => {
   let dataDir: string;
@@ -83,24 +105,8 @@ describe('the environment npm start gives each process', () => {
   });
 
   it('passes on every variable each process’s configuration loader reads', () => {
-    const loaders: Record<ProcessRole, (env: NodeJS.ProcessEnv) => unknown> = {
-      inference: loadConfig,
-      core: loadCoreConfig,
-      facade: loadFacadeConfig,
-    };
     for (const role of ROLES) {
-      const read = new Set<string>();
-      const recording = new Proxy(
-        { ...full },
-        {
-          get: (target, name) => {
-            if (typeof name === 'string') read.add(name);
-            return target[name as string];
-          },
-        },
-      );
-      loaders[role](recording);
-      traceExportSettings(role, recording);
+      const read = variablesRead(role, full);
       // And of the secrets, those it reads: every process's shared configuration has DATABASE_URL, which
       // inference never uses (nor does the chart give it).
       const used = new Set([...read].filter((name) => name !== 'DATABASE_URL' || role !== 'inference'));
@@ -111,6 +117,18 @@ describe('the environment npm start gives each process', () => {
       assert.deepEqual(secretsRead, [...SECRET_VARIABLES[role]].sort(), role);
       assert.ok([...allowedVariables(role)].every((name) => !ALL_SECRETS.has(name) || used.has(name)));
     }
+  });
+
+  it('has every variable a process reads in the README’s configuration section, where operators look', () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const section = readme.slice(readme.indexOf('### Configuration'), readme.indexOf('## Performance'));
+    const read = new Set(ROLES.flatMap((role) => [...variablesRead(role, full)]));
+    // `IDP_2_*` is documented as "the same for `IDP_2_*`" beside the IDP_1_ names.
+    const named = (name: string): boolean =>
+      section.includes(`\`${name}\``) ||
+      section.includes(`\`${name}=`) ||
+      (/^IDP_2_/.test(name) && section.includes('`IDP_2_*`') && named(name.replace('IDP_2_', 'IDP_1_')));
+    assert.deepEqual([...read].filter((name) => /^[A-Z][A-Z0-9_]+$/.test(name) && !named(name)).sort(), []);
   });
 
   it('gives each process the secrets the chart’s Deployment gives it', function () {
