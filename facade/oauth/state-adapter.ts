@@ -9,6 +9,7 @@
  * copies of it are sealed or left out and put back on find; a client's secret is sealed (AES-256-GCM).
  */
 import type { JsonObject } from '@bufbuild/protobuf';
+import { type Timestamp, timestampMs } from '@bufbuild/protobuf/wkt';
 import type { Client } from '@connectrpc/connect';
 import { type Adapter, type AdapterPayload, Provider } from 'oidc-provider';
 import type { OAuthStateService } from '../../gen/skinmatch/v1/oauth_state_pb.ts';
@@ -33,7 +34,16 @@ const SUCCESSOR_MODEL = 'RefreshSuccessor';
 /** The `consumed` given a superseded successor: long past, so no grace applies. */
 const SUPERSEDED = 1;
 
-type Found = { state?: { payload?: JsonObject } };
+/**
+ * Seconds a registered client is kept while nobody has signed in with it. The provider gives clients no
+ * lifetime, so every registration (each MCP Inspector run, any caller of /register) was kept 10 years; a
+ * client's first grant keeps it for those 10 years (`#keepClient`), and core's purge deletes an expired
+ * client's registration access token with it.
+ */
+export const UNUSED_CLIENT_TTL_S = 30 * 24 * 3600;
+const CLIENT_MODEL = 'Client';
+
+type Found = { state?: { payload?: JsonObject; expiresAt?: Timestamp } };
 type Payload = AdapterPayload & Record<string, unknown>;
 
 const nowS = () => Math.floor(Date.now() / 1000);
@@ -56,6 +66,13 @@ export function stateAdapterClass(core: Client<typeof OAuthStateService>, keys: 
   const state = withOutages(core);
   const options = { timeoutMs: CORE_TIMEOUT_MS };
   const payloadOf = (res: Found) => res.state?.payload as Payload | undefined;
+  /** The stored client, when there is none yet or it still has the lifetime of one nobody signed in with. */
+  const unusedClient = async (id: string): Promise<Found | undefined> => {
+    const found: Found = await state.findState({ model: CLIENT_MODEL, id }, options);
+    const expiresAt = found.state?.expiresAt;
+    if (expiresAt && timestampMs(expiresAt) - Date.now() > UNUSED_CLIENT_TTL_S * 1000) return undefined;
+    return found;
+  };
 
   return class StateAdapter implements Adapter {
     readonly model: string;
@@ -75,7 +92,7 @@ export function stateAdapterClass(core: Client<typeof OAuthStateService>, keys: 
       // A JSON round trip drops `undefined` members, which a protobuf Struct cannot hold.
       const json = this.#toRest(id, JSON.parse(JSON.stringify(payload)) as Payload) as JsonObject;
       const [current, ...old] = this.#ids(id);
-      const lifetime = BigInt(Math.max(0, Math.ceil(expiresIn ?? 0)));
+      const lifetime = BigInt(Math.max(0, Math.ceil(expiresIn ?? (await this.#defaultLifetime(current!)))));
       const parent = this.#parentOf(id);
       if (parent) json.parent = parent;
       await state.upsertState(
@@ -96,6 +113,20 @@ export function stateAdapterClass(core: Client<typeof OAuthStateService>, keys: 
       }
       // A record first stored under a key since rotated out of first place now lives under the current one.
       for (const stale of old) await state.destroyState({ model: this.model, id: stale }, options);
+      if (this.model === 'Grant' && typeof json.clientId === 'string') await this.#keepClient(json.clientId);
+    }
+
+    /** A record the provider gives no lifetime: 10 years (0), a client nobody signed in with yet less. */
+    async #defaultLifetime(id: string): Promise<number> {
+      if (this.model !== CLIENT_MODEL) return 0;
+      return (await unusedClient(id)) === undefined ? 0 : UNUSED_CLIENT_TTL_S;
+    }
+
+    /** A client someone signed in with is kept 10 years (0). */
+    async #keepClient(clientId: string): Promise<void> {
+      const found = await unusedClient(clientId);
+      if (found?.state?.payload)
+        await state.upsertState({ model: CLIENT_MODEL, id: clientId, payload: found.state.payload }, options);
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {

@@ -149,7 +149,12 @@ export async function purgeExpiredState(em: EntityManager): Promise<number> {
   const rows = await (em as SqlEntityManager).execute<{ id: string }[]>(
     'delete from oauth_state where expires_at <= now() returning id',
   );
-  return rows.length;
+  // A registration access token goes with its client (kept a month while nobody signs in with it).
+  const orphans = await (em as SqlEntityManager).execute<{ id: string }[]>(
+    `delete from oauth_state t where t.model = 'RegistrationAccessToken' and not exists
+       (select 1 from oauth_state c where c.model = 'Client' and c.id = t.payload->>'clientId') returning t.id`,
+  );
+  return rows.length + orphans.length;
 }
 
 function checkModel(model: string): string {
