@@ -11,6 +11,8 @@ import { freePort, waitForPort } from '../../scripts/port.ts';
 export interface NpmStart {
   readonly child: ChildProcess;
   readonly ports: { facade: number; core: number; inference: number; postgres: number };
+  /** Each process's metrics port. */
+  readonly metricsPorts: { facade: number; core: number; inference: number };
   /** Everything it has printed so far (its processes' lines prefixed with their names). */
   output(): string;
   /** The two development identity providers' ports, from its output. */
@@ -30,13 +32,18 @@ export function dataDir(): string {
  * Starts `npm start` on `dir` and resolves once it has said that skinmatch is up: the supervisor itself, or
  * (`via: 'npm'`) through npm as a person types it, npm's process then being `child`.
  */
-export async function npmStart(dir: string, via: 'node' | 'npm' = 'node'): Promise<NpmStart> {
+export async function npmStart(
+  dir: string,
+  via: 'node' | 'npm' = 'node',
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<NpmStart> {
   const [facade, core, inference, postgres] = await Promise.all([
     freePort(),
     freePort(),
     freePort(),
     freePort(),
   ]);
+  const metricsPorts = { facade: await freePort(), core: await freePort(), inference: await freePort() };
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATA_DIR: dir,
@@ -45,10 +52,11 @@ export async function npmStart(dir: string, via: 'node' | 'npm' = 'node'): Promi
     INFERENCE_PORT: String(inference),
     EMBEDDED_PG_PORT: String(postgres),
     // Free metrics ports too: the defaults may be taken by another checkout's run on this machine.
-    FACADE_METRICS_PORT: String(await freePort()),
-    CORE_METRICS_PORT: String(await freePort()),
-    INFERENCE_METRICS_PORT: String(await freePort()),
+    FACADE_METRICS_PORT: String(metricsPorts.facade),
+    CORE_METRICS_PORT: String(metricsPorts.core),
+    INFERENCE_METRICS_PORT: String(metricsPorts.inference),
     LOG_LEVEL: 'warn',
+    ...extraEnv,
   };
   delete env.DATABASE_URL;
   // Its own process group, as a terminal runs a foreground job: Ctrl-C then reaches the whole group.
@@ -68,6 +76,7 @@ export async function npmStart(dir: string, via: 'node' | 'npm' = 'node'): Promi
   const started: NpmStart = {
     child,
     ports: { facade, core, inference, postgres },
+    metricsPorts,
     output: () => output,
     idpPorts: () =>
       [...output.matchAll(/dev identity provider "Dev provider \d" at http:\/\/127\.0\.0\.1:(\d+)/g)].map(
