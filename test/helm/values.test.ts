@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { isMap, isPair, isScalar, parse, parseDocument, type YAMLMap } from 'yaml';
-import { CHART } from '../support/helm.ts';
+import { CHART, render } from '../support/helm.ts';
 
 type Schema = {
   type?: string | string[];
@@ -148,6 +148,20 @@ describe('helm chart values', () => {
     const minutes = Number(/--timeout (\d+)m\b/.exec(command ?? '')?.[1]);
     const deadline = (defaults.migration as { activeDeadlineSeconds: number }).activeDeadlineSeconds;
     assert.ok(minutes * 60 > deadline, `${command}: --timeout under the Job's ${deadline} s`);
+  });
+
+  it('names in values.yaml every variable the ConfigMap sets from a value, as the README names it', function () {
+    this.timeout(60_000);
+    const manifests = render(production, {
+      config: { allowedHosts: ['skin.example.com'], rateLimits: { tools: ['recommend_products=20/hour'] } },
+    });
+    const configMap = manifests.find((m) => m.kind === 'ConfigMap')!;
+    const fixed = new Set(['NODE_ENV', 'DATA_DIR', 'CORE_URL', 'INFERENCE_URL']);
+    const unnamed = Object.keys(configMap.data ?? {})
+      .filter((name) => !fixed.has(name))
+      .map((name) => name.replace(/^IDP_\d_/, 'IDP_n_'))
+      .filter((name) => !new RegExp(`\\b${name}\\b`).test(valuesText));
+    assert.deepEqual(unnamed, []);
   });
 
   it('accepts the defaults and the README production example', () => {
