@@ -1,6 +1,7 @@
 /**
  * The database for operator commands: DATABASE_URL, or the embedded PostgreSQL of `npm start` — its
- * running server if there is one, otherwise started for the duration of the command.
+ * running server if there is one, otherwise started for the duration of the command. With
+ * NODE_ENV=production, DATABASE_URL only: the configuration is refused without it.
  *
  * A command stops with one line, never a stack trace, and an exit status a script can tell apart from the
  * command's own answers: 78 when the configuration is refused (as the processes do), 3 when the database
@@ -9,7 +10,7 @@
 import { join } from 'node:path';
 import { runningEmbeddedUrl, startEmbeddedPostgres } from '../services/core/db/embedded.ts';
 import { migrate, type Orm, openDatabase } from '../services/core/db/orm.ts';
-import { loadConfig } from '../services/shared/config.ts';
+import { loadOperatorConfig } from '../services/shared/config.ts';
 import { loadOrExit } from '../services/shared/env-reader.ts';
 
 /** The database could not be reached, or failed during the command. */
@@ -23,7 +24,7 @@ export interface CommandOptions {
 }
 
 export async function withDatabase<T>(command: CommandOptions, work: (orm: Orm) => Promise<T>): Promise<T> {
-  const config = loadOrExit(command.name, loadConfig);
+  const config = loadOrExit(command.name, loadOperatorConfig);
   const pgDir = join(config.dataDir, 'pg');
   try {
     const running = config.databaseUrl ?? runningEmbeddedUrl(pgDir, config.embeddedPgPort);

@@ -148,10 +148,24 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
   return { ...config, oauth: oauth!, warnings };
 }
 
-/** The configuration every process shares, with no secret: all that inference and the operator tools need. */
+/** The configuration every process shares, with no secret: all that inference needs. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const reader = new EnvReader(env);
   const config = readConfig(reader);
+  reader.done();
+  redactConfiguredSecrets(env, [], []);
+  return config;
+}
+
+/**
+ * The operator commands' configuration (admin, catalog:import): loadConfig's, and in production the shared
+ * database. Without it they would start an embedded PostgreSQL of their own, answer from it (admissions
+ * "on", an import that lands nowhere) and throw it away.
+ */
+export function loadOperatorConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const reader = new EnvReader(env);
+  const config = readConfig(reader);
+  if (config.production) productionDatabase(reader);
   reader.done();
   redactConfiguredSecrets(env, [], []);
   return config;
@@ -250,11 +264,7 @@ const LOOPBACK = /^(localhost|.*\.localhost|127\.\d+\.\d+\.\d+|\[::1\]|0\.0\.0\.
  */
 function productionEssentials(env: EnvReader, config: Config): void {
   if (!config.production) return;
-  if (env.value('DATABASE_URL') === undefined) {
-    env.fault(
-      'DATABASE_URL: not set, expected a postgres:// connection string (required when NODE_ENV=production)',
-    );
-  }
+  productionDatabase(env);
   const given = env.value('PUBLIC_BASE_URL');
   const expected = "the façade's public https:// address (NODE_ENV=production)";
   if (given === undefined) {
@@ -265,6 +275,14 @@ function productionEssentials(env: EnvReader, config: Config): void {
   const url = new URL(given);
   if (url.protocol !== 'https:' || LOOPBACK.test(url.hostname))
     env.problem('PUBLIC_BASE_URL', quote(given), expected);
+}
+
+function productionDatabase(env: EnvReader): void {
+  if (env.value('DATABASE_URL') === undefined) {
+    env.fault(
+      'DATABASE_URL: not set, expected a postgres:// connection string (required when NODE_ENV=production)',
+    );
+  }
 }
 
 /** TRUST_PROXY: false (default), true (one proxy in front), or the number of proxies in front. */

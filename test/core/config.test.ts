@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, loadCoreConfig, loadFacadeConfig } from '../../services/shared/config.ts';
@@ -144,6 +144,26 @@ describe('configuration', () => {
         `${name}: configuration refused (1 problem):\n  EMBEDDED_PG_PORT: got "70000", expected a port number from 0 to 65535\n`,
       );
     }
+  });
+
+  it('in production the operator commands need DATABASE_URL: none answers from an embedded database of its own', () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', DATA_DIR: dir };
+    delete env.DATABASE_URL;
+    const catalog = join(dir, 'catalog.csv');
+    writeFileSync(catalog, 'product_id,name,ingredients\np1,Day Cream,"Aqua, Glycerin"\n');
+    for (const [name, args] of [
+      ['admin', ['scripts/admin.ts', 'admissions', 'status']],
+      ['catalog:import', ['scripts/catalog-import.ts', catalog]],
+    ] as const) {
+      const exit = spawnSync(process.execPath, args, { env, encoding: 'utf8' });
+      assert.equal(exit.status, 78, exit.stdout + exit.stderr);
+      assert.equal(exit.stdout, '');
+      assert.equal(
+        exit.stderr,
+        `${name}: configuration refused (1 problem):\n  DATABASE_URL: not set, expected a postgres:// connection string (required when NODE_ENV=production)\n`,
+      );
+    }
+    assert.equal(existsSync(join(dir, 'pg')), false, 'no embedded PostgreSQL was started');
   });
 
   it('reports every bad value at once, one line each: the variable, what was given, what is expected', () => {
