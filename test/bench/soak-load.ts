@@ -6,6 +6,7 @@
  * Each operation counts the HTTP requests and RPCs it sent.
  */
 import { randomUUID } from 'node:crypto';
+import { request } from 'node:http';
 import { connect } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import { consentOnPage, pageFetch, postPhoto } from '../intake/scan-page-support.ts';
@@ -114,6 +115,7 @@ export class Load {
       this.requests++;
       await (await fetch(`${this.#target.base}/health`)).text();
     },
+    'from a new network': () => this.#fromNewNetwork(),
     'gone mid-body': () => this.#rawAndDrop(true),
     'gone before answer': () => this.#rawAndDrop(false),
     'grpc start+get': async () => {
@@ -153,6 +155,37 @@ export class Load {
       });
     },
   };
+
+  /** start_skin_scan from another loopback address each time: what the façade keeps per network. */
+  #fromNewNetwork(): Promise<void> {
+    this.requests++;
+    const octet = () => 1 + Math.floor(Math.random() * 254);
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'start_skin_scan', arguments: { source: 'soak-network' } },
+    });
+    return new Promise((done, fail) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: this.#target.facadePort,
+          localAddress: `127.${octet()}.${octet()}.${octet()}`,
+          method: 'POST',
+          path: '/mcp',
+          headers: { ...JSON_RPC_HEADERS, host: `localhost:${this.#target.facadePort}` },
+          agent: false,
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => done());
+        },
+      );
+      req.on('error', fail);
+      req.end(body);
+    });
+  }
 
   /** A POST /mcp sent by hand, the socket destroyed halfway through the body or before the answer. */
   #rawAndDrop(midBody: boolean): Promise<void> {
