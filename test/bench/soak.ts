@@ -105,8 +105,11 @@ try {
   load.close();
   for (const probe of probes) probe.inspector.close();
   await db.end().catch(() => {});
+  // As Ctrl-C does: every process stops, then PostgreSQL; killed outright only if that takes too long.
+  const exited = new Promise((done) => started.child.once('exit', done));
+  started.child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 30_000))]);
   stopGroup(started.child);
-  await new Promise((r) => setTimeout(r, 1000));
   rmSync(dir, { recursive: true, force: true });
 }
 
