@@ -7,23 +7,15 @@ import assert from 'node:assert/strict';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_BATCH } from '../../facade/mcp/endpoint.ts';
-import { JSON_RPC_HEADERS } from '../support/mcp.ts';
+import { postMessage } from '../support/mcp.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
 const LIST = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
 const PING = { jsonrpc: '2.0', id: 'b', method: 'ping' };
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
 
-async function post(stack: Stack, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(new URL('/mcp', stack.baseUrl), {
-    method: 'POST',
-    headers: { ...JSON_RPC_HEADERS, ...headers },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  const json = res.headers.get('content-type')?.startsWith('application/json') === true;
-  return { status: res.status, headers: res.headers, text, body: json ? JSON.parse(text) : undefined };
-}
+const post = (stack: Stack, body: unknown, headers: Record<string, string> = {}) =>
+  postMessage(stack.baseUrl, body, headers);
 
 /** The answers of a batch by id (their order is free). */
 function byId(answers: { id: unknown }[]): Map<unknown, any> {

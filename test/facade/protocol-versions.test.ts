@@ -8,21 +8,14 @@ import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import { JSON_RPC_HEADERS } from '../support/mcp.ts';
+import { postMessage } from '../support/mcp.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
 /** A version no server of today speaks, as a client of a later MCP would send it. */
 const FUTURE = '2031-01-01';
 
-async function post(stack: Stack, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(new URL('/mcp', stack.baseUrl), {
-    method: 'POST',
-    headers: { ...JSON_RPC_HEADERS, ...headers },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
+const post = (stack: Stack, body: unknown, headers: Record<string, string> = {}) =>
+  postMessage(stack.baseUrl, body, headers);
 
 describe('MCP protocol versions', () => {
   let stack: Stack;

@@ -30,6 +30,21 @@ export async function rpc(baseUrl: string, method: string, params?: unknown, pat
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
+/**
+ * Any message (or batch) posted to /mcp by plain fetch, with extra headers: the status, headers, text, and
+ * the body parsed when it is JSON (an SSE answer is left as text).
+ */
+export async function postMessage(baseUrl: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(new URL('/mcp', baseUrl), {
+    method: 'POST',
+    headers: { ...JSON_RPC_HEADERS, ...headers },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  const json = res.headers.get('content-type')?.startsWith('application/json') === true;
+  return { status: res.status, headers: res.headers, text, body: json ? JSON.parse(text) : undefined };
+}
+
 /** tools/call by plain fetch; returns the tool result. */
 export async function callTool(baseUrl: string, name: string, args: unknown, path = '/mcp') {
   const { status, body } = await rpc(baseUrl, 'tools/call', { name, arguments: args }, path);
