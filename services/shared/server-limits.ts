@@ -5,6 +5,7 @@
  * message header and never its body were held forever (RSS 166 → 474 MB), and a connection whose client
  * vanished stayed open. Now:
  * - streams per HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS; a client opens more once some end);
+ * - streams an HTTP/2 connection resets (a client's cancels): a Rapid Reset flood is closed (RESET_LIMIT);
  * - calls of the watch methods open at once in the process: past it RESOURCE_EXHAUSTED;
  * - a request (unary or server-streaming: its one message) not received whole within a bound:
  *   DEADLINE_EXCEEDED (over HTTP/1.1 the connection is closed);
@@ -29,7 +30,24 @@ export interface ServerLimits {
   readonly keepaliveIntervalMs: number;
   /** A connection with no call open this long is told to go (GOAWAY). */
   readonly idleTimeoutMs: number;
+  /**
+   * Streams one connection may reset (RST_STREAM: a gRPC client's cancel) at once, and more each second;
+   * past it the connection is a Rapid Reset flood, sent GOAWAY and closed (see RESET_LIMIT).
+   */
+  readonly resetBurst: number;
+  readonly resetsPerSecond: number;
 }
+
+/**
+ * Resets one HTTP/2 connection may send (RST_STREAM: a gRPC client's cancel) at once, and more each
+ * second; past it the connection is a Rapid Reset flood (CVE-2023-44487), whose streams no
+ * SETTINGS_MAX_CONCURRENT_STREAMS holds back: nghttp2 sends GOAWAY (INTERNAL_ERROR) and closes it. Its
+ * own line, 1000 at once and 33 a second, cut off honest clients: a @grpc/grpc-js client cancelling calls
+ * just sent (3000 in ~3 s, among 3000 it let finish) lost its connection every ~1000 cancels, and the
+ * calls in flight on it failed INTERNAL. A client resetting streams faster than 1000 a second is still
+ * cut off, once 10 000 beyond that pace: a flood from one client here (~1900 a second) after 18 000.
+ */
+const RESET_LIMIT = { resetBurst: 10_000, resetsPerSecond: 1_000 };
 
 export const DEFAULT_SERVER_LIMITS: ServerLimits = {
   maxStreamsPerConnection: 1024,
@@ -37,6 +55,7 @@ export const DEFAULT_SERVER_LIMITS: ServerLimits = {
   requestReadTimeoutMs: 30_000,
   keepaliveIntervalMs: 60_000,
   idleTimeoutMs: 300_000,
+  ...RESET_LIMIT,
 };
 
 /** An unanswered keepalive ping closes its connection after this long. */
@@ -51,6 +70,8 @@ export function readServerLimits(env: EnvReader): ServerLimits {
     requestReadTimeoutMs: env.positive('GRPC_REQUEST_READ_TIMEOUT_MS', d.requestReadTimeoutMs),
     keepaliveIntervalMs: env.positive('GRPC_KEEPALIVE_INTERVAL_MS', d.keepaliveIntervalMs),
     idleTimeoutMs: env.positive('GRPC_IDLE_TIMEOUT_MS', d.idleTimeoutMs),
+    resetBurst: d.resetBurst,
+    resetsPerSecond: d.resetsPerSecond,
   };
   // The façade's watches and its calls share one connection: a watch bound above the stream bound would
   // let open watches hold every stream of it, and its calls would wait for a free one (no error).
@@ -145,7 +166,11 @@ export function watchSession(session: http2.ServerHttp2Session, limits: ServerLi
   });
 }
 
-/** http2 settings of a server under these limits. */
-export function http2Settings(limits: ServerLimits): http2.Settings {
-  return { maxConcurrentStreams: limits.maxStreamsPerConnection };
+/** http2 options of a server under these limits. */
+export function http2Options(limits: ServerLimits): http2.ServerOptions {
+  return {
+    settings: { maxConcurrentStreams: limits.maxStreamsPerConnection },
+    streamResetBurst: limits.resetBurst,
+    streamResetRate: limits.resetsPerSecond,
+  };
 }

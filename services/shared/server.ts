@@ -3,9 +3,10 @@
  * and gRPC-Web clients all work, browsers and fetch over HTTP/1.1 too.
  * Every call is logged once with its procedure, outcome and duration, and counted in the RPC metrics;
  * payloads are never logged. An error that is not a ConnectError is logged and answered as "internal
- * error", never with its own message. A request message larger than `readMaxBytes` is refused before it is
- * read (RESOURCE_EXHAUSTED), and one with a NUL character in its text before a service sees it
- * (INVALID_ARGUMENT, request-text.ts); one that does not parse is INVALID_ARGUMENT too (request-parse.ts).
+ * error", never with its own message — unless it is the call's own end (its client cancelled, its deadline
+ * passed), which is the call's outcome (Canceled, DeadlineExceeded) and no failure. A request message
+ * larger than `readMaxBytes` is refused before it is read (RESOURCE_EXHAUSTED), and one with a NUL
+ * character in its text before a service sees it (INVALID_ARGUMENT, request-text.ts); one that does not parse is INVALID_ARGUMENT too (request-parse.ts).
  * A timeout longer than a Node timer holds is bounded to it
  * (call-timeout.ts), and a stream cut short by its deadline ends DEADLINE_EXCEEDED, never OK. grpc-message
  * is written as the gRPC spec encodes it (grpc-message.ts).
@@ -28,7 +29,7 @@ import { refuseNulText } from './request-text.ts';
 import {
   boundRequestRead,
   DEFAULT_SERVER_LIMITS,
-  http2Settings,
+  http2Options,
   type ServerLimits,
   watchSession,
 } from './server-limits.ts';
@@ -109,7 +110,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       handler(req, res);
     },
     {
-      h2: { settings: http2Settings(limits) },
+      h2: http2Options(limits),
       firstBytesTimeoutMs: FIRST_BYTES_TIMEOUT_MS,
       headersTimeoutMs: limits.requestReadTimeoutMs,
     },
@@ -213,6 +214,14 @@ function logCalls(logger: Logger): Interceptor {
         log(Code[err.code]);
         return err;
       }
+      // The work cut short because the client left (the database pool refuses an abandoned call, and
+      // MikroORM wraps that refusal in an error of its own, keeping only its message): no failure of ours.
+      if (endedByAbort(req.signal, err)) {
+        logger.debug({ procedure: method, err }, 'rpc abandoned by its client');
+        const reason = ConnectError.from(req.signal.reason);
+        log(Code[reason.code]);
+        return reason;
+      }
       logger.error({ procedure: method, err }, 'rpc failed');
       log('Internal');
       return new ConnectError('internal error', Code.Internal);
@@ -248,4 +257,11 @@ function logCalls(logger: Logger): Interceptor {
       })(),
     };
   };
+}
+
+/** `err` is the call's abort reason, or an error made of it (same message), once the call has aborted. */
+function endedByAbort(signal: AbortSignal, err: unknown): boolean {
+  if (!signal.aborted) return false;
+  if (err === signal.reason) return true;
+  return err instanceof Error && err.message === ConnectError.from(signal.reason).message;
 }

@@ -191,6 +191,9 @@ describe('the GRPC_* configuration', () => {
       requestReadTimeoutMs: 5000,
       keepaliveIntervalMs: 10000,
       idleTimeoutMs: 60000,
+      // Not configurable: the Rapid Reset line (grpc-cancel.test.ts).
+      resetBurst: DEFAULT_SERVER_LIMITS.resetBurst,
+      resetsPerSecond: DEFAULT_SERVER_LIMITS.resetsPerSecond,
     });
     assert.deepEqual(loadConfig({}).serverLimits, DEFAULT_SERVER_LIMITS);
     assert.throws(
