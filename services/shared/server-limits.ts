@@ -1,7 +1,7 @@
 /**
  * Bounds on what clients may hold of a gRPC/Connect server (server.ts), so that no client, slow, stuck or
  * hostile, holds memory without end. A probe of core found none: 4000 WatchScan streams took RSS 413 →
- * 747 MB (core's limit is 768 Mi), one HTTP/2 connection took 2000 streams, 5000 unary calls that sent a
+ * 747 MB (core's limit was 768 Mi then; 1536 Mi now), one HTTP/2 connection took 2000 streams, 5000 unary calls that sent a
  * message header and never its body were held forever (RSS 166 → 474 MB), and a connection whose client
  * vanished stayed open. Now:
  * - streams per HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS; a client opens more once some end);
