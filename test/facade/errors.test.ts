@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { TEST_CATALOG } from '../support/fixtures.ts';
 import { callTool, errorCode, JSON_RPC_HEADERS, rpc } from '../support/mcp.ts';
 import { type Stack, startStack } from '../support/stack.ts';
 
@@ -12,7 +13,7 @@ describe('tool errors and HTTP behaviour of /mcp', () => {
   let identity: { run_id: string; access_token: string };
 
   before(async () => {
-    stack = await startStack('errors');
+    stack = await startStack('errors', { products: TEST_CATALOG });
     const started = await callTool(stack.baseUrl, 'start_skin_scan', { source: 'errors' });
     identity = {
       run_id: started.structuredContent.run_id,
