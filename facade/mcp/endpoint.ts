@@ -12,6 +12,7 @@
  * any work is done. Notifications get 202 with no body and go no further (multiplexer.ts says why). Each
  * request gets an id (`X-Request-Id`) under which a server fault is logged once.
  */
+import { setMaxListeners } from 'node:events';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { JSONRPCRequest, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
@@ -274,13 +275,29 @@ function messageAnswer(mux: RequestMultiplexer, limits: GuestLimits, logger: Log
 
 /** Hands a request to the MCP server; cancelled when the HTTP client goes away first. */
 function serve(mux: RequestMultiplexer, request: JSONRPCRequest, extra: MessageExtraInfo, ctx: Context) {
+  return mux.request(request, extra, clientGone(ctx));
+}
+
+/** Each HTTP request's signal that its client went away, shared by the messages of a batch. */
+const goneSignals = new WeakMap<Context, AbortSignal>();
+
+/**
+ * One listener on the response per HTTP request, not one per message: a batch's 11th added the 11th
+ * `close` listener, and Node wrote a MaxListenersExceededWarning to stderr for every such batch. Only a
+ * client gone before its answer aborts: aborting after every answer built an unused DOMException (stack
+ * and all) per request (docs/data-path.md).
+ */
+function clientGone(ctx: Context): AbortSignal {
+  let signal = goneSignals.get(ctx);
+  if (signal) return signal;
   const gone = new AbortController();
-  // Only a client gone before its answer cancels the call: aborting after every answer built an
-  // unused DOMException (stack and all) per request (docs/data-path.md).
+  signal = gone.signal;
+  setMaxListeners(MAX_BATCH, signal); // each pending message of a batch listens (multiplexer.ts)
+  goneSignals.set(ctx, signal);
   ctx.res.once('close', () => {
     if (!ctx.res.writableFinished) gone.abort();
   });
-  return mux.request(request, extra, gone.signal);
+  return signal;
 }
 
 /** A tool call's outcome for the metrics: ok, the tool error's code, or protocol_error (JSON-RPC). */

@@ -113,6 +113,22 @@ describe('JSON-RPC batches', () => {
     });
   }
 
+  it(`a batch of ${MAX_BATCH} requests: answered with no process warning (no listener per message)`, async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    try {
+      const batch = Array.from({ length: MAX_BATCH }, (_, i) => ({ ...PING, id: i }));
+      const { status, body } = await post(stack, batch);
+      assert.equal(status, 200);
+      assert.equal(body.length, MAX_BATCH);
+      await new Promise(setImmediate); // a warning is emitted on the next tick
+      assert.deepEqual(warnings, []);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   const refused: [string, unknown[], string][] = [
     ['an empty batch', [], 'Invalid Request: the batch is empty.'],
     [
