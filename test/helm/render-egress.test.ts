@@ -1,12 +1,12 @@
 /**
  * The chart's egress NetworkPolicies, rendered by the real Helm binary: each process may open connections
- * only to what it needs — DNS; the façade core and the upstream identity providers' HTTPS; core PostgreSQL
- * and inference; inference nothing more; the migration Job PostgreSQL — where values say they are, and to
+ * only to what it needs — DNS; the façade core, PostgreSQL and the upstream identity providers' HTTPS; core
+ * PostgreSQL and inference; inference nothing more; the migration Job PostgreSQL — where values say they are, and to
  * whatever more values add (an OpenTelemetry collector).
  */
 import assert from 'node:assert/strict';
 import { find, helm, render } from '../support/helm.ts';
-import { OWN_SECRETS, PRODUCTION } from './render-support.ts';
+import { envOf, OWN_SECRETS, PRODUCTION, podSpec } from './render-support.ts';
 
 const PROCESSES = ['facade', 'core', 'inference', 'migration'] as const;
 
@@ -33,7 +33,12 @@ describe('helm chart render: egress network policies', function () {
         assert.deepEqual(egress(manifests, c).podSelector.matchLabels, component(c), c);
         assert.deepEqual(egress(manifests, c).policyTypes, ['Egress'], c);
       }
-      assert.deepEqual(egress(manifests, 'facade').egress, [DNS, TO_CORE, { ports: tcp(443) }]);
+      assert.deepEqual(egress(manifests, 'facade').egress, [
+        DNS,
+        TO_CORE,
+        { ports: tcp(5432) },
+        { ports: tcp(443) },
+      ]);
       assert.deepEqual(egress(manifests, 'core').egress, [DNS, { ports: tcp(5432) }, TO_INFERENCE]);
       assert.deepEqual(egress(manifests, 'inference').egress, [DNS]);
       assert.deepEqual(egress(manifests, 'migration').egress, [DNS, { ports: tcp(5432) }]);
@@ -71,12 +76,31 @@ describe('helm chart render: egress network policies', function () {
     assert.deepEqual(egress(manifests, 'facade').egress, [
       dns,
       TO_CORE,
+      postgres,
       { ports: tcp(443), to: providers },
       collector,
     ]);
     assert.deepEqual(egress(manifests, 'core').egress, [dns, postgres, TO_INFERENCE, collector]);
     assert.deepEqual(egress(manifests, 'inference').egress, [dns, collector]);
     assert.deepEqual(egress(manifests, 'migration').egress, [dns, postgres, collector]);
+  });
+
+  it('every process given DATABASE_URL may reach PostgreSQL on its port', () => {
+    for (const values of [OWN_SECRETS, PRODUCTION]) {
+      const manifests = render(values, { networkPolicy: { egress: { database: { port: 6432 } } } });
+      const workloads = manifests.filter((m) => m.kind === 'Deployment' || m.kind === 'Job');
+      const withDatabase = workloads
+        .filter((m) => podSpec(m).containers.some((c: any) => 'DATABASE_URL' in envOf(c)))
+        .map((m) => m.spec.template.metadata.labels['app.kubernetes.io/component']);
+      assert.deepEqual(withDatabase.sort(), ['core', 'facade', 'migration']);
+      for (const c of withDatabase) {
+        const ports = egress(manifests, c).egress.flatMap((rule: any) => rule.ports ?? []);
+        assert.ok(
+          ports.some((p: any) => p.port === 6432 && p.protocol === 'TCP'),
+          `${c}: ${JSON.stringify(ports)}`,
+        );
+      }
+    }
   });
 
   it('none when turned off, or with the network policies', () => {
