@@ -24,6 +24,7 @@ import { createAccountSurface } from './account.ts';
 import { continueWhenRead } from './body.ts';
 import { healthEndpoint, readyEndpoint } from './health.ts';
 import { countRequests } from './http-metrics.ts';
+import { corsOriginCheck, mcpCors } from './mcp/cors.ts';
 import { mcpEndpoint } from './mcp/endpoint.ts';
 import { matchTools } from './mcp/match-tools.ts';
 import { buildServer, INSTRUCTIONS } from './mcp/mcp-server.ts';
@@ -49,6 +50,8 @@ export interface FacadeOptions {
   readonly core: Transport;
   /** Host header values accepted (DNS-rebinding protection); lowercase `host[:port]`. */
   readonly allowedHosts: readonly string[];
+  /** Browser origins allowed on the MCP endpoints across origins (MCP_ALLOWED_ORIGINS, mcp/cors.ts). */
+  readonly allowedOrigins?: readonly string[];
   readonly logger: Logger;
   /** Rate limits per network (guests) and per account (signed in). */
   readonly limits?: GuestLimitsConfig;
@@ -202,14 +205,15 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
     }
   });
   // DNS-rebinding protection for the MCP endpoints: the Host, and the Origin a browser sends, must be
-  // ours. /health and /ready stay reachable by pod address for probes.
+  // ours, or one the operator listed (mcp/cors.ts). /health and /ready stay reachable by pod address.
+  const listedOrigin = corsOriginCheck(options.allowedOrigins ?? []);
   app.use(async (ctx, next) => {
     if (ctx.path.startsWith('/mcp')) {
       // Read on each request: a handful of names (a test adds its port once it listens).
       const allowedHosts = new Set(options.allowedHosts.map(hostKey));
       const refusal = !allowedHosts.has(hostKey(ctx.get('host')))
         ? 'Host not allowed.'
-        : !originAllowed(ctx.get('origin'), allowedHosts)
+        : !originAllowed(ctx.get('origin'), allowedHosts) && !listedOrigin(ctx.get('origin'))
           ? 'Origin not allowed.'
           : undefined;
       if (refusal) {
@@ -220,6 +224,8 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
     }
     await next();
   });
+  // A listed origin's preflight answered, and its answers readable by its page (mcp/cors.ts).
+  app.use(mcpCors(options.allowedOrigins ?? []));
   app.use(async (ctx, next) => {
     // A URL pasted with a trailing slash (`/mcp/`, `/mcp/account/`) names the same endpoint; only the slash
     // (any other last character dropped made `/mcpx` and `/mcp/accounts` endpoints too).

@@ -54,6 +54,7 @@ const app = await createFacade({
   core,
   readiness,
   allowedHosts: config.allowedHosts,
+  allowedOrigins: config.mcpAllowedOrigins,
   logger,
   limits: {
     requestsPerMinute: config.guestRequestsPerMinute,

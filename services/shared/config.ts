@@ -109,6 +109,8 @@ export interface CoreConfig extends Config {
 export interface FacadeConfig extends Config {
   /** The authorization server's signing key, cookie keys and upstream identity providers. */
   readonly oauth: OAuthConfig;
+  /** Browser origins allowed to call the MCP endpoints across origins (CORS); none by default. */
+  readonly mcpAllowedOrigins: readonly string[];
 }
 
 /** Core's configuration: the shared keys, the token pepper and the ALTCHA key. */
@@ -139,13 +141,14 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
   const warnings = [...config.warnings];
   productionEssentials(reader, config);
   const oauth = loadOAuthConfig({ reader, production: config.production, dataDir: config.dataDir, warnings });
+  const mcpAllowedOrigins = allowedOrigins(reader);
   reader.done();
   redactConfiguredSecrets(
     env,
     ['OAUTH_SIGNING_KEY', 'OAUTH_COOKIE_KEYS', 'IDP_1_CLIENT_SECRET', 'IDP_2_CLIENT_SECRET'],
     oauthSecrets(oauth),
   );
-  return { ...config, oauth: oauth!, warnings };
+  return { ...config, oauth: oauth!, mcpAllowedOrigins, warnings };
 }
 
 /** The configuration every process shares, with no secret: all that inference needs. */
@@ -254,6 +257,26 @@ function readConfig(env: EnvReader): Config {
     serverLimits: readServerLimits(env),
     warnings,
   };
+}
+
+/** MCP_ALLOWED_ORIGINS: exact origins (scheme, host, a port other than the default), no wildcard or path. */
+function allowedOrigins(env: EnvReader): string[] {
+  const origins = (env.value('MCP_ALLOWED_ORIGINS') ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+  return origins.filter((origin) => {
+    const url = URL.canParse(origin) ? new URL(origin) : undefined;
+    const exact = url && /^https?:$/.test(url.protocol) && url.origin === origin && !origin.includes('*');
+    if (!exact) {
+      env.problem(
+        'MCP_ALLOWED_ORIGINS',
+        quote(origin),
+        'comma-separated origins as browsers send them (e.g. https://inspector.example.com): http(s), lower case, no path, default port or wildcard',
+      );
+    }
+    return exact;
+  });
 }
 
 const LOOPBACK = /^(localhost|.*\.localhost|127\.\d+\.\d+\.\d+|\[::1\]|0\.0\.0\.0|\[::\])$/;

@@ -244,4 +244,34 @@ describe('configuration', () => {
     assert.ok(secretProblems.length >= 2);
     assert.doesNotMatch(secretProblems.join('\n'), /secret-pepper|hunter2/);
   });
+
+  it('reads MCP_ALLOWED_ORIGINS as exact origins (none by default) and refuses anything else, one line each', () => {
+    assert.deepEqual(loadFacadeConfig({ DATA_DIR: dir }).mcpAllowedOrigins, []);
+    const listed = 'https://inspector.example.com, http://localhost:6274';
+    assert.deepEqual(loadFacadeConfig({ DATA_DIR: dir, MCP_ALLOWED_ORIGINS: listed }).mcpAllowedOrigins, [
+      'https://inspector.example.com',
+      'http://localhost:6274',
+    ]);
+    const refused = [
+      'https://*.example.com',
+      'https://ide.example.com/',
+      'HTTPS://ide.example.com',
+      'ftp://x.example',
+      'ide.example.com',
+      'https://ide.example.com:443',
+    ];
+    let error: unknown;
+    try {
+      loadFacadeConfig({ DATA_DIR: dir, MCP_ALLOWED_ORIGINS: `https://ok.example.com,${refused.join(',')}` });
+    } catch (err) {
+      error = err;
+    }
+    assert.ok(error instanceof ConfigError);
+    const expected =
+      'expected comma-separated origins as browsers send them (e.g. https://inspector.example.com): http(s), lower case, no path, default port or wildcard';
+    assert.deepEqual(
+      error.problems,
+      refused.map((origin) => `MCP_ALLOWED_ORIGINS: got "${origin}", ${expected}`),
+    );
+  });
 });

@@ -153,7 +153,11 @@ describe('helm chart values', () => {
   it('names in values.yaml every variable the ConfigMap sets from a value, as the README names it', function () {
     this.timeout(60_000);
     const manifests = render(production, {
-      config: { allowedHosts: ['skin.example.com'], rateLimits: { tools: ['recommend_products=20/hour'] } },
+      config: {
+        allowedHosts: ['skin.example.com'],
+        mcpAllowedOrigins: ['https://inspector.example.com'],
+        rateLimits: { tools: ['recommend_products=20/hour'] },
+      },
     });
     const configMap = manifests.find((m) => m.kind === 'ConfigMap')!;
     const fixed = new Set(['NODE_ENV', 'DATA_DIR', 'CORE_URL', 'INFERENCE_URL']);
@@ -162,6 +166,7 @@ describe('helm chart values', () => {
       .map((name) => name.replace(/^IDP_\d_/, 'IDP_n_'))
       .filter((name) => !new RegExp(`\\b${name}\\b`).test(valuesText));
     assert.deepEqual(unnamed, []);
+    assert.equal(configMap.data?.MCP_ALLOWED_ORIGINS, 'https://inspector.example.com');
   });
 
   it('accepts the defaults and the README production example', () => {
@@ -194,6 +199,11 @@ describe('helm chart values', () => {
       '/database/url must match pattern "^((postgres|postgresql)://\\S+)?$"',
     ],
     ['config.logLevel', 'verbose', '/config/logLevel must be equal to one of the allowed values'],
+    [
+      'config.mcpAllowedOrigins',
+      ['https://*.example.com'],
+      '/config/mcpAllowedOrigins/0 must match pattern "^https?://([a-z0-9.-]+|\\[[0-9a-f:]+\\])(:[0-9]{1,5})?$"',
+    ],
     ['config.trustProxyHops', -1, '/config/trustProxyHops must be >= 0'],
     ['config.coreTimeoutMs', 0, '/config/coreTimeoutMs must be >= 1'],
     ['core.replicaCount', 0, '/core/replicaCount must be >= 1'],

@@ -81,6 +81,7 @@ export interface StackOptions {
     Pick<
       FacadeOptions,
       | 'allowedHosts'
+      | 'allowedOrigins'
       | 'trustProxy'
       | 'publicBaseUrl'
       | 'trustedProxyHops'
