@@ -207,10 +207,9 @@ export async function createFacade(options: FacadeOptions): Promise<Koa> {
   // DNS-rebinding protection for the MCP endpoints: the Host, and the Origin a browser sends, must be
   // ours, or one the operator listed (mcp/cors.ts). /health and /ready stay reachable by pod address.
   const listedOrigin = corsOriginCheck(options.allowedOrigins ?? []);
+  const allowedHosts = new Set(options.allowedHosts.map(hostKey));
   app.use(async (ctx, next) => {
     if (ctx.path.startsWith('/mcp')) {
-      // Read on each request: a handful of names (a test adds its port once it listens).
-      const allowedHosts = new Set(options.allowedHosts.map(hostKey));
       const refusal = !allowedHosts.has(hostKey(ctx.get('host')))
         ? 'Host not allowed.'
         : !originAllowed(ctx.get('origin'), allowedHosts) && !listedOrigin(ctx.get('origin'))

@@ -258,22 +258,21 @@ describe('tool errors and HTTP behaviour of /mcp', () => {
       const { createFacade } = await import('../../facade/app.ts');
       const { capturingLogger } = await import('../support/captured-log.ts');
       const dead = createInternalTransport({ baseUrl: 'http://127.0.0.1:9' });
-      const allowedHosts: string[] = [];
+      const { freePort } = await import('../../scripts/port.ts');
+      const port = await freePort();
       const { testOAuthConfig } = await import('../support/oauth.ts');
       const { logger, lines } = capturingLogger<any>('info');
       const app = await createFacade({
         core: dead,
-        allowedHosts,
+        allowedHosts: [`127.0.0.1:${port}`],
         logger,
         publicBaseUrl: 'http://127.0.0.1:9',
         oauth: testOAuthConfig(),
       });
       const { default: request } = await import('node:http');
-      const server = request.createServer(app.callback()).listen(0, '127.0.0.1');
+      const server = request.createServer(app.callback()).listen(port, '127.0.0.1');
       await new Promise((r) => server.once('listening', r));
       try {
-        const port = (server.address() as { port: number }).port;
-        allowedHosts.push(`127.0.0.1:${port}`);
         const call = await fetch(`http://127.0.0.1:${port}/mcp`, {
           method: 'POST',
           headers: JSON_RPC_HEADERS,
